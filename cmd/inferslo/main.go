@@ -1,0 +1,81 @@
+// Command inferslo compiles SLO specs for LLM serving into Prometheus rules,
+// burn-rate alerts, Grafana dashboards and KEDA ScaledObjects.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitProblems = 1 // spec problems, stale artifacts, failed checks
+	exitUsage    = 2 // bad command line
+)
+
+// cli is the command tree; each command lives in its own file.
+type cli struct {
+	Compile  compileCmd  `cmd:"" help:"Compile specs into rules, alerts and dashboards in an output folder."`
+	Validate validateCmd `cmd:"" help:"Check specs and report every problem; writes nothing."`
+	Export   exportCmd   `cmd:"" help:"Print specs as plain OpenSLO v1 (the shorthand expanded)."`
+	Version  versionCmd  `cmd:"" help:"Print the version."`
+}
+
+// env is what commands write to; tests swap it.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+// problemsErr says problems were already reported; exit 1 without more text.
+var errReported = errors.New("problems reported")
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("inferslo"),
+		kong.Description("SLO-as-code compiler for LLM serving: OpenSLO v1 specs to Prometheus rules, multi-window multi-burn-rate alerts, Grafana dashboards and KEDA ScaledObjects."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(int) {}),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "inferslo:", err)
+		return exitUsage
+	}
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		if len(args) == 0 || isHelp(args) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "inferslo:", err)
+		return exitUsage
+	}
+	if ctx == nil || ctx.Command() == "" {
+		return exitOK
+	}
+	if err := ctx.Run(&env{stdout: stdout, stderr: stderr}); err != nil {
+		if !errors.Is(err, errReported) {
+			fmt.Fprintln(stderr, "inferslo:", err)
+		}
+		return exitProblems
+	}
+	return exitOK
+}
+
+func isHelp(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "--help" {
+			return true
+		}
+	}
+	return false
+}

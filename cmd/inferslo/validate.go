@@ -1,0 +1,16 @@
+package main
+
+import "fmt"
+
+type validateCmd struct {
+	Specs []string `arg:"" name:"spec" help:"Spec files or folders."`
+}
+
+func (c *validateCmd) Run(e *env) error {
+	res, err := load(e, c.Specs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%d spec files, %d SLOs: ok\n", len(res.Files), len(res.Set.SLOs))
+	return nil
+}

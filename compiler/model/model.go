@@ -1,0 +1,267 @@
+// Package model holds the one intermediate form every backend reads: a
+// resolved, checked SLO. Decoding and validation happen before (package spec);
+// artifacts are produced after (one backend per artifact). Backends never see
+// raw YAML.
+package model
+
+import (
+	"sort"
+	"time"
+)
+
+// Set is every SLO of one compilation, sorted by service then name.
+type Set struct {
+	SLOs []SLO
+}
+
+// Services returns the service names in stable order.
+func (s Set) Services() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, slo := range s.SLOs {
+		if !seen[slo.Service.Name] {
+			seen[slo.Service.Name] = true
+			out = append(out, slo.Service.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ByService returns the SLOs of one service, in name order.
+func (s Set) ByService(service string) []SLO {
+	var out []SLO
+	for _, slo := range s.SLOs {
+		if slo.Service.Name == service {
+			out = append(out, slo)
+		}
+	}
+	return out
+}
+
+// Sort puts SLOs in the stable order backends rely on.
+func (s *Set) Sort() {
+	sort.SliceStable(s.SLOs, func(i, j int) bool {
+		a, b := s.SLOs[i], s.SLOs[j]
+		if a.Service.Name != b.Service.Name {
+			return a.Service.Name < b.Service.Name
+		}
+		return a.Name < b.Name
+	})
+}
+
+// SLO is one objective of one service over one window, with everything needed
+// to generate its artifacts.
+type SLO struct {
+	// Name is unique across a compilation and safe as a label value and a
+	// Kubernetes name (DNS label).
+	Name        string
+	DisplayName string
+	Description string
+	Service     Service
+	// Source is the spec file the SLO came from, for generated-file headers.
+	Source string
+
+	SLI       SLI
+	Objective Decimal // target ratio of good events, e.g. 0.99
+	Window    time.Duration
+	// Budgeting is always "Occurrences" today; kept to say so in outputs.
+	Budgeting string
+
+	Alerting Alerting
+	// Evaluation is the rule group evaluation interval.
+	Evaluation time.Duration
+	// ScrapeInterval is what the SLI's metrics are scraped at; rate windows
+	// must cover at least four scrapes.
+	ScrapeInterval time.Duration
+
+	// Inference holds the LLM-serving facts when the SLO came from an engine
+	// preset (shorthand, or OpenSLO with inferslo.dev annotations).
+	Inference *Inference
+	// Autoscaling is set when the spec asks for a KEDA ScaledObject.
+	Autoscaling *Autoscaling
+}
+
+// ErrorBudget is 1 - objective.
+func (s SLO) ErrorBudget() Decimal { return NewDecimal(1, 1).Sub(s.Objective) }
+
+// Service is the OpenSLO Service an SLO belongs to.
+type Service struct {
+	Name        string
+	DisplayName string
+	Description string
+}
+
+// SLI is a ratio of events. Exactly one of Good, Bad or Raw is set; Total is
+// set unless Raw is.
+type SLI struct {
+	// Counter: the queries select counters and the compiler applies rate().
+	// Otherwise the queries already yield per-second rates.
+	Counter bool
+	Total   *Query
+	Good    *Query
+	Bad     *Query
+	// Raw is a query that yields a ratio directly (RawType says of what).
+	Raw     *Query
+	RawType string // "success" or "failure"
+}
+
+// Query is a PromQL expression in canonical form (as the parser prints it).
+type Query struct {
+	Expr string
+}
+
+// Alerting is the multi-window, multi-burn-rate alerting of an SLO.
+type Alerting struct {
+	// Tiers in severity order: page first, then ticket. Empty when every
+	// tier is disabled.
+	Tiers []Tier
+	// NoData adds an alert when the SLI's series are absent altogether.
+	NoData bool
+	// MinEventsPerSecond gates burn alerts: a window pair fires only while
+	// its long window saw at least this many events per second. Zero: no gate.
+	MinEventsPerSecond Decimal
+	RunbookURL         string
+}
+
+// Tier is one alert rule: its window pairs are OR'ed.
+type Tier struct {
+	Severity string // "page" or "ticket"
+	For      time.Duration
+	Windows  []WindowPair
+}
+
+// WindowPair fires when the burn rate over both windows exceeds Factor.
+type WindowPair struct {
+	Long   time.Duration
+	Short  time.Duration
+	Factor Decimal
+}
+
+// BudgetFraction is the share of the whole error budget spent when the burn
+// rate holds at Factor for the long window: factor × long / SLO window.
+func (p WindowPair) BudgetFraction(window time.Duration) Decimal {
+	return p.Factor.Mul(NewDecimal(int64(p.Long), int64(window)))
+}
+
+// Windows returns every distinct window the SLO's rules record, ascending:
+// the alert windows and the SLO window itself.
+func (s SLO) Windows() []time.Duration {
+	seen := map[time.Duration]bool{s.Window: true}
+	out := []time.Duration{s.Window}
+	for _, t := range s.Alerting.Tiers {
+		for _, p := range t.Windows {
+			for _, w := range []time.Duration{p.Long, p.Short} {
+				if !seen[w] {
+					seen[w] = true
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	out = append(out, s.BaseWindow())
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return dedupe(out)
+}
+
+// BaseWindow is the rate window of the only rules that read raw series; every
+// longer window is built from its recordings. It is the shortest alert window,
+// or five minutes when no tier is enabled, and never below four scrapes.
+func (s SLO) BaseWindow() time.Duration {
+	base := 5 * time.Minute
+	first := true
+	for _, t := range s.Alerting.Tiers {
+		for _, p := range t.Windows {
+			if first || p.Short < base {
+				base, first = p.Short, false
+			}
+		}
+	}
+	if min := 4 * s.ScrapeInterval; base < min {
+		base = min
+	}
+	return base
+}
+
+func dedupe(ws []time.Duration) []time.Duration {
+	out := ws[:0]
+	for i, w := range ws {
+		if i == 0 || w != ws[i-1] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Inference is what an engine preset knows about an SLO's metrics.
+type Inference struct {
+	Engine      string // catalog id, e.g. "vllm"
+	EngineTitle string // "vLLM"
+	// Role of the SLI: ttft, itl, tpot, e2e or errors.
+	Role string
+	// Threshold is the latency bound in seconds (a bucket boundary of
+	// Histogram); zero for the errors role.
+	Threshold Decimal
+	// Histogram is the base name of the latency histogram (no _bucket suffix).
+	Histogram string
+	// Buckets are the histogram's upper bounds in seconds.
+	Buckets []float64
+	// Selector is the spec's label selector, as matchers text without braces
+	// (`model_name="llama-3-70b"`), applied to every engine series.
+	Selector string
+	// SelectorLabels are the label names the spec selects on, for dashboard
+	// template variables.
+	SelectorLabels []string
+	// TTFTDenominator says how TTFT survivorship is handled: "histogram"
+	// (paired with the service's error SLO) or "requests" (total taken from the
+	// finished-requests counter, so failed requests count as slow).
+	TTFTDenominator string
+	// Signals are the engine's other series, for dashboards and autoscaling.
+	Signals Signals
+}
+
+// Signals names engine series by role; empty when the engine lacks one.
+type Signals struct {
+	QueueDepth       string // gauge: requests waiting
+	Running          string // gauge: requests running
+	KVCacheUsage     string // gauge: fraction 0..1
+	Requests         string // counter: finished requests
+	PromptTokens     string // counter
+	GenerationTokens string // counter
+	TTFT             string // histogram base name
+	ITL              string // histogram base name
+	TPOT             string // histogram base name
+	E2E              string // histogram base name
+	// Buckets of the histograms above, by base name.
+	Buckets map[string][]float64
+}
+
+// Autoscaling is what a KEDA ScaledObject needs beyond the SLO itself.
+type Autoscaling struct {
+	TargetKind        string // Deployment by default
+	TargetName        string
+	Namespace         string
+	MinReplicas       int
+	MaxReplicas       int
+	ServerAddress     string // Prometheus URL KEDA queries
+	AuthenticationRef string // TriggerAuthentication name, optional
+	// Headroom is the fraction of the TTFT threshold at which scaling starts
+	// (0.8: scale when p99 TTFT reaches 80% of the SLO threshold).
+	Headroom Decimal
+	// QueuePerReplica is the waiting-requests target per replica; zero means
+	// derive it from the capacity plan.
+	QueuePerReplica Decimal
+	// BurnRateTrigger adds a trigger on the base-window burn rate.
+	BurnRateTrigger        bool
+	ScaleUpStabilization   time.Duration
+	ScaleDownStabilization time.Duration
+	FallbackReplicas       int
+	Capacity               Capacity
+}
+
+// Capacity holds optional facts for the capacity plan.
+type Capacity struct {
+	PeakRPS            Decimal       // requests per second at peak
+	MeanServiceTime    time.Duration // mean time one request occupies a slot
+	ReplicaConcurrency Decimal       // measured concurrent requests one replica sustains
+}

@@ -1,0 +1,62 @@
+package rules
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// Recorded series. Every one carries the labels slo, service and sli; the
+// windowed ones also carry window ("5m", "28d"), so one name serves every
+// window and dashboards can draw all windows of all SLOs with one query.
+const (
+	// EventsRate is events per second over window.
+	EventsRate = "inferslo:sli_events:rate"
+	// BadEventsRate is bad events per second over window.
+	BadEventsRate = "inferslo:sli_bad_events:rate"
+	// ErrorRatio is bad / total events over window (absent at zero traffic).
+	ErrorRatio = "inferslo:sli_error:ratio"
+	// BurnRate is ErrorRatio / (1 - objective) over window.
+	BurnRate = "inferslo:burn_rate:ratio"
+	// BudgetRemaining is 1 - BurnRate over the SLO window: the share of the
+	// error budget left (negative when overspent).
+	BudgetRemaining = "inferslo:error_budget_remaining:ratio"
+	// Objective is the SLO's target ratio.
+	Objective = "inferslo:objective:ratio"
+	// Info is 1, with the SLO's facts as labels.
+	Info = "inferslo:slo_info"
+)
+
+// Alert names; severity, slo and service labels tell the alerts apart.
+const (
+	AlertBurn   = "ErrorBudgetBurn"
+	AlertNoData = "SLIDataMissing"
+)
+
+// Label names on every generated series and alert.
+const (
+	LabelSLO      = "slo"
+	LabelService  = "service"
+	LabelSLI      = "sli"
+	LabelWindow   = "window"
+	LabelSeverity = "severity"
+)
+
+// Selector returns a PromQL selector of a recorded series for one SLO and,
+// when window is non-zero, one window.
+func Selector(name string, slo model.SLO, window time.Duration) string {
+	if window == 0 {
+		return fmt.Sprintf(`%s{%s=%q}`, name, LabelSLO, slo.Name)
+	}
+	return fmt.Sprintf(`%s{%s=%q,%s=%q}`, name, LabelSLO, slo.Name, LabelWindow, model.FormatDuration(window))
+}
+
+// SLIName is the value of the sli label: the inference role, or "ratio" for
+// plain OpenSLO indicators.
+func SLIName(slo model.SLO) string {
+	if slo.Inference != nil {
+		return slo.Inference.Role
+	}
+	return "ratio"
+}

@@ -1,0 +1,94 @@
+package rules
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/prometheus/promql/parser"
+)
+
+// newParser returns the PromQL parser every generated expression goes through.
+func newParser() parser.Parser { return parser.NewParser(parser.Options{}) }
+
+// RateOf turns a query over counters into per-second rates over window and
+// sums the result to one series. rate() goes on every selector, inside any
+// aggregation, so `sum(x{a="b"})` becomes `sum(rate(x{a="b"}[5m]))`: summing
+// then rating would break on counter resets of single series.
+func RateOf(query string, window time.Duration) (string, error) {
+	expr, err := newParser().ParseExpr(query)
+	if err != nil {
+		return "", fmt.Errorf("parse %q: %w", query, err)
+	}
+	rated, err := rateSelectors(expr, window)
+	if err != nil {
+		return "", fmt.Errorf("query %q: %w", query, err)
+	}
+	return sumOf(rated).String(), nil
+}
+
+// SumOf sums a query that already yields rates to one series.
+func SumOf(query string) (string, error) {
+	expr, err := newParser().ParseExpr(query)
+	if err != nil {
+		return "", fmt.Errorf("parse %q: %w", query, err)
+	}
+	return sumOf(expr).String(), nil
+}
+
+func rateSelectors(e parser.Expr, window time.Duration) (parser.Expr, error) {
+	switch n := e.(type) {
+	case *parser.VectorSelector:
+		return &parser.Call{
+			Func: parser.Functions["rate"],
+			Args: parser.Expressions{&parser.MatrixSelector{VectorSelector: n, Range: window}},
+		}, nil
+	case *parser.AggregateExpr:
+		inner, err := rateSelectors(n.Expr, window)
+		if err != nil {
+			return nil, err
+		}
+		c := *n
+		c.Expr = inner
+		return &c, nil
+	case *parser.BinaryExpr:
+		if n.Op != parser.ADD && n.Op != parser.SUB {
+			return nil, fmt.Errorf("counters may only be added or subtracted before rate() applies, not combined with %s", n.Op)
+		}
+		lhs, err := rateSelectors(n.LHS, window)
+		if err != nil {
+			return nil, err
+		}
+		rhs, err := rateSelectors(n.RHS, window)
+		if err != nil {
+			return nil, err
+		}
+		c := *n
+		c.LHS, c.RHS = lhs, rhs
+		return &c, nil
+	case *parser.ParenExpr:
+		inner, err := rateSelectors(n.Expr, window)
+		if err != nil {
+			return nil, err
+		}
+		return &parser.ParenExpr{Expr: inner}, nil
+	case *parser.NumberLiteral:
+		return n, nil
+	case *parser.MatrixSelector, *parser.SubqueryExpr:
+		return nil, fmt.Errorf("a counter query selects instant vectors; drop the range, rate() is applied with the SLO's windows (or set counter: false)")
+	case *parser.Call:
+		return nil, fmt.Errorf("a counter query cannot call %s(); select the counters, aggregated with sum() if needed (or set counter: false)", n.Func.Name)
+	default:
+		return nil, fmt.Errorf("unsupported expression %q in a counter query", e.String())
+	}
+}
+
+// sumOf wraps e in sum() unless it already is a sum to one series.
+func sumOf(e parser.Expr) parser.Expr {
+	if a, ok := e.(*parser.AggregateExpr); ok && a.Op == parser.SUM && len(a.Grouping) == 0 && !a.Without {
+		return a
+	}
+	if p, ok := e.(*parser.ParenExpr); ok {
+		e = p.Expr
+	}
+	return &parser.AggregateExpr{Op: parser.SUM, Expr: e}
+}

@@ -1,0 +1,319 @@
+// Package rules is the Prometheus backend: recording rules and
+// multi-window, multi-burn-rate alerts for each SLO.
+//
+// Only the base rules read raw series, over the SLO's shortest window. Every
+// longer window, up to the whole SLO window, averages those recordings, so a
+// 28d SLI costs one recorded sample per evaluation instead of a rescan of raw
+// histograms. Events and bad events are recorded separately and divided last:
+// the error ratio of any window is a ratio of event counts, so a busy hour
+// weighs more than a quiet one.
+package rules
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/prometheus/model/rulefmt"
+	"gopkg.in/yaml.v3"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// Path is where a service's rule file goes in the output folder.
+func Path(service string) string { return "prometheus/" + service + ".rules.yaml" }
+
+// Build returns one validated rule file per service.
+func Build(set model.Set) (artifact.Set, error) {
+	var files artifact.Set
+	for _, service := range set.Services() {
+		groups, sources, err := ServiceGroups(set, service)
+		if err != nil {
+			return nil, err
+		}
+		data, err := Marshal(groups, sources)
+		if err != nil {
+			return nil, fmt.Errorf("service %s: %w", service, err)
+		}
+		files = append(files, artifact.File{Path: Path(service), Data: data})
+	}
+	return files, nil
+}
+
+// ServiceGroups returns the rule groups of one service, one per SLO, and the
+// spec files they came from.
+func ServiceGroups(set model.Set, service string) ([]rulefmt.RuleGroup, []string, error) {
+	var groups []rulefmt.RuleGroup
+	var sources []string
+	seen := map[string]bool{}
+	for _, slo := range set.ByService(service) {
+		g, err := Group(slo)
+		if err != nil {
+			return nil, nil, fmt.Errorf("slo %s: %w", slo.Name, err)
+		}
+		groups = append(groups, g)
+		if !seen[slo.Source] {
+			seen[slo.Source] = true
+			sources = append(sources, slo.Source)
+		}
+	}
+	return groups, sources, nil
+}
+
+// Marshal writes rule groups as a rule file with the generated-code header,
+// and checks it the way Prometheus loads it (strict YAML, PromQL, templates).
+func Marshal(groups []rulefmt.RuleGroup, sources []string) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(artifact.YAMLHeader(sources))
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(rulefmt.RuleGroups{Groups: groups}); err != nil {
+		return nil, fmt.Errorf("encode rules: %w", err)
+	}
+	if err := Check(buf.Bytes()); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Check validates a rule file as `promtool check rules` does.
+func Check(content []byte) error {
+	_, errs := rulefmt.Parse(content, false, prommodel.UTF8Validation, newParser(), promslog.NewNopLogger())
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.Error()
+		}
+		return fmt.Errorf("generated rules do not validate: %s", strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// GroupName is the rule group of one SLO.
+func GroupName(slo model.SLO) string { return "inferslo-" + slo.Name }
+
+// Group returns the rules of one SLO in evaluation order: base rates, window
+// rates, ratios, burn rates, budget, metadata, then alerts. One group, so each
+// rule reads the ones before it from the same evaluation.
+func Group(slo model.SLO) (rulefmt.RuleGroup, error) {
+	b := builder{slo: slo, base: slo.BaseWindow()}
+	if err := b.recordings(); err != nil {
+		return rulefmt.RuleGroup{}, err
+	}
+	b.metadata()
+	b.alerts()
+	return rulefmt.RuleGroup{
+		Name:     GroupName(slo),
+		Interval: prommodel.Duration(slo.Evaluation),
+		Rules:    b.rules,
+	}, nil
+}
+
+type builder struct {
+	slo   model.SLO
+	base  time.Duration
+	rules []rulefmt.Rule
+}
+
+func (b *builder) sel(name string, window time.Duration) string {
+	return Selector(name, b.slo, window)
+}
+
+// identity labels the base rules; derived rules inherit them from the
+// series they read and only override window.
+func (b *builder) identity(window time.Duration) map[string]string {
+	return map[string]string{
+		LabelSLO:     b.slo.Name,
+		LabelService: b.slo.Service.Name,
+		LabelSLI:     SLIName(b.slo),
+		LabelWindow:  model.FormatDuration(window),
+	}
+}
+
+func (b *builder) record(name, expr string, labels map[string]string) {
+	b.rules = append(b.rules, rulefmt.Rule{Record: name, Expr: expr, Labels: labels})
+}
+
+func windowLabel(w time.Duration) map[string]string {
+	return map[string]string{LabelWindow: model.FormatDuration(w)}
+}
+
+func (b *builder) recordings() error {
+	sli := b.slo.SLI
+	if sli.Raw != nil {
+		return b.rawRecordings()
+	}
+	total, err := b.rate(sli.Total.Expr)
+	if err != nil {
+		return fmt.Errorf("total query: %w", err)
+	}
+	b.record(EventsRate, total, b.identity(b.base))
+	events := b.sel(EventsRate, b.base)
+	switch {
+	case sli.Bad != nil:
+		bad, err := b.rate(sli.Bad.Expr)
+		if err != nil {
+			return fmt.Errorf("bad query: %w", err)
+		}
+		// A bad-event series that never appeared means no bad events yet.
+		b.record(BadEventsRate, fmt.Sprintf("%s or on () (0 * %s)", bad, events), b.identity(b.base))
+	case sli.Good != nil:
+		good, err := b.rate(sli.Good.Expr)
+		if err != nil {
+			return fmt.Errorf("good query: %w", err)
+		}
+		// Good and total are scraped apart, so their difference can dip
+		// below zero for a moment; no good series at all means no good events.
+		b.record(BadEventsRate, fmt.Sprintf("clamp_min(%s - on () %s, 0) or %s", events, good, events), b.identity(b.base))
+	default:
+		return fmt.Errorf("the SLI has neither good nor bad events")
+	}
+	for _, w := range b.slo.Windows() {
+		if w == b.base {
+			continue
+		}
+		b.record(EventsRate, fmt.Sprintf("avg_over_time(%s[%s])", events, model.FormatDuration(w)), windowLabel(w))
+		b.record(BadEventsRate, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(BadEventsRate, b.base), model.FormatDuration(w)), windowLabel(w))
+	}
+	for _, w := range b.slo.Windows() {
+		// Zero traffic leaves the ratio absent rather than NaN.
+		b.record(ErrorRatio, fmt.Sprintf("%s / (%s > 0)", b.sel(BadEventsRate, w), b.sel(EventsRate, w)), nil)
+	}
+	b.burnRates()
+	return nil
+}
+
+// rawRecordings handles an SLI whose query yields the ratio itself: with no
+// event counts to weigh by, longer windows average the base ratio over time.
+func (b *builder) rawRecordings() error {
+	sli := b.slo.SLI
+	q, err := SumOf(sli.Raw.Expr)
+	if err != nil {
+		return fmt.Errorf("raw query: %w", err)
+	}
+	q = strings.Replace(q, "sum(", "avg(", 1)
+	if sli.RawType == "success" {
+		q = "1 - " + q
+	}
+	// Comparing drops NaN, which would otherwise stick in every window average.
+	b.record(ErrorRatio, fmt.Sprintf("(%s) >= 0", q), b.identity(b.base))
+	for _, w := range b.slo.Windows() {
+		if w == b.base {
+			continue
+		}
+		b.record(ErrorRatio, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(ErrorRatio, b.base), model.FormatDuration(w)), windowLabel(w))
+	}
+	b.burnRates()
+	return nil
+}
+
+func (b *builder) burnRates() {
+	budget := b.slo.ErrorBudget().String()
+	for _, w := range b.slo.Windows() {
+		b.record(BurnRate, fmt.Sprintf("%s / %s", b.sel(ErrorRatio, w), budget), nil)
+	}
+	b.record(BudgetRemaining, fmt.Sprintf("1 - %s", b.sel(BurnRate, b.slo.Window)), nil)
+}
+
+func (b *builder) rate(query string) (string, error) {
+	if b.slo.SLI.Counter {
+		return RateOf(query, b.base)
+	}
+	return SumOf(query)
+}
+
+func (b *builder) metadata() {
+	id := b.identity(0)
+	delete(id, LabelWindow)
+	b.record(Objective, fmt.Sprintf("vector(%s)", b.slo.Objective), id)
+	info := b.identity(b.slo.Window)
+	info["objective"] = b.slo.Objective.String()
+	if inf := b.slo.Inference; inf != nil {
+		info["engine"] = inf.Engine
+		if !inf.Threshold.IsZero() {
+			info["threshold"] = inf.Threshold.String()
+		}
+		if inf.TTFTDenominator != "" {
+			info["ttft_denominator"] = inf.TTFTDenominator
+		}
+	}
+	b.record(Info, "vector(1)", info)
+}
+
+func (b *builder) alerts() {
+	al := b.slo.Alerting
+	for _, t := range al.Tiers {
+		var pairs []string
+		for _, p := range t.Windows {
+			f := p.Factor.String()
+			cond := fmt.Sprintf("%s > %s\n    and on (slo)\n    %s > %s", b.sel(BurnRate, p.Long), f, b.sel(BurnRate, p.Short), f)
+			if !al.MinEventsPerSecond.IsZero() {
+				cond += fmt.Sprintf("\n    and on (slo)\n    %s >= %s", b.sel(EventsRate, p.Long), al.MinEventsPerSecond)
+			}
+			pairs = append(pairs, "  (\n    "+cond+"\n  )")
+		}
+		expr := "max without (window) (\n" + strings.Join(pairs, "\n  or on (slo)\n") + "\n)\n"
+		b.rules = append(b.rules, rulefmt.Rule{
+			Alert:       AlertBurn,
+			Expr:        expr,
+			For:         prommodel.Duration(t.For),
+			Labels:      map[string]string{LabelSeverity: t.Severity},
+			Annotations: b.burnAnnotations(t),
+		})
+	}
+	if al.NoData {
+		events := b.sel(EventsRate, b.base)
+		if b.slo.SLI.Raw != nil {
+			events = b.slo.SLI.Raw.Expr
+		}
+		labels := b.identity(0)
+		delete(labels, LabelWindow)
+		labels[LabelSeverity] = "ticket"
+		b.rules = append(b.rules, rulefmt.Rule{
+			Alert:  AlertNoData,
+			Expr:   fmt.Sprintf("absent(%s)", events),
+			For:    prommodel.Duration(noDataFor(b.base)),
+			Labels: labels,
+			Annotations: b.withRunbook(map[string]string{
+				"summary":     fmt.Sprintf("SLO %s has no data", b.slo.Name),
+				"description": fmt.Sprintf("The series behind SLO %s (service %s) are missing, so its error budget and burn-rate alerts are blind. Check that the metrics are scraped and that the selectors still match.", b.slo.Name, b.slo.Service.Name),
+			}),
+		})
+	}
+}
+
+// noDataFor waits out scrape gaps and restarts before calling the SLI blind.
+func noDataFor(base time.Duration) time.Duration {
+	if f := 2 * base; f > 10*time.Minute {
+		return f
+	}
+	return 10 * time.Minute
+}
+
+func (b *builder) burnAnnotations(t model.Tier) map[string]string {
+	var conds []string
+	for _, p := range t.Windows {
+		conds = append(conds, fmt.Sprintf("%sx over %s and %s (%s of the budget in %s)",
+			p.Factor, model.FormatDuration(p.Long), model.FormatDuration(p.Short),
+			p.BudgetFraction(b.slo.Window).Percent(), model.FormatDuration(p.Long)))
+	}
+	budgetQuery := b.sel(BudgetRemaining, 0)
+	return b.withRunbook(map[string]string{
+		"summary": fmt.Sprintf("SLO %s is burning its error budget {{ printf \"%%.1f\" $value }}x too fast", b.slo.Name),
+		"description": fmt.Sprintf("Service %s, SLO %s (objective %s over %s): the error budget burns at {{ printf \"%%.2f\" $value }}x the sustainable rate. "+
+			"This %s alert fires on %s. Error budget left over %s: {{ with printf `%s` | query }}{{ . | first | value | humanizePercentage }}{{ else }}unknown{{ end }}.",
+			b.slo.Service.Name, b.slo.Name, b.slo.Objective.Percent(), model.FormatDuration(b.slo.Window),
+			t.Severity, strings.Join(conds, ", or "), model.FormatDuration(b.slo.Window), budgetQuery),
+	})
+}
+
+func (b *builder) withRunbook(a map[string]string) map[string]string {
+	if b.slo.Alerting.RunbookURL != "" {
+		a["runbook_url"] = b.slo.Alerting.RunbookURL
+	}
+	return a
+}

@@ -1,0 +1,30 @@
+package spec
+
+// OpenSLO v1 has no fields for inference facts, the KEDA section or the
+// short window of a burn-rate condition, and its decoding rejects unknown
+// fields; like vendor tools, inferslo reads them from annotations. The
+// shorthand expands into exactly these.
+const (
+	annotationPrefix = "inferslo.dev/"
+	// On an SLO:
+	AnnotationEngine          = annotationPrefix + "engine"           // vllm
+	AnnotationSLI             = annotationPrefix + "sli"              // ttft, itl, tpot, e2e, errors
+	AnnotationThreshold       = annotationPrefix + "threshold"        // 250ms
+	AnnotationSelector        = annotationPrefix + "selector"         // model_name="llama-3-70b"
+	AnnotationTTFTDenominator = annotationPrefix + "ttft-denominator" // histogram | requests
+	AnnotationScrapeInterval  = annotationPrefix + "scrape-interval"  // 30s
+	AnnotationEvaluation      = annotationPrefix + "evaluation-interval"
+	AnnotationRunbookURL      = annotationPrefix + "runbook-url"
+	AnnotationNoData          = annotationPrefix + "no-data"               // "true" | "false"
+	AnnotationMinEvents       = annotationPrefix + "min-events-per-second" // 0.5
+	AnnotationAutoscaling     = annotationPrefix + "autoscaling"           // JSON of the shorthand's autoscaling section
+	AnnotationBurnAlerts      = annotationPrefix + "burn-alerts"           // "false" turns the default tiers off
+	// On an AlertCondition:
+	AnnotationShortWindow = annotationPrefix + "short-window" // 5m
+)
+
+var sloAnnotations = []string{
+	AnnotationEngine, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
+	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
+	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts,
+}

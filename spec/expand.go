@@ -1,0 +1,480 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/OpenSLO/go-sdk/pkg/openslo"
+	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
+	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/spec/engine"
+)
+
+// Defaults of the shorthand, also used for plain OpenSLO without annotations.
+const (
+	DefaultScrapeInterval = 30 * time.Second
+	DefaultEvaluation     = time.Minute
+)
+
+var latencyRoles = []string{"ttft", "itl", "tpot", "e2e"}
+
+// expanded is an OpenSLO object made from a shorthand document, with the
+// map from its property paths back to the shorthand's.
+type expanded struct {
+	obj     openslo.Object
+	mapPath func(string) string
+}
+
+// expand checks a shorthand document and turns it into OpenSLO v1 objects:
+// one Service and one SLO per objective.
+func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
+	var ps Problems
+	if s.Metadata.Name == "" {
+		ps = append(ps, d.errorf("metadata.name", "required: the name of this document, a DNS label such as %q", "chat"))
+	} else if !isDNSLabel(s.Metadata.Name) {
+		ps = append(ps, d.errorf("metadata.name", "%q is not a DNS label (lower-case letters, digits and '-', at most 63)", s.Metadata.Name))
+	}
+	if s.Spec.Service != "" && !isDNSLabel(s.Spec.Service) {
+		ps = append(ps, d.errorf("spec.service", "%q is not a DNS label (lower-case letters, digits and '-', at most 63)", s.Spec.Service))
+	}
+	eng, ok := cat.Engine(s.Spec.Engine)
+	if !ok {
+		if s.Spec.Engine == "" {
+			ps = append(ps, d.errorf("spec.engine", "required: one of %s", fmtList(cat.IDs())))
+		} else {
+			ps = append(ps, d.errorf("spec.engine", "unknown engine %q; known engines: %s", s.Spec.Engine, fmtList(cat.IDs())))
+		}
+	}
+	if s.Spec.Window == "" {
+		ps = append(ps, d.errorf("spec.window", "required: the rolling SLO window, from 1d to 90d, such as 28d"))
+	} else if _, err := v1.ParseDurationShorthand(s.Spec.Window); err != nil {
+		ps = append(ps, d.errorf("spec.window", "%q is not a window: write a whole number and a unit m, h, d or w, such as 28d", s.Spec.Window))
+	}
+	keys := make([]string, 0, len(s.Spec.Selector))
+	for k := range s.Spec.Selector {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !prommodel.LabelName(k).IsValidLegacy() {
+			ps = append(ps, d.errorf("spec.selector."+k, "%q is not a Prometheus label name", k))
+		}
+	}
+	selector := selectorText(s.Spec.Selector)
+	scrape := durationOr(d, &ps, "spec.scrapeInterval", s.Spec.ScrapeInterval, DefaultScrapeInterval)
+	evaluation := durationOr(d, &ps, "spec.evaluationInterval", s.Spec.EvaluationInterval, DefaultEvaluation)
+	denominator := s.Spec.TTFTDenominator
+	switch denominator {
+	case "":
+		denominator = "histogram"
+	case "histogram", "requests":
+	default:
+		ps = append(ps, d.errorf("spec.ttftDenominator", "%q is not valid: histogram (pair TTFT with an errors objective) or requests (failed requests count as slow)", denominator))
+	}
+	if len(s.Spec.Objectives) == 0 {
+		ps = append(ps, d.errorf("spec.objectives", "required: at least one objective, such as {sli: ttft, threshold: 500ms, target: 99%%}"))
+	}
+	if eng == nil || len(ps) > 0 {
+		return nil, ps
+	}
+
+	service := s.serviceName()
+	out := []expanded{{obj: v1.NewService(v1.Metadata{Name: service, DisplayName: s.Metadata.DisplayName},
+		v1.ServiceSpec{Description: s.Spec.Description}), mapPath: func(string) string { return "spec.service" }}}
+	names := map[string]int{}
+	hasErrors := false
+	for _, o := range s.Spec.Objectives {
+		hasErrors = hasErrors || o.SLI == "errors"
+	}
+	for i, o := range s.Spec.Objectives {
+		path := fmt.Sprintf("spec.objectives[%d]", i)
+		slo, oPs := expandObjective(d, s, o, path, eng, selector, denominator)
+		ps = append(ps, oPs...)
+		if slo == nil {
+			continue
+		}
+		if j, dup := names[slo.Metadata.Name]; dup {
+			ps = append(ps, d.errorf(path, "two objectives are named %q (the other is spec.objectives[%d]); set name on one of them", slo.Metadata.Name, j))
+			continue
+		}
+		names[slo.Metadata.Name] = i
+		if o.SLI == "ttft" && denominator == "histogram" && !hasErrors {
+			ps = append(ps, d.warnf(path, "TTFT is only observed for requests that produced a first token, so failed requests are invisible to it; add an errors objective, or set spec.ttftDenominator: requests"))
+		}
+		ann := slo.Metadata.Annotations
+		ann[AnnotationScrapeInterval] = model.FormatDuration(scrape)
+		ann[AnnotationEvaluation] = model.FormatDuration(evaluation)
+		if selector != "" {
+			ann[AnnotationSelector] = selector
+		}
+		policies, aPs := expandAlerting(d, s, slo, scrape, evaluation)
+		ps = append(ps, aPs...)
+		slo.Spec.AlertPolicies = policies
+		if a := s.Spec.Autoscaling; a != nil {
+			js, err := json.Marshal(a)
+			if err != nil {
+				ps = append(ps, d.errorf("spec.autoscaling", "cannot encode: %v", err))
+			}
+			ann[AnnotationAutoscaling] = string(js)
+		}
+		out = append(out, expanded{obj: *slo, mapPath: objectivePaths(path)})
+	}
+	return out, ps
+}
+
+// objectivePaths maps the paths of an expanded SLO to the shorthand's.
+func objectivePaths(objective string) func(string) string {
+	return func(p string) string {
+		switch {
+		case strings.HasPrefix(p, "spec.objectives[0]"):
+			return objective + strings.TrimPrefix(p, "spec.objectives[0]")
+		case strings.HasPrefix(p, "spec.timeWindow"):
+			return "spec.window"
+		case strings.HasPrefix(p, "spec.alertPolicies"):
+			return "spec.alerting"
+		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAutoscaling):
+			return "spec.autoscaling" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAutoscaling)
+		case strings.HasPrefix(p, "metadata.annotations"):
+			return "spec"
+		default:
+			return objective
+		}
+	}
+}
+
+func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, eng *engine.Engine, selector, denominator string) (*v1.SLO, Problems) {
+	var ps Problems
+	roles := append(eng.Roles(), "errors")
+	if !contains(roles, o.SLI) {
+		msg := fmt.Sprintf("%q is not an SLI of engine %s; valid: %s", o.SLI, eng.ID, fmtList(roles))
+		if o.SLI == "" {
+			msg = "required: one of " + fmtList(roles)
+		} else if contains(latencyRoles, o.SLI) {
+			msg = fmt.Sprintf("engine %s exposes no %s histogram; valid: %s", eng.ID, o.SLI, fmtList(roles))
+		}
+		return nil, Problems{d.errorf(path+".sli", "%s", msg)}
+	}
+	target, err := model.ParseDecimal(o.Target)
+	if o.Target == "" {
+		ps = append(ps, d.errorf(path+".target", "required: the share of good events, such as 99%% or 0.99"))
+	} else if err != nil {
+		ps = append(ps, d.errorf(path+".target", "%q is not a target: write a percentage such as 99.9%% or a ratio such as 0.999", o.Target))
+	}
+	ann := map[string]string{AnnotationEngine: eng.ID, AnnotationSLI: o.SLI}
+	var total, good, bad string
+	if o.SLI == "errors" {
+		if o.Threshold != "" {
+			ps = append(ps, d.errorf(path+".threshold", "the errors SLI has no latency threshold; remove it"))
+		}
+		total, bad = eng.Errors.Total, eng.Errors.Bad
+	} else {
+		h := eng.Histograms[o.SLI]
+		seconds, ok := thresholdSeconds(d, &ps, path+".threshold", o.Threshold)
+		if ok {
+			b, exact := h.Bucket(seconds.Float())
+			if !exact {
+				ps = append(ps, d.errorf(path+".threshold", "%s is not a bucket boundary of %s, so the SLI could not be counted exactly; %s",
+					o.Threshold, h.Metric, nearest(h, seconds.Float())))
+			} else {
+				le := labels.FormatOpenMetricsFloat(b)
+				good = fmt.Sprintf(`%s_bucket{le=%q}`, h.Metric, le)
+				total = h.Metric + "_count"
+				ann[AnnotationThreshold] = o.Threshold
+			}
+		}
+		if o.SLI == "ttft" && denominator == "requests" {
+			total = eng.Requests
+			ann[AnnotationTTFTDenominator] = "requests"
+		}
+	}
+	for _, q := range []struct {
+		field, override string
+		dst             *string
+	}{{"total", o.Total, &total}, {"good", o.Good, &good}, {"bad", o.Bad, &bad}} {
+		if q.override != "" {
+			*q.dst = q.override
+			if q.field == "good" {
+				bad = ""
+			}
+			if q.field == "bad" {
+				good = ""
+			}
+		}
+		if *q.dst == "" {
+			continue
+		}
+		sel, err := withSelector(*q.dst, s.Spec.Selector)
+		if err != nil {
+			ps = append(ps, d.errorf(path+"."+q.field, "%v", err))
+			continue
+		}
+		*q.dst = sel
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	ratio := &v1.SLIRatioMetric{Counter: true, Total: promSource(total)}
+	if bad != "" {
+		ratio.Bad = promSource(bad)
+	} else {
+		ratio.Good = promSource(good)
+	}
+	name := o.sloName(s.Metadata.Name)
+	window, _ := v1.ParseDurationShorthand(s.Spec.Window)
+	targetF := target.Float()
+	slo := v1.NewSLO(v1.Metadata{Name: name, DisplayName: o.DisplayName, Annotations: ann}, v1.SLOSpec{
+		Description: objectiveDescription(eng, o),
+		Service:     s.serviceName(),
+		Indicator: &v1.SLOIndicatorInline{
+			Metadata: v1.Metadata{Name: name + "-sli"},
+			Spec:     v1.SLISpec{RatioMetric: ratio},
+		},
+		BudgetingMethod: v1.SLOBudgetingMethodOccurrences,
+		TimeWindow:      []v1.SLOTimeWindow{{Duration: window, IsRolling: true}},
+		Objectives:      []v1.SLOObjective{{DisplayName: o.DisplayName, Target: &targetF}},
+	})
+	return &slo, nil
+}
+
+func objectiveDescription(eng *engine.Engine, o ShorthandObjective) string {
+	if o.SLI == "errors" {
+		return fmt.Sprintf("Share of %s requests that finish without error. %s", eng.Title, eng.Errors.Note)
+	}
+	h := eng.Histograms[o.SLI]
+	desc := fmt.Sprintf("Share of %s %s observations at or under %s (%s).", eng.Title, strings.ToUpper(o.SLI), o.Threshold, h.Metric)
+	if h.Note != "" {
+		desc += " " + strings.ToUpper(h.Note[:1]) + h.Note[1:] + "."
+	}
+	return desc
+}
+
+// expandAlerting writes custom tiers as OpenSLO alert policies, one per
+// window pair (OpenSLO allows one condition per policy). Default tiers are
+// left implicit: an SLO without policies gets them.
+func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, scrape, evaluation time.Duration) ([]v1.SLOAlertPolicy, Problems) {
+	var ps Problems
+	a := s.Spec.Alerting
+	ann := slo.Metadata.Annotations
+	ann[AnnotationNoData] = fmt.Sprint(boolOr(a.NoData, true))
+	if a.RunbookURL != "" {
+		ann[AnnotationRunbookURL] = a.RunbookURL
+	}
+	if a.MinEventsPerSecond != "" {
+		if _, err := model.ParseDecimal(a.MinEventsPerSecond); err != nil {
+			ps = append(ps, d.errorf("spec.alerting.minEventsPerSecond", "%q is not a number of events per second", a.MinEventsPerSecond))
+		}
+		ann[AnnotationMinEvents] = a.MinEventsPerSecond
+	}
+	tiers := map[string]ShorthandTier{"page": a.Page, "ticket": a.Ticket}
+	custom := false
+	enabled := 0
+	fors := map[string]time.Duration{}
+	for _, sev := range model.Severities {
+		t := tiers[sev]
+		if boolOr(t.Enabled, true) {
+			enabled++
+		} else {
+			custom = true
+		}
+		if t.For != "" {
+			custom = true
+			f, err := model.ParseDuration(t.For)
+			if err != nil || f%time.Minute != 0 {
+				ps = append(ps, d.errorf("spec.alerting."+sev+".for", "%q is not a whole number of minutes (OpenSLO's alertAfter), such as 2m or 1h", t.For))
+			}
+			fors[sev] = f
+		}
+	}
+	if enabled == 0 {
+		ann[AnnotationBurnAlerts] = "false"
+		return nil, ps
+	}
+	if !custom || len(ps) > 0 {
+		return nil, ps
+	}
+	window := slo.Spec.TimeWindow[0].Duration.Duration()
+	all, err := model.WorkbookTiers(window, 4*scrape, evaluation)
+	if err != nil {
+		return nil, append(ps, d.errorf("spec.window", "%v", err))
+	}
+	var policies []v1.SLOAlertPolicy
+	for _, t := range all {
+		if !boolOr(tiers[t.Severity].Enabled, true) {
+			continue
+		}
+		target := v1.AlertPolicyNotificationTarget{AlertPolicyNotificationTargetInline: &v1.AlertPolicyNotificationTargetInline{
+			Kind:     openslo.KindAlertNotificationTarget,
+			Metadata: v1.Metadata{Name: s.serviceName() + "-" + t.Severity},
+			Spec: v1.AlertNotificationTargetSpec{Target: "alertmanager",
+				Description: fmt.Sprintf("Alertmanager, routing on severity=%q", t.Severity)},
+		}}
+		for _, p := range t.Windows {
+			long, ok := minutes(p.Long)
+			if !ok {
+				ps = append(ps, d.errorf("spec.window", "the %s tier's %s window is not whole minutes, which OpenSLO's lookbackWindow needs; choose a window in whole days", t.Severity, model.FormatDuration(p.Long)))
+				continue
+			}
+			factor := p.Factor.Float()
+			cond := v1.AlertConditionType{Kind: v1.AlertConditionKindBurnRate, Operator: v1.OperatorGT, Threshold: &factor, LookbackWindow: long}
+			if f, ok := fors[t.Severity]; ok {
+				after, _ := minutes(f)
+				cond.AlertAfter = &after
+			}
+			name := fmt.Sprintf("%s-%s-%s", slo.Metadata.Name, t.Severity, strings.ToLower(long.String()))
+			policies = append(policies, v1.SLOAlertPolicy{SLOAlertPolicyInline: &v1.SLOAlertPolicyInline{
+				Kind:     openslo.KindAlertPolicy,
+				Metadata: v1.Metadata{Name: name},
+				Spec: v1.AlertPolicySpec{
+					AlertWhenBreaching: true,
+					AlertWhenNoData:    boolOr(a.NoData, true),
+					Conditions: []v1.AlertPolicyCondition{{AlertPolicyConditionInline: &v1.AlertPolicyConditionInline{
+						Kind:     openslo.KindAlertCondition,
+						Metadata: v1.Metadata{Name: name, Annotations: v1.Annotations{AnnotationShortWindow: model.FormatDuration(p.Short)}},
+						Spec: v1.AlertConditionSpec{Severity: t.Severity, Condition: cond,
+							Description: fmt.Sprintf("%s of the error budget spent within %s", p.BudgetFraction(window).Percent(), model.FormatDuration(p.Long))},
+					}}},
+					NotificationTargets: []v1.AlertPolicyNotificationTarget{target},
+				},
+			}})
+		}
+	}
+	return policies, ps
+}
+
+func minutes(d time.Duration) (v1.DurationShorthand, bool) {
+	if d%time.Minute != 0 || d <= 0 {
+		return v1.DurationShorthand{}, false
+	}
+	return v1.NewDurationShorthand(int(d/time.Minute), v1.DurationShorthandUnitMinute), true
+}
+
+func promSource(query string) *v1.SLIMetricSpec {
+	return &v1.SLIMetricSpec{MetricSource: v1.SLIMetricSource{Type: "Prometheus", Spec: map[string]any{"query": query}}}
+}
+
+// thresholdSeconds reads a latency threshold (250ms, 1.5s) as exact seconds.
+func thresholdSeconds(d *doc, ps *Problems, path, s string) (model.Decimal, bool) {
+	if s == "" {
+		*ps = append(*ps, d.errorf(path, "required for a latency SLI: the latency bound, such as 250ms or 1.5s"))
+		return model.Decimal{}, false
+	}
+	dur, err := time.ParseDuration(s)
+	if err != nil || dur <= 0 {
+		*ps = append(*ps, d.errorf(path, "%q is not a latency: write a duration such as 250ms or 1.5s", s))
+		return model.Decimal{}, false
+	}
+	return model.NewDecimal(int64(dur), int64(time.Second)), true
+}
+
+// nearest names the bucket bounds around a threshold, stricter one first.
+func nearest(h *engine.Histogram, seconds float64) string {
+	below, above := h.Neighbours(seconds)
+	var opts []string
+	if !math.IsNaN(below) {
+		opts = append(opts, fmt.Sprintf("%s (stricter)", secondsText(below)))
+	}
+	if !math.IsNaN(above) {
+		opts = append(opts, fmt.Sprintf("%s (looser)", secondsText(above)))
+	}
+	if len(opts) == 0 {
+		return "the histogram has no buckets"
+	}
+	return "the nearest buckets are " + strings.Join(opts, " and ")
+}
+
+// secondsText prints seconds as the shortest duration (0.25 -> 250ms).
+func secondsText(s float64) string {
+	return time.Duration(math.Round(s * float64(time.Second))).String()
+}
+
+// selectorText prints label equality matchers in name order.
+func selectorText(sel map[string]string) string {
+	keys := make([]string, 0, len(sel))
+	for k := range sel {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%q", k, sel[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+// withSelector adds the service's label matchers to every selector of a query.
+func withSelector(query string, sel map[string]string) (string, error) {
+	expr, err := parser.NewParser(parser.Options{}).ParseExpr(query)
+	if err != nil {
+		return "", fmt.Errorf("invalid PromQL %q: %v", query, err)
+	}
+	keys := make([]string, 0, len(sel))
+	for k := range sel {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		vs, ok := n.(*parser.VectorSelector)
+		if !ok {
+			return nil
+		}
+		for _, k := range keys {
+			if hasMatcher(vs, k) {
+				continue
+			}
+			vs.LabelMatchers = append(vs.LabelMatchers, labels.MustNewMatcher(labels.MatchEqual, k, sel[k]))
+		}
+		return nil
+	})
+	return expr.String(), nil
+}
+
+func hasMatcher(vs *parser.VectorSelector, name string) bool {
+	for _, m := range vs.LabelMatchers {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func durationOr(d *doc, ps *Problems, path, s string, def time.Duration) time.Duration {
+	if s == "" {
+		return def
+	}
+	v, err := model.ParseDuration(s)
+	if err != nil || v <= 0 {
+		*ps = append(*ps, d.errorf(path, "%q is not a duration such as 30s or 1m", s))
+		return def
+	}
+	return v
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func isDNSLabel(s string) bool {
+	if len(s) == 0 || len(s) > 63 {
+		return false
+	}
+	for i, c := range s {
+		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' && i > 0 && i < len(s)-1
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,47 @@
+package spec
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/OpenSLO/go-sdk/pkg/openslosdk"
+
+	"github.com/inferslo/inferslo/spec/engine"
+)
+
+// Export returns the specs as plain OpenSLO v1 YAML: shorthand documents
+// expanded, OpenSLO objects as they are. The result passes go-sdk validation
+// and compiles to the same rules as the input.
+func Export(paths ...string) ([]byte, Problems, error) {
+	files, err := Discover(paths...)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := engine.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	l := newLoader(cat)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read spec: %w", err)
+		}
+		l.addFile(f, data)
+	}
+	l.resolve()
+	l.problems.sort()
+	if len(l.problems.Errors()) > 0 {
+		return nil, l.problems, nil
+	}
+	if err := openslosdk.Validate(l.objects...); err != nil {
+		return nil, l.problems, fmt.Errorf("exported objects do not validate: %w", err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString("# Plain OpenSLO v1 exported by inferslo from " + fmtList(files) + ".\n")
+	if err := openslosdk.Encode(&buf, openslosdk.FormatYAML, l.objects...); err != nil {
+		return nil, l.problems, fmt.Errorf("encode OpenSLO: %w", err)
+	}
+	return buf.Bytes(), l.problems, nil
+}

@@ -1,0 +1,256 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/OpenSLO/go-sdk/pkg/openslo"
+	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
+	"github.com/OpenSLO/go-sdk/pkg/openslosdk"
+	"github.com/nobl9/govy/pkg/govy"
+
+	"github.com/inferslo/inferslo/spec/engine"
+)
+
+// object is a decoded OpenSLO object with where it came from. mapPath turns
+// the object's property paths into paths of the source document (they differ
+// for objects expanded from the shorthand).
+type object[T any] struct {
+	v       T
+	d       *doc
+	mapPath func(string) string
+}
+
+func (o object[T]) errorf(path, format string, args ...any) Problem {
+	return o.d.errorf(o.mapPath(path), format, args...)
+}
+
+func (o object[T]) warnf(path, format string, args ...any) Problem {
+	return o.d.warnf(o.mapPath(path), format, args...)
+}
+
+func samePath(p string) string { return p }
+
+// loader collects objects of every file by kind and name. References are
+// resolved by our own lookups rather than go-sdk's inliner so that a problem
+// inside a referenced object points at that object's file and line.
+type loader struct {
+	cat         *engine.Catalog
+	problems    Problems
+	slos        []object[v1.SLO]
+	slis        map[string]object[v1.SLI]
+	services    map[string]object[v1.Service]
+	dataSources map[string]object[v1.DataSource]
+	policies    map[string]object[v1.AlertPolicy]
+	conditions  map[string]object[v1.AlertCondition]
+	targets     map[string]object[v1.AlertNotificationTarget]
+	// Objects lists every object in input order, for export.
+	objects []openslo.Object
+}
+
+func newLoader(cat *engine.Catalog) *loader {
+	return &loader{
+		cat:         cat,
+		slis:        map[string]object[v1.SLI]{},
+		services:    map[string]object[v1.Service]{},
+		dataSources: map[string]object[v1.DataSource]{},
+		policies:    map[string]object[v1.AlertPolicy]{},
+		conditions:  map[string]object[v1.AlertCondition]{},
+		targets:     map[string]object[v1.AlertNotificationTarget]{},
+	}
+}
+
+func (l *loader) addFile(file string, data []byte) {
+	docs, ps := splitDocs(file, data)
+	l.problems = append(l.problems, ps...)
+	for _, d := range docs {
+		l.addDoc(d)
+	}
+}
+
+func scalar(d *doc, key string) string {
+	if n := child(d.node, key); n != nil {
+		return n.Value
+	}
+	return ""
+}
+
+func (l *loader) addDoc(d *doc) {
+	apiVersion, kind := scalar(d, "apiVersion"), scalar(d, "kind")
+	switch {
+	case apiVersion == ShorthandAPIVersion && kind == ShorthandKind:
+		var s Shorthand
+		if ps := decodeStrict(d, &s); len(ps) > 0 {
+			l.problems = append(l.problems, ps...)
+			return
+		}
+		objs, ps := expand(d, &s, l.cat)
+		l.problems = append(l.problems, ps...)
+		if len(ps.Errors()) > 0 {
+			return
+		}
+		for _, e := range objs {
+			l.add(d, e.obj, e.mapPath)
+		}
+	case apiVersion == ShorthandAPIVersion:
+		l.problems = append(l.problems, d.errorf("kind", "%q is not a kind of %s; valid: %s", kind, apiVersion, ShorthandKind))
+	case apiVersion == string(openslo.VersionV1):
+		obj, ps := decodeOpenSLO(d)
+		l.problems = append(l.problems, ps...)
+		if obj != nil {
+			l.add(d, obj, samePath)
+		}
+	case apiVersion == string(openslo.VersionV1alpha) || apiVersion == string(openslo.VersionV2alpha):
+		l.problems = append(l.problems, d.errorf("apiVersion", "OpenSLO %s is not supported; write openslo/v1", apiVersion))
+	case apiVersion == "":
+		l.problems = append(l.problems, d.errorf("apiVersion", "required: openslo/v1 or %s", ShorthandAPIVersion))
+	default:
+		l.problems = append(l.problems, d.errorf("apiVersion", "unknown apiVersion %q; valid: openslo/v1, %s", apiVersion, ShorthandAPIVersion))
+	}
+}
+
+var jsonField = regexp.MustCompile(`unknown field "([^"]+)"`)
+
+// decodeOpenSLO decodes one object with go-sdk (strict) and validates it
+// with go-sdk's rules, locating every problem.
+func decodeOpenSLO(d *doc) (openslo.Object, Problems) {
+	var raw any
+	if err := d.node.Decode(&raw); err != nil {
+		return nil, Problems{d.errorf("", "cannot read object: %v", err)}
+	}
+	js, err := json.Marshal(raw)
+	if err != nil {
+		return nil, Problems{d.errorf("", "cannot read object: %v", err)}
+	}
+	objs, err := openslosdk.Decode(bytes.NewReader(js), openslosdk.FormatJSON)
+	if err != nil {
+		return nil, Problems{decodeProblem(d, err)}
+	}
+	if len(objs) != 1 {
+		return nil, Problems{d.errorf("", "expected one object")}
+	}
+	obj := objs[0]
+	var ps Problems
+	if err := obj.Validate(); err != nil {
+		ps = append(ps, validationProblems(d, err)...)
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	return obj, nil
+}
+
+func decodeProblem(d *doc, err error) Problem {
+	msg := err.Error()
+	if m := jsonField.FindStringSubmatch(msg); m != nil {
+		path, _ := findKey(d.node, m[1], "")
+		return d.errorf(path, "unknown field %q", m[1])
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		path := findLoosePath(d, te.Field)
+		return d.errorf(path, "expected %s, got %s", te.Type.String(), te.Value)
+	}
+	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "failed to decode") {
+		msg = msg[i+2:]
+	}
+	if strings.HasPrefix(msg, "unsupported openslo.Kind") {
+		return d.errorf("kind", "unknown kind %q; valid: %s", scalar(d, "kind"), fmtList(kindNames()))
+	}
+	return d.errorf("", "%s", msg)
+}
+
+func kindNames() []string {
+	var out []string
+	for _, k := range v1.GetSupportedKinds() {
+		out = append(out, string(k))
+	}
+	return out
+}
+
+// findLoosePath finds a dotted path whose sequence indices are unknown
+// (encoding/json reports spec.objectives.target), taking the first match.
+func findLoosePath(d *doc, field string) string {
+	path := ""
+	n := d.node
+	for _, seg := range strings.Split(field, ".") {
+		for n != nil && n.Kind == 2 /* sequence */ && len(n.Content) > 0 {
+			path += "[0]"
+			n = n.Content[0]
+		}
+		next := child(n, seg)
+		if next == nil {
+			break
+		}
+		path = joinPath(path, seg)
+		n = next
+	}
+	return path
+}
+
+// validationProblems turns go-sdk's govy errors into located problems.
+func validationProblems(d *doc, err error) Problems {
+	var ve *govy.ValidatorError
+	if !errors.As(err, &ve) {
+		return Problems{d.errorf("", "%v", err)}
+	}
+	var ps Problems
+	for _, pe := range ve.Errors {
+		path := strings.TrimPrefix(strings.TrimPrefix(pe.PropertyPath.String(), "$"), ".")
+		for _, re := range pe.Errors {
+			ps = append(ps, d.errorf(path, "%s", re.Message))
+		}
+	}
+	return ps
+}
+
+// add files a decoded object under its kind and name.
+func (l *loader) add(d *doc, obj openslo.Object, mapPath func(string) string) {
+	l.objects = append(l.objects, obj)
+	dup := func(kind, name string, other *doc) {
+		l.problems = append(l.problems, d.errorf(mapPath("metadata.name"), "a %s named %q is already defined at %s", kind, name, location(other)))
+	}
+	switch o := obj.(type) {
+	case v1.SLO:
+		for _, prev := range l.slos {
+			if prev.v.Metadata.Name == o.Metadata.Name {
+				dup("SLO", o.Metadata.Name, prev.d)
+				return
+			}
+		}
+		l.slos = append(l.slos, object[v1.SLO]{o, d, mapPath})
+	case v1.SLI:
+		addNamed(l.slis, o.Metadata.Name, object[v1.SLI]{o, d, mapPath}, dup)
+	case v1.Service:
+		addNamed(l.services, o.Metadata.Name, object[v1.Service]{o, d, mapPath}, dup)
+	case v1.DataSource:
+		addNamed(l.dataSources, o.Metadata.Name, object[v1.DataSource]{o, d, mapPath}, dup)
+	case v1.AlertPolicy:
+		addNamed(l.policies, o.Metadata.Name, object[v1.AlertPolicy]{o, d, mapPath}, dup)
+	case v1.AlertCondition:
+		addNamed(l.conditions, o.Metadata.Name, object[v1.AlertCondition]{o, d, mapPath}, dup)
+	case v1.AlertNotificationTarget:
+		addNamed(l.targets, o.Metadata.Name, object[v1.AlertNotificationTarget]{o, d, mapPath}, dup)
+	default:
+		l.problems = append(l.problems, d.errorf("kind", "kind %s is not supported", obj.GetKind()))
+	}
+}
+
+func addNamed[T any](m map[string]object[T], name string, o object[T], dup func(kind, name string, other *doc)) {
+	if prev, ok := m[name]; ok {
+		dup(fmt.Sprintf("%T", o.v)[3:], name, prev.d)
+		return
+	}
+	m[name] = o
+}
+
+func location(d *doc) string {
+	if d.node != nil {
+		return fmt.Sprintf("%s:%d", d.file, d.node.Line)
+	}
+	return d.file
+}

@@ -1,0 +1,103 @@
+// Package spec turns spec files into resolved SLOs: it decodes OpenSLO v1 and
+// the inference shorthand with line numbers, expands the shorthand into
+// OpenSLO, resolves references across files and validates everything,
+// reporting each problem with its file, line and property path.
+package spec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity of a problem: errors stop compilation, warnings do not.
+type Severity string
+
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// Problem is one located finding in a spec.
+type Problem struct {
+	File     string
+	Line     int    // 1-based; 0 when unknown
+	Column   int    // 1-based; 0 when unknown
+	Path     string // property path inside the object, e.g. spec.objectives[0].target
+	Message  string
+	Severity Severity
+	// Source is the offending line's text, for a caret under the column.
+	Source string
+}
+
+// String prints `file:line:col: path: message`.
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, ":%d", p.Line)
+		if p.Column > 0 {
+			fmt.Fprintf(&b, ":%d", p.Column)
+		}
+	}
+	b.WriteString(": ")
+	if p.Severity == Warning {
+		b.WriteString("warning: ")
+	}
+	if p.Path != "" {
+		b.WriteString(p.Path + ": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// Snippet prints the offending line with a caret under the column, the way
+// compilers and pint show where a problem is.
+func (p Problem) Snippet() string {
+	if p.Source == "" || p.Line == 0 {
+		return ""
+	}
+	num := fmt.Sprintf("%d", p.Line)
+	pad := strings.Repeat(" ", len(num))
+	col := p.Column
+	if col < 1 {
+		col = 1
+	}
+	return fmt.Sprintf("%s | %s\n%s | %s^\n", num, p.Source, pad, strings.Repeat(" ", col-1))
+}
+
+// Problems is every problem of a run, reported together.
+type Problems []Problem
+
+// Errors returns only the problems that stop compilation.
+func (ps Problems) Errors() Problems {
+	var out Problems
+	for _, p := range ps {
+		if p.Severity != Warning {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Error lists every problem, one per line.
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (ps Problems) sort() {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}

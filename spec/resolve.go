@@ -1,0 +1,579 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
+	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/rules"
+)
+
+const (
+	minWindow = 24 * time.Hour
+	maxWindow = 90 * 24 * time.Hour
+)
+
+// resolve turns every SLO object into model SLOs, one per objective.
+func (l *loader) resolve() model.Set {
+	var set model.Set
+	names := map[string]object[v1.SLO]{}
+	for _, o := range l.slos {
+		slos, ps := l.resolveSLO(o)
+		l.problems = append(l.problems, ps...)
+		if len(ps.Errors()) > 0 {
+			continue
+		}
+		for _, s := range slos {
+			if prev, dup := names[s.Name]; dup {
+				l.problems = append(l.problems, o.errorf("metadata.name", "SLO name %q is already used by the SLO at %s; names must be unique across all specs", s.Name, location(prev.d)))
+				continue
+			}
+			names[s.Name] = o
+			set.SLOs = append(set.SLOs, s)
+		}
+	}
+	set.Sort()
+	return set
+}
+
+func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
+	var ps Problems
+	spec := o.v.Spec
+	ann := o.v.Metadata.Annotations
+	for k := range ann {
+		if strings.HasPrefix(k, annotationPrefix) && !contains(sloAnnotations, k) {
+			ps = append(ps, o.errorf("metadata.annotations."+k, "unknown annotation %q; inferslo reads %s", k, fmtList(sloAnnotations)))
+		}
+	}
+	base := model.SLO{
+		DisplayName: o.v.Metadata.DisplayName,
+		Description: spec.Description,
+		Service:     model.Service{Name: spec.Service},
+		Source:      o.d.file,
+		Budgeting:   string(v1.SLOBudgetingMethodOccurrences),
+	}
+	if svc, ok := l.services[spec.Service]; ok {
+		base.Service.DisplayName = svc.v.Metadata.DisplayName
+		base.Service.Description = svc.v.Spec.Description
+	}
+	switch spec.BudgetingMethod {
+	case v1.SLOBudgetingMethodOccurrences:
+	default:
+		ps = append(ps, o.errorf("spec.budgetingMethod", "%s budgeting is not supported yet; use Occurrences", spec.BudgetingMethod))
+	}
+	if len(spec.TimeWindow) == 1 {
+		tw := spec.TimeWindow[0]
+		switch {
+		case tw.Calendar != nil || !tw.IsRolling:
+			ps = append(ps, o.errorf("spec.timeWindow[0]", "calendar windows are not supported yet; use isRolling: true"))
+		default:
+			base.Window = tw.Duration.Duration()
+			if base.Window < minWindow || base.Window > maxWindow {
+				ps = append(ps, o.errorf("spec.timeWindow[0].duration", "%s is outside the supported range of rolling windows, 1d to 90d", tw.Duration))
+			}
+		}
+	}
+	base.ScrapeInterval = o.annotationDuration(&ps, AnnotationScrapeInterval, DefaultScrapeInterval)
+	base.Evaluation = o.annotationDuration(&ps, AnnotationEvaluation, DefaultEvaluation)
+
+	sli, sliObj := l.indicator(o, &ps)
+	if sliObj != nil {
+		sliSpec := sli
+		base.SLI = l.ratio(*sliObj, sliSpec, &ps)
+	}
+	base.Inference = l.inference(o, &ps)
+	base.Autoscaling = autoscaling(o, &ps)
+	if len(ps.Errors()) > 0 {
+		return nil, ps
+	}
+
+	var out []model.SLO
+	for i, obj := range spec.Objectives {
+		path := fmt.Sprintf("spec.objectives[%d]", i)
+		s := base
+		s.Name = o.v.Metadata.Name
+		if len(spec.Objectives) > 1 {
+			s.Name = fmt.Sprintf("%s-%s", s.Name, objectiveSuffix(obj, i))
+		}
+		if obj.Indicator != nil || obj.IndicatorRef != nil {
+			ps = append(ps, o.errorf(path, "composite objectives are not supported yet; give each objective its own SLO"))
+			continue
+		}
+		if obj.Operator != "" || obj.Value != nil {
+			ps = append(ps, o.errorf(path+".op", "op and value belong to threshold SLIs, which are not supported yet; a ratio SLI needs only target"))
+			continue
+		}
+		switch {
+		case obj.Target != nil:
+			s.Objective = model.DecimalFromFloat(*obj.Target)
+		case obj.TargetPercent != nil:
+			s.Objective = model.DecimalFromFloat(*obj.TargetPercent).Quo(model.NewDecimal(100, 1))
+		}
+		if s.Objective.Cmp(model.NewDecimal(0, 1)) <= 0 || s.Objective.Cmp(model.NewDecimal(1, 1)) >= 0 {
+			ps = append(ps, o.errorf(path+".target", "target %s is not between 0 and 1 (exclusive); write 0.99 for 99%%", s.Objective))
+			continue
+		}
+		if obj.DisplayName != "" {
+			s.DisplayName = obj.DisplayName
+		}
+		alerting, aPs := l.alerting(o, s)
+		ps = append(ps, aPs...)
+		s.Alerting = alerting
+		out = append(out, s)
+	}
+	return out, ps
+}
+
+// objectiveSuffix names one of several objectives: its display name as a
+// DNS label when it has one (stable when objectives are reordered), else
+// its index.
+func objectiveSuffix(obj v1.SLOObjective, i int) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(obj.DisplayName) {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			b.WriteRune(c)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	if s := strings.Trim(b.String(), "-"); s != "" {
+		return s
+	}
+	return fmt.Sprint(i)
+}
+
+func (o object[T]) annotations() map[string]string {
+	switch v := any(o.v).(type) {
+	case v1.SLO:
+		return v.Metadata.Annotations
+	}
+	return nil
+}
+
+func (o object[T]) annotationDuration(ps *Problems, key string, def time.Duration) time.Duration {
+	s, ok := o.annotations()[key]
+	if !ok {
+		return def
+	}
+	d, err := model.ParseDuration(s)
+	if err != nil || d <= 0 {
+		*ps = append(*ps, o.errorf("metadata.annotations."+key, "%q is not a duration such as 30s", s))
+		return def
+	}
+	return d
+}
+
+// indicator finds the SLO's SLI, inline or by reference.
+func (l *loader) indicator(o object[v1.SLO], ps *Problems) (v1.SLISpec, *object[v1.SLI]) {
+	spec := o.v.Spec
+	if spec.Indicator != nil {
+		return spec.Indicator.Spec, &object[v1.SLI]{v: v1.SLI{Metadata: spec.Indicator.Metadata, Spec: spec.Indicator.Spec}, d: o.d,
+			mapPath: func(p string) string { return o.mapPath("spec.indicator." + p) }}
+	}
+	if spec.IndicatorRef != nil {
+		sli, ok := l.slis[*spec.IndicatorRef]
+		if !ok {
+			*ps = append(*ps, o.errorf("spec.indicatorRef", "no SLI named %q in the specs given; known SLIs: %s", *spec.IndicatorRef, fmtList(keysOf(l.slis))))
+			return v1.SLISpec{}, nil
+		}
+		return sli.v.Spec, &sli
+	}
+	*ps = append(*ps, o.errorf("spec", "the SLO has no indicator or indicatorRef"))
+	return v1.SLISpec{}, nil
+}
+
+// ratio reads a ratioMetric SLI with Prometheus sources.
+func (l *loader) ratio(sli object[v1.SLI], spec v1.SLISpec, ps *Problems) model.SLI {
+	if spec.ThresholdMetric != nil {
+		*ps = append(*ps, sli.errorf("spec.thresholdMetric", "threshold metrics are not supported yet; use ratioMetric"))
+		return model.SLI{}
+	}
+	r := spec.RatioMetric
+	if r == nil {
+		*ps = append(*ps, sli.errorf("spec", "the SLI has no ratioMetric"))
+		return model.SLI{}
+	}
+	out := model.SLI{Counter: r.Counter}
+	read := func(field string, m *v1.SLIMetricSpec) *model.Query {
+		if m == nil {
+			return nil
+		}
+		q, ok := l.query(sli, "spec.ratioMetric."+field+".metricSource", m.MetricSource, ps)
+		if !ok {
+			return nil
+		}
+		if r.Counter {
+			if _, err := rules.RateOf(q, 5*time.Minute); err != nil {
+				*ps = append(*ps, sli.errorf("spec.ratioMetric."+field+".metricSource.spec.query", "%v", err))
+				return nil
+			}
+		}
+		return &model.Query{Expr: q}
+	}
+	out.Total = read("total", r.Total)
+	out.Good = read("good", r.Good)
+	out.Bad = read("bad", r.Bad)
+	if r.Raw != nil {
+		out.Raw = read("raw", r.Raw)
+		out.RawType = string(r.RawType)
+		out.Counter = false
+		if r.Counter {
+			*ps = append(*ps, sli.errorf("spec.ratioMetric.counter", "a raw ratio query is not a counter; set counter: false"))
+		}
+	}
+	return out
+}
+
+// query reads a Prometheus query from an inline source or a DataSource.
+func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, ps *Problems) (string, bool) {
+	typ := src.Type
+	if src.MetricSourceRef != "" {
+		ds, ok := l.dataSources[src.MetricSourceRef]
+		if !ok {
+			*ps = append(*ps, sli.errorf(path+".metricSourceRef", "no DataSource named %q in the specs given; known data sources: %s", src.MetricSourceRef, fmtList(keysOf(l.dataSources))))
+			return "", false
+		}
+		typ = ds.v.Spec.Type
+	}
+	if !strings.EqualFold(typ, "prometheus") {
+		*ps = append(*ps, sli.errorf(path+".type", "data source type %q is not supported: inferslo compiles to Prometheus rules; use type: Prometheus", typ))
+		return "", false
+	}
+	for k := range src.Spec {
+		if k != "query" {
+			*ps = append(*ps, sli.errorf(path+".spec."+k, "unknown field %q of a Prometheus metric source; valid: query", k))
+		}
+	}
+	q, _ := src.Spec["query"].(string)
+	if strings.TrimSpace(q) == "" {
+		*ps = append(*ps, sli.errorf(path+".spec.query", "required: a PromQL query, such as sum(http_requests_total{job=\"api\"})"))
+		return "", false
+	}
+	expr, err := parser.NewParser(parser.Options{}).ParseExpr(q)
+	if err != nil {
+		*ps = append(*ps, sli.errorf(path+".spec.query", "invalid PromQL: %v", err))
+		return "", false
+	}
+	return expr.String(), true
+}
+
+// inference reads the engine facts the shorthand writes as annotations.
+func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
+	ann := o.v.Metadata.Annotations
+	id, ok := ann[AnnotationEngine]
+	if !ok {
+		return nil
+	}
+	eng, ok := l.cat.Engine(id)
+	if !ok {
+		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationEngine, "unknown engine %q; known engines: %s", id, fmtList(l.cat.IDs())))
+		return nil
+	}
+	role := ann[AnnotationSLI]
+	inf := &model.Inference{Engine: eng.ID, EngineTitle: eng.Title, Role: role, Selector: ann[AnnotationSelector]}
+	if role != "errors" {
+		h, ok := eng.Histograms[role]
+		if !ok {
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationSLI, "engine %s has no %q SLI; valid: %s", eng.ID, role, fmtList(append(eng.Roles(), "errors"))))
+			return nil
+		}
+		inf.Histogram, inf.Buckets = h.Metric, h.Buckets
+		inf.TTFTDenominator = map[bool]string{true: "histogram"}[role == "ttft"]
+		if d, ok := ann[AnnotationTTFTDenominator]; ok {
+			inf.TTFTDenominator = d
+		}
+		dur, err := time.ParseDuration(ann[AnnotationThreshold])
+		if err != nil {
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold, "%q is not a latency such as 250ms", ann[AnnotationThreshold]))
+			return nil
+		}
+		inf.Threshold = model.NewDecimal(int64(dur), int64(time.Second))
+		if _, exact := h.Bucket(inf.Threshold.Float()); !exact {
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold, "%s is not a bucket boundary of %s; %s", ann[AnnotationThreshold], h.Metric, nearest(h, inf.Threshold.Float())))
+		}
+	}
+	if inf.Selector != "" {
+		vs, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + inf.Selector + "}")
+		if err != nil {
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationSelector, "invalid selector: %v", err))
+		}
+		for _, m := range vs {
+			inf.SelectorLabels = append(inf.SelectorLabels, m.Name)
+		}
+		sort.Strings(inf.SelectorLabels)
+	}
+	inf.Signals = model.Signals{
+		QueueDepth:       eng.Gauges["queue_depth"],
+		Running:          eng.Gauges["running"],
+		KVCacheUsage:     eng.Gauges["kv_cache_usage"],
+		Requests:         eng.Requests,
+		PromptTokens:     eng.Counters["prompt_tokens"],
+		GenerationTokens: eng.Counters["generation_tokens"],
+		Buckets:          map[string][]float64{},
+	}
+	for role, dst := range map[string]*string{"ttft": &inf.Signals.TTFT, "itl": &inf.Signals.ITL, "tpot": &inf.Signals.TPOT, "e2e": &inf.Signals.E2E} {
+		if h, ok := eng.Histograms[role]; ok {
+			*dst = h.Metric
+			inf.Signals.Buckets[h.Metric] = h.Buckets
+		}
+	}
+	return inf
+}
+
+// alerting maps OpenSLO alert policies onto tiers (conditions grouped by
+// severity), or applies the workbook tiers when the SLO has none.
+func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Problems) {
+	var ps Problems
+	ann := o.v.Metadata.Annotations
+	a := model.Alerting{RunbookURL: ann[AnnotationRunbookURL], NoData: ann[AnnotationNoData] == "true"}
+	if v, ok := ann[AnnotationMinEvents]; ok {
+		d, err := model.ParseDecimal(v)
+		if err != nil {
+			ps = append(ps, o.errorf("metadata.annotations."+AnnotationMinEvents, "%q is not a number of events per second", v))
+		}
+		a.MinEventsPerSecond = d
+	}
+	minRate := 4 * s.ScrapeInterval
+	if len(o.v.Spec.AlertPolicies) == 0 {
+		if ann[AnnotationBurnAlerts] == "false" {
+			return a, ps
+		}
+		tiers, err := model.WorkbookTiers(s.Window, minRate, s.Evaluation)
+		if err != nil {
+			return a, append(ps, o.errorf("spec.timeWindow[0].duration", "%v", err))
+		}
+		a.Tiers = tiers
+	} else {
+		a.Tiers = l.policyTiers(o, s, &a, &ps)
+	}
+	for _, t := range a.Tiers {
+		for _, p := range t.Windows {
+			if err := model.UnreachableTarget(p, s.Objective); err != nil {
+				ps = append(ps, o.errorf("spec.objectives[0].target", "the %s alert could never fire: %v; or disable the %s tier", t.Severity, err, t.Severity))
+			}
+		}
+	}
+	return a, ps
+}
+
+func (l *loader) policyTiers(o object[v1.SLO], s model.SLO, a *model.Alerting, ps *Problems) []model.Tier {
+	bySeverity := map[string]*model.Tier{}
+	minRate := 4 * s.ScrapeInterval
+	for i, ref := range o.v.Spec.AlertPolicies {
+		path := fmt.Sprintf("spec.alertPolicies[%d]", i)
+		var pol object[v1.AlertPolicy]
+		switch {
+		case ref.SLOAlertPolicyInline != nil:
+			in := ref.SLOAlertPolicyInline
+			pol = object[v1.AlertPolicy]{v: v1.AlertPolicy{Metadata: in.Metadata, Spec: in.Spec}, d: o.d,
+				mapPath: func(p string) string { return o.mapPath(path + "." + p) }}
+		case ref.SLOAlertPolicyRef != nil:
+			found, ok := l.policies[ref.AlertPolicyRef]
+			if !ok {
+				*ps = append(*ps, o.errorf(path+".alertPolicyRef", "no AlertPolicy named %q in the specs given; known policies: %s", ref.AlertPolicyRef, fmtList(keysOf(l.policies))))
+				continue
+			}
+			pol = found
+		}
+		a.NoData = a.NoData || pol.v.Spec.AlertWhenNoData
+		for j, c := range pol.v.Spec.Conditions {
+			cpath := fmt.Sprintf("spec.conditions[%d]", j)
+			var cond object[v1.AlertCondition]
+			switch {
+			case c.AlertPolicyConditionInline != nil:
+				in := c.AlertPolicyConditionInline
+				cond = object[v1.AlertCondition]{v: v1.AlertCondition{Metadata: in.Metadata, Spec: in.Spec}, d: pol.d,
+					mapPath: func(p string) string { return pol.mapPath(cpath + "." + p) }}
+			case c.AlertPolicyConditionRef != nil:
+				found, ok := l.conditions[c.ConditionRef]
+				if !ok {
+					*ps = append(*ps, pol.errorf(cpath+".conditionRef", "no AlertCondition named %q in the specs given; known conditions: %s", c.ConditionRef, fmtList(keysOf(l.conditions))))
+					continue
+				}
+				cond = found
+			}
+			for _, t := range pol.v.Spec.NotificationTargets {
+				if t.AlertPolicyNotificationTargetRef != nil {
+					if _, ok := l.targets[t.TargetRef]; !ok {
+						*ps = append(*ps, pol.errorf("spec.notificationTargets", "no AlertNotificationTarget named %q in the specs given", t.TargetRef))
+					}
+				}
+			}
+			pair, tier, ok := conditionPair(cond, minRate, ps)
+			if !ok {
+				continue
+			}
+			t := bySeverity[tier.Severity]
+			if t == nil {
+				t = &model.Tier{Severity: tier.Severity}
+				bySeverity[tier.Severity] = t
+			}
+			t.Windows = append(t.Windows, pair)
+			if tier.For > t.For {
+				t.For = tier.For
+			}
+		}
+	}
+	var sevs []string
+	for sev := range bySeverity {
+		sevs = append(sevs, sev)
+	}
+	// page before ticket, then any other severities by name
+	sort.Slice(sevs, func(i, j int) bool {
+		return severityRank(sevs[i]) < severityRank(sevs[j]) || severityRank(sevs[i]) == severityRank(sevs[j]) && sevs[i] < sevs[j]
+	})
+	var tiers []model.Tier
+	for _, sev := range sevs {
+		t := bySeverity[sev]
+		sort.Slice(t.Windows, func(i, j int) bool { return t.Windows[i].Long < t.Windows[j].Long })
+		if t.For == 0 {
+			t.For = model.DefaultFor(t.Windows[0].Long, s.Evaluation)
+		}
+		tiers = append(tiers, *t)
+	}
+	return tiers
+}
+
+func severityRank(s string) int {
+	switch s {
+	case "page":
+		return 0
+	case "ticket":
+		return 1
+	}
+	return 2
+}
+
+// conditionPair reads a burn-rate condition as a window pair; its `for` is
+// alertAfter (zero: the default).
+func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Problems) (model.WindowPair, model.Tier, bool) {
+	cond := c.v.Spec.Condition
+	if cond.Operator != v1.OperatorGT && cond.Operator != v1.OperatorGTE {
+		*ps = append(*ps, c.errorf("spec.condition.op", "a burn-rate condition fires above its threshold; use op: gt"))
+		return model.WindowPair{}, model.Tier{}, false
+	}
+	if cond.Threshold == nil || *cond.Threshold <= 0 {
+		*ps = append(*ps, c.errorf("spec.condition.threshold", "the burn-rate factor must be positive, such as 14.4"))
+		return model.WindowPair{}, model.Tier{}, false
+	}
+	long := cond.LookbackWindow.Duration()
+	short := long / 12
+	if s, ok := c.v.Metadata.Annotations[AnnotationShortWindow]; ok {
+		d, err := model.ParseDuration(s)
+		if err != nil || d <= 0 || d > long {
+			*ps = append(*ps, c.errorf("metadata.annotations."+AnnotationShortWindow, "%q is not a duration between zero and the lookback window %s", s, cond.LookbackWindow))
+			return model.WindowPair{}, model.Tier{}, false
+		}
+		short = d
+	}
+	if long < minRate {
+		*ps = append(*ps, c.errorf("spec.condition.lookbackWindow", "%s is shorter than %s, four scrape intervals: rate() needs more samples", cond.LookbackWindow, model.FormatDuration(minRate)))
+		return model.WindowPair{}, model.Tier{}, false
+	}
+	if short < minRate {
+		short = minRate
+	}
+	t := model.Tier{Severity: c.v.Spec.Severity}
+	if cond.AlertAfter != nil {
+		t.For = cond.AlertAfter.Duration()
+	}
+	return model.WindowPair{Long: long, Short: short, Factor: model.DecimalFromFloat(*cond.Threshold)}, t, true
+}
+
+// autoscaling reads the KEDA section from its annotation.
+func autoscaling(o object[v1.SLO], ps *Problems) *model.Autoscaling {
+	raw, ok := o.v.Metadata.Annotations[AnnotationAutoscaling]
+	if !ok {
+		return nil
+	}
+	path := "metadata.annotations." + AnnotationAutoscaling
+	var a ShorthandAutoscaling
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		*ps = append(*ps, o.errorf(path, "invalid autoscaling JSON: %v", err))
+		return nil
+	}
+	out := &model.Autoscaling{
+		TargetKind:             a.Target.Kind,
+		TargetName:             a.Target.Name,
+		Namespace:              a.Namespace,
+		MinReplicas:            1,
+		MaxReplicas:            a.MaxReplicas,
+		ServerAddress:          a.Prometheus,
+		AuthenticationRef:      a.AuthenticationRef,
+		Headroom:               model.NewDecimal(8, 10),
+		BurnRateTrigger:        a.BurnRateTrigger,
+		ScaleUpStabilization:   30 * time.Second,
+		ScaleDownStabilization: 120 * time.Second,
+	}
+	if out.TargetKind == "" {
+		out.TargetKind = "Deployment"
+	}
+	if out.TargetName == "" {
+		*ps = append(*ps, o.errorf(path+".target.name", "required: the Deployment (or other scale target) to scale"))
+	}
+	if out.ServerAddress == "" {
+		*ps = append(*ps, o.errorf(path+".prometheus", "required: the Prometheus URL KEDA queries, such as http://prometheus.monitoring:9090"))
+	}
+	if a.MinReplicas != nil {
+		out.MinReplicas = *a.MinReplicas
+	}
+	if out.MaxReplicas < 1 || out.MaxReplicas < out.MinReplicas {
+		*ps = append(*ps, o.errorf(path+".maxReplicas", "must be at least 1 and at least minReplicas (%d)", out.MinReplicas))
+	}
+	if a.FallbackReplicas != nil {
+		out.FallbackReplicas = *a.FallbackReplicas
+	}
+	dec2 := func(field, v string, dst *model.Decimal) {
+		if v == "" {
+			return
+		}
+		d, err := model.ParseDecimal(v)
+		if err != nil {
+			*ps = append(*ps, o.errorf(path+"."+field, "%q is not a number", v))
+			return
+		}
+		*dst = d
+	}
+	dur := func(field, v string, dst *time.Duration) {
+		if v == "" {
+			return
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			*ps = append(*ps, o.errorf(path+"."+field, "%q is not a duration such as 30s", v))
+			return
+		}
+		*dst = d
+	}
+	dec2("headroom", a.Headroom, &out.Headroom)
+	dec2("queuePerReplica", a.QueuePerReplica, &out.QueuePerReplica)
+	dur("scaleUpStabilization", a.ScaleUpStabilization, &out.ScaleUpStabilization)
+	dur("scaleDownStabilization", a.ScaleDownStabilization, &out.ScaleDownStabilization)
+	if c := a.Capacity; c != nil {
+		dec2("capacity.peakRPS", c.PeakRPS, &out.Capacity.PeakRPS)
+		dec2("capacity.replicaConcurrency", c.ReplicaConcurrency, &out.Capacity.ReplicaConcurrency)
+		dur("capacity.meanServiceTime", c.MeanServiceTime, &out.Capacity.MeanServiceTime)
+	}
+	return out
+}
+
+func keysOf[T any](m map[string]T) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return []string{"none"}
+	}
+	return out
+}

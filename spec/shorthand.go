@@ -1,0 +1,198 @@
+package spec
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ShorthandAPIVersion and ShorthandKind identify the inference shorthand.
+const (
+	ShorthandAPIVersion = "inferslo/v1alpha1"
+	ShorthandKind       = "InferenceSLO"
+)
+
+// Shorthand is one service's inference SLOs in compact form. It expands to
+// plain OpenSLO v1 (see Expand), so both forms compile to the same rules.
+type Shorthand struct {
+	APIVersion string            `yaml:"apiVersion"`
+	Kind       string            `yaml:"kind"`
+	Metadata   ShorthandMetadata `yaml:"metadata"`
+	Spec       ShorthandSpec     `yaml:"spec"`
+}
+
+// ShorthandMetadata names the document.
+type ShorthandMetadata struct {
+	Name        string            `yaml:"name"`
+	DisplayName string            `yaml:"displayName,omitempty"`
+	Annotations map[string]string `yaml:"annotations,omitempty"`
+}
+
+// ShorthandSpec is the service, its engine and objectives.
+type ShorthandSpec struct {
+	// Service defaults to metadata.name.
+	Service     string `yaml:"service,omitempty"`
+	Description string `yaml:"description,omitempty"`
+	// Engine is a catalog id: vllm, sglang, otel.
+	Engine string `yaml:"engine"`
+	// Selector is label equality matchers applied to every engine series.
+	Selector map[string]string `yaml:"selector,omitempty"`
+	// Window is the rolling SLO window, 1d to 90d.
+	Window string `yaml:"window"`
+	// ScrapeInterval of the engine's metrics (default 30s); rate windows
+	// cover at least four scrapes.
+	ScrapeInterval string `yaml:"scrapeInterval,omitempty"`
+	// EvaluationInterval of the generated rule groups (default 1m).
+	EvaluationInterval string `yaml:"evaluationInterval,omitempty"`
+	// TTFTDenominator: histogram (default; pair TTFT with an errors
+	// objective) or requests (failed requests count as slow).
+	TTFTDenominator string                `yaml:"ttftDenominator,omitempty"`
+	Objectives      []ShorthandObjective  `yaml:"objectives"`
+	Alerting        ShorthandAlerting     `yaml:"alerting,omitempty"`
+	Autoscaling     *ShorthandAutoscaling `yaml:"autoscaling,omitempty"`
+}
+
+// ShorthandObjective is one SLO of the service.
+type ShorthandObjective struct {
+	// SLI is ttft, itl, tpot, e2e or errors.
+	SLI string `yaml:"sli"`
+	// Name of the SLO; defaults to <metadata.name>-<sli>.
+	Name        string `yaml:"name,omitempty"`
+	DisplayName string `yaml:"displayName,omitempty"`
+	// Threshold is the latency bound (250ms, 1.5s); latency SLIs only.
+	Threshold string `yaml:"threshold,omitempty"`
+	// Target is the share of good events: 99% or 0.99.
+	Target string `yaml:"target"`
+	// Total, Good and Bad override the preset's event queries; the
+	// service selector is added to their selectors.
+	Total string `yaml:"total,omitempty"`
+	Good  string `yaml:"good,omitempty"`
+	Bad   string `yaml:"bad,omitempty"`
+}
+
+// ShorthandAlerting tunes the burn-rate alerts.
+type ShorthandAlerting struct {
+	Page   ShorthandTier `yaml:"page,omitempty"`
+	Ticket ShorthandTier `yaml:"ticket,omitempty"`
+	// RunbookURL goes into every alert's runbook_url annotation.
+	RunbookURL string `yaml:"runbookURL,omitempty"`
+	// NoData alerts when the SLI's series vanish (default true).
+	NoData *bool `yaml:"noData,omitempty"`
+	// MinEventsPerSecond keeps burn alerts silent below this traffic.
+	MinEventsPerSecond string `yaml:"minEventsPerSecond,omitempty"`
+}
+
+// ShorthandTier enables a tier and sets its `for`.
+type ShorthandTier struct {
+	Enabled *bool  `yaml:"enabled,omitempty"`
+	For     string `yaml:"for,omitempty"`
+}
+
+// ShorthandAutoscaling is the KEDA section; in plain OpenSLO it is the JSON
+// value of the inferslo.dev/autoscaling annotation.
+type ShorthandAutoscaling struct {
+	Target struct {
+		Kind string `yaml:"kind,omitempty" json:"kind,omitempty"`
+		Name string `yaml:"name" json:"name"`
+	} `yaml:"target" json:"target"`
+	Namespace              string             `yaml:"namespace,omitempty" json:"namespace,omitempty"`
+	MinReplicas            *int               `yaml:"minReplicas,omitempty" json:"minReplicas,omitempty"`
+	MaxReplicas            int                `yaml:"maxReplicas" json:"maxReplicas"`
+	Prometheus             string             `yaml:"prometheus" json:"prometheus"`
+	AuthenticationRef      string             `yaml:"authenticationRef,omitempty" json:"authenticationRef,omitempty"`
+	Headroom               string             `yaml:"headroom,omitempty" json:"headroom,omitempty"`
+	QueuePerReplica        string             `yaml:"queuePerReplica,omitempty" json:"queuePerReplica,omitempty"`
+	BurnRateTrigger        bool               `yaml:"burnRateTrigger,omitempty" json:"burnRateTrigger,omitempty"`
+	ScaleUpStabilization   string             `yaml:"scaleUpStabilization,omitempty" json:"scaleUpStabilization,omitempty"`
+	ScaleDownStabilization string             `yaml:"scaleDownStabilization,omitempty" json:"scaleDownStabilization,omitempty"`
+	FallbackReplicas       *int               `yaml:"fallbackReplicas,omitempty" json:"fallbackReplicas,omitempty"`
+	Capacity               *ShorthandCapacity `yaml:"capacity,omitempty" json:"capacity,omitempty"`
+}
+
+// ShorthandCapacity holds the facts of the capacity plan.
+type ShorthandCapacity struct {
+	PeakRPS            string `yaml:"peakRPS,omitempty" json:"peakRPS,omitempty"`
+	MeanServiceTime    string `yaml:"meanServiceTime,omitempty" json:"meanServiceTime,omitempty"`
+	ReplicaConcurrency string `yaml:"replicaConcurrency,omitempty" json:"replicaConcurrency,omitempty"`
+}
+
+var unknownField = regexp.MustCompile(`field (\S+) not found`)
+
+// decodeStrict decodes a node rejecting unknown fields, and locates the
+// first unknown field (yaml.v3 names it but reports the re-encoded line).
+func decodeStrict(d *doc, out any) Problems {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	if err := enc.Encode(d.node); err != nil {
+		return Problems{d.errorf("", "cannot read object: %v", err)}
+	}
+	dec := yaml.NewDecoder(&buf)
+	dec.KnownFields(true)
+	err := dec.Decode(out)
+	if err == nil {
+		return nil
+	}
+	var ps Problems
+	for _, msg := range yamlErrors(err) {
+		if m := unknownField.FindStringSubmatch(msg); m != nil {
+			path, _ := findKey(d.node, m[1], "")
+			ps = append(ps, d.errorf(path, "unknown field %q", m[1]))
+			continue
+		}
+		ps = append(ps, d.errorf("", "%s", msg))
+	}
+	return ps
+}
+
+// yamlErrors splits a yaml.TypeError into its messages, without line
+// prefixes (they refer to re-encoded text).
+func yamlErrors(err error) []string {
+	var msgs []string
+	if te, ok := err.(*yaml.TypeError); ok {
+		msgs = te.Errors
+	} else {
+		msgs = []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	for i, m := range msgs {
+		if j := strings.Index(m, ": "); strings.HasPrefix(m, "line ") && j > 0 {
+			msgs[i] = m[j+2:]
+		}
+	}
+	return msgs
+}
+
+func (s *Shorthand) serviceName() string {
+	if s.Spec.Service != "" {
+		return s.Spec.Service
+	}
+	return s.Metadata.Name
+}
+
+func (o ShorthandObjective) sloName(doc string) string {
+	if o.Name != "" {
+		return o.Name
+	}
+	return doc + "-" + o.SLI
+}
+
+func boolOr(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
+}
+
+func fmtList(items []string) string {
+	return strings.Join(items, ", ")
+}
+
+func quoteAll(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
