@@ -165,15 +165,15 @@ func (s SLO) Windows() []time.Duration {
 }
 
 // BaseWindow is the rate window of the only rules that read raw series; every
-// longer window is built from its recordings. It is the shortest alert window,
-// or five minutes when no tier is enabled, and never below four scrapes.
+// longer window is built from its recordings. It is the shortest alert window
+// but at most five minutes, so raw series are never rescanned over hours, and
+// never below four scrapes, so rate() always has samples.
 func (s SLO) BaseWindow() time.Duration {
 	base := 5 * time.Minute
-	first := true
 	for _, t := range s.Alerting.Tiers {
 		for _, p := range t.Windows {
-			if first || p.Short < base {
-				base, first = p.Short, false
+			if p.Short < base {
+				base = p.Short
 			}
 		}
 	}
