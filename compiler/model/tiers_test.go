@@ -11,10 +11,10 @@ const day = 24 * time.Hour
 func TestWorkbookTiersScaleWithTheWindow(t *testing.T) {
 	type pair struct{ long, short, factor string }
 	tests := []struct {
-		name   string
-		window time.Duration
-		page   []pair
-		ticket []pair
+		name               string
+		window             time.Duration
+		page               []pair
+		ticket             []pair
 		pageFor, ticketFor string
 	}{
 		{"a 30d window is the workbook's own table", 30 * day,
