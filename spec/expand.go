@@ -82,7 +82,7 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 	if len(s.Spec.Objectives) == 0 {
 		ps = append(ps, d.errorf("spec.objectives", "required: at least one objective, such as {sli: ttft, threshold: 500ms, target: 99%%}"))
 	}
-	if eng == nil || len(ps) > 0 {
+	if eng == nil {
 		return nil, ps
 	}
 

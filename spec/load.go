@@ -161,8 +161,13 @@ func yamlProblem(file string, lines []string, err error) Problem {
 	p := Problem{File: file, Severity: Error, Message: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 	var line int
 	if _, scanErr := fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line); scanErr == nil && line > 0 {
-		p.Line = line
 		p.Message = "invalid YAML: " + strings.TrimSpace(strings.SplitN(strings.TrimPrefix(err.Error(), "yaml: "), ":", 2)[1])
+		// yaml.v3 reports an unclosed flow collection at the line before
+		// the one that opens it (its context mark counts from zero).
+		if strings.Contains(p.Message, "did not find expected") {
+			line++
+		}
+		p.Line = line
 		if line <= len(lines) {
 			p.Source = lines[line-1]
 		}

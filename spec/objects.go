@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -212,7 +213,7 @@ func validationProblems(d *doc, err error) Problems {
 func (l *loader) add(d *doc, obj openslo.Object, mapPath func(string) string) {
 	l.objects = append(l.objects, obj)
 	dup := func(kind, name string, other *doc) {
-		l.problems = append(l.problems, d.errorf(mapPath("metadata.name"), "a %s named %q is already defined at %s", kind, name, location(other)))
+		l.problems = append(l.problems, d.errorf(mapPath("metadata.name"), "%s %q is already defined at %s; names must be unique", kind, name, location(other)))
 	}
 	switch o := obj.(type) {
 	case v1.SLO:
@@ -226,6 +227,10 @@ func (l *loader) add(d *doc, obj openslo.Object, mapPath func(string) string) {
 	case v1.SLI:
 		addNamed(l.slis, o.Metadata.Name, object[v1.SLI]{o, d, mapPath}, dup)
 	case v1.Service:
+		// Shorthand documents of one service each make the same Service.
+		if prev, ok := l.services[o.Metadata.Name]; ok && reflect.DeepEqual(prev.v, o) {
+			return
+		}
 		addNamed(l.services, o.Metadata.Name, object[v1.Service]{o, d, mapPath}, dup)
 	case v1.DataSource:
 		addNamed(l.dataSources, o.Metadata.Name, object[v1.DataSource]{o, d, mapPath}, dup)
