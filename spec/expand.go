@@ -167,6 +167,8 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 		ps = append(ps, d.errorf(path+".target", "required: the share of good events, such as 99%% or 0.99"))
 	} else if err != nil {
 		ps = append(ps, d.errorf(path+".target", "%q is not a target: write a percentage such as 99.9%% or a ratio such as 0.999", o.Target))
+	} else if err := model.CheckObjective(target); err != nil {
+		ps = append(ps, d.errorf(path+".target", "%v", err))
 	}
 	ann := map[string]string{AnnotationEngine: eng.ID, AnnotationSLI: o.SLI}
 	var total, good, bad string

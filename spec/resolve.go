@@ -115,8 +115,8 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		case obj.TargetPercent != nil:
 			s.Objective = model.DecimalFromFloat(*obj.TargetPercent).Quo(model.NewDecimal(100, 1))
 		}
-		if s.Objective.Cmp(model.NewDecimal(0, 1)) <= 0 || s.Objective.Cmp(model.NewDecimal(1, 1)) >= 0 {
-			ps = append(ps, o.errorf(path+".target", "target %s is not between 0 and 1 (exclusive); write 0.99 for 99%%", s.Objective))
+		if err := model.CheckObjective(s.Objective); err != nil {
+			ps = append(ps, o.errorf(path+".target", "%v", err))
 			continue
 		}
 		if obj.DisplayName != "" {

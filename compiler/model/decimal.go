@@ -87,3 +87,11 @@ func (d Decimal) Percent() string {
 
 // MarshalText lets decimals print exactly in YAML and JSON.
 func (d Decimal) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// CheckObjective rejects targets outside (0, 1).
+func CheckObjective(d Decimal) error {
+	if d.Cmp(NewDecimal(0, 1)) <= 0 || d.Cmp(NewDecimal(1, 1)) >= 0 {
+		return fmt.Errorf("target %s is not between 0 and 1 (exclusive); write 0.99 or 99%% for 99%%", d)
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"inferslo": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script, one per
+// behaviour a user relies on. $EXAMPLES is the bundled examples folder.
+func TestScripts(t *testing.T) {
+	examples, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("EXAMPLES", examples)
+			return nil
+		},
+	})
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"an unknown flag is a usage error", []string{"compile", "--bogus"}, exitUsage},
+		{"an unknown command is a usage error", []string{"frobnicate"}, exitUsage},
+		{"help is not an error", []string{"--help"}, exitOK},
+		{"a missing spec is a problem", []string{"validate", "does-not-exist.yaml"}, exitProblems},
+		{"the examples validate", []string{"validate", "../../examples"}, exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if got := run(tt.args, &out, &errOut); got != tt.want {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", got, tt.want, errOut.String())
+			}
+		})
+	}
+}
