@@ -42,21 +42,38 @@ func Load(paths ...string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	sources := make([]Source, len(files))
+	for i, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return Result{}, fmt.Errorf("read spec: %w", err)
+		}
+		sources[i] = Source{Name: f, Data: data}
+	}
+	return Parse(sources...)
+}
+
+// Source is one spec file's name and content.
+type Source struct {
+	Name string
+	Data []byte
+}
+
+// Parse resolves specs held in memory, as Load does for files.
+func Parse(sources ...Source) (Result, error) {
 	cat, err := engine.Load()
 	if err != nil {
 		return Result{}, err
 	}
 	l := newLoader(cat)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return Result{}, fmt.Errorf("read spec: %w", err)
-		}
-		l.addFile(f, data)
+	var names []string
+	for _, s := range sources {
+		l.addFile(s.Name, s.Data)
+		names = append(names, s.Name)
 	}
 	set := l.resolve()
 	l.problems.sort()
-	return Result{Set: set, Problems: l.problems, Files: files}, nil
+	return Result{Set: set, Problems: l.problems, Files: names}, nil
 }
 
 // Discover expands folders into the spec files below them, sorted.

@@ -167,8 +167,10 @@ func (b *builder) recordings() error {
 			return fmt.Errorf("good query: %w", err)
 		}
 		// Good and total are scraped apart, so their difference can dip
-		// below zero for a moment; no good series at all means no good events.
-		b.record(BadEventsRate, fmt.Sprintf("clamp_min(%s - on () %s, 0) or %s", events, good, events), b.identity(b.base))
+		// below zero for a moment; no good series at all means no good
+		// events. group_left keeps the events' labels, so the `or` fallback
+		// matches and drops out instead of adding a second series.
+		b.record(BadEventsRate, fmt.Sprintf("clamp_min(%s - on () group_left () %s, 0) or %s", events, good, events), b.identity(b.base))
 	default:
 		return fmt.Errorf("the SLI has neither good nor bad events")
 	}

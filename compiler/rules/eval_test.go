@@ -1,0 +1,142 @@
+package rules
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/promql/promqltest"
+	"github.com/prometheus/prometheus/rules"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// TestRulesEvaluateInThePrometheusRuleEngine runs the generated group of
+// each SLI form in Prometheus' own rule engine: every rule must evaluate
+// without error and the recorded error ratio must be the count-weighted one.
+func TestRulesEvaluateInThePrometheusRuleEngine(t *testing.T) {
+	tests := []struct {
+		name   string
+		sli    model.SLI
+		series string
+		want   float64 // error ratio over the base window after 30m
+	}{
+		{
+			name: "good and total events give bad = total - good",
+			sli:  model.SLI{Counter: true, Total: &model.Query{Expr: `x_count{job="a"}`}, Good: &model.Query{Expr: `x_bucket{job="a",le="0.25"}`}},
+			series: `x_count{job="a",pod="1"} 0+100x40
+x_count{job="a",pod="2"} 0+300x40
+x_bucket{job="a",pod="1",le="0.25"} 0+90x40
+x_bucket{job="a",pod="2",le="0.25"} 0+290x40`,
+			want: 20.0 / 400,
+		},
+		{
+			name: "bad and total events are weighted by traffic",
+			sli:  model.SLI{Counter: true, Total: &model.Query{Expr: `sum(req_total)`}, Bad: &model.Query{Expr: `sum(req_total{code="500"})`}},
+			series: `req_total{code="200",pod="1"} 0+99x40
+req_total{code="500",pod="1"} 0+1x40
+req_total{code="200",pod="2"} 0+0x40
+req_total{code="500",pod="2"} 0+4x40`,
+			want: 5.0 / 104,
+		},
+		{
+			name: "a bad series that never appeared counts as zero errors",
+			sli:  model.SLI{Counter: true, Total: &model.Query{Expr: `req_total`}, Bad: &model.Query{Expr: `req_total{code="500"}`}},
+			series: `req_total{code="200"} 0+50x40`,
+			want:   0,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tiers, err := model.WorkbookTiers(30*24*time.Hour, 2*time.Minute, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slo := model.SLO{Name: "s", Service: model.Service{Name: "svc"}, Source: "t.yaml", SLI: tt.sli,
+				Objective: model.NewDecimal(99, 100), Window: 30 * 24 * time.Hour, Evaluation: time.Minute,
+				ScrapeInterval: 15 * time.Second, Alerting: model.Alerting{Tiers: tiers, NoData: true}}
+			got := evalRatio(t, slo, tt.series, 30*time.Minute)
+			if math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("error ratio = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func evalRatio(t *testing.T, slo model.SLO, series string, until time.Duration) float64 {
+	t.Helper()
+	files, err := Build(model.Set{SLOs: []model.SLO{slo}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := os.WriteFile(path, files[0].Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ll, err := promqltest.NewLazyLoader("load 1m\n"+indent(series), promqltest.LazyLoaderOpts{EnableAtModifier: true, EnableNegativeOffset: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ll.Close() })
+	m := rules.NewManager(&rules.ManagerOptions{
+		QueryFunc:  rules.EngineQueryFunc(ll.QueryEngine(), ll.Storage()),
+		Appendable: ll.Storage(),
+		Queryable:  ll.Storage(),
+		Context:    context.Background(),
+		NotifyFunc: func(context.Context, string, ...*rules.Alert) {},
+		Logger:     promslog.NewNopLogger(),
+		Parser:     parser.NewParser(parser.Options{}),
+	})
+	groups, errs := m.LoadGroups(time.Minute, labels.EmptyLabels(), "", nil, false, path)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	start := time.Unix(0, 0).UTC()
+	for ts := start; !ts.After(start.Add(until)); ts = ts.Add(time.Minute) {
+		ll.WithSamplesTill(ts, func(err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range groups {
+				g.Eval(context.Background(), ts)
+				for _, r := range g.Rules() {
+					if err := r.LastError(); err != nil {
+						t.Fatalf("rule %s at %s: %v", r.Name(), ts.Sub(start), err)
+					}
+				}
+			}
+		})
+	}
+	q, err := ll.QueryEngine().NewInstantQuery(context.Background(), ll.Storage(), nil,
+		Selector(ErrorRatio, slo, slo.BaseWindow()), start.Add(until))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := q.Exec(context.Background())
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	v, ok := res.Value.(promql.Vector)
+	if !ok || len(v) != 1 {
+		t.Fatalf("error ratio = %v, want one sample", res.Value)
+	}
+	return v[0].F
+}
+
+func indent(s string) string {
+	out := "  "
+	for _, c := range s {
+		out += string(c)
+		if c == '\n' {
+			out += "  "
+		}
+	}
+	return out
+}
