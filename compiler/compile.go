@@ -6,36 +6,79 @@ import (
 	"fmt"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/grafana"
+	"github.com/inferslo/inferslo/compiler/keda"
+	"github.com/inferslo/inferslo/compiler/kube"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
 )
 
-// Backend builds one kind of artifact from the model.
-type Backend struct {
-	Name  string
-	Build func(model.Set) (artifact.Set, error)
+// Options tune the Kubernetes-facing artifacts.
+type Options struct {
+	// PrometheusRule objects: namespace and labels (a Prometheus selects
+	// rules by label, e.g. release=kube-prometheus-stack).
+	Kube kube.Options
+	// Ruler files: Thanos partial_response_strategy (abort or warn).
+	Ruler kube.RulerOptions
 }
 
-// Backends are the artifact generators, in output order.
-func Backends() []Backend {
-	return []Backend{
-		{Name: "prometheus rules", Build: rules.Build},
+// Output is the result of a compilation.
+type Output struct {
+	Files artifact.Set
+	// Warnings do not stop compilation (a max replica count below the
+	// capacity plan, for one).
+	Warnings []string
+}
+
+// backend builds one kind of artifact from the model.
+type backend struct {
+	name  string
+	build func(model.Set) (artifact.Set, []string, error)
+}
+
+func (o Options) backends() []backend {
+	quiet := func(f func(model.Set) (artifact.Set, error)) func(model.Set) (artifact.Set, []string, error) {
+		return func(s model.Set) (artifact.Set, []string, error) {
+			files, err := f(s)
+			return files, nil, err
+		}
+	}
+	return []backend{
+		{"prometheus rules", quiet(rules.Build)},
+		{"grafana dashboards", quiet(grafana.Build)},
+		{"keda scaledobjects", keda.Build},
+		{"kubernetes rules", quiet(func(s model.Set) (artifact.Set, error) {
+			svc, err := kube.FromSet(s)
+			if err != nil {
+				return nil, err
+			}
+			crs, err := kube.PrometheusRules(svc, o.Kube)
+			if err != nil {
+				return nil, err
+			}
+			ruler, err := kube.RulerGroups(svc, o.Ruler)
+			if err != nil {
+				return nil, err
+			}
+			return append(crs, ruler...), nil
+		})},
 	}
 }
 
 // Compile runs every backend. Any error means no artifact at all.
-func Compile(set model.Set) (artifact.Set, error) {
-	var out artifact.Set
-	for _, b := range Backends() {
-		files, err := b.Build(set)
+func Compile(set model.Set, opts Options) (Output, error) {
+	var out Output
+	for _, b := range opts.backends() {
+		files, warnings, err := b.build(set)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Name, err)
+			return Output{}, fmt.Errorf("%s: %w", b.name, err)
 		}
-		out = append(out, files...)
+		out.Files = append(out.Files, files...)
+		out.Warnings = append(out.Warnings, warnings...)
 	}
-	out.Sort()
-	if err := out.Check(); err != nil {
-		return nil, err
+	out.Files.Sort()
+	if err := out.Files.Check(); err != nil {
+		return Output{}, err
 	}
 	return out, nil
 }

@@ -25,10 +25,11 @@ func TestExamplesMatchGoldenFiles(t *testing.T) {
 	if err := res.Err(); err != nil {
 		t.Fatalf("examples do not load:\n%v", err)
 	}
-	files, err := compiler.Compile(res.Set)
+	out, err := compiler.Compile(res.Set, compiler.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	files := out.Files
 	golden := filepath.Join("testdata", "golden", "examples")
 	if *update {
 		if err := os.RemoveAll(golden); err != nil {
@@ -58,10 +59,11 @@ func TestCompilingTwiceGivesTheSameBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		files, err := compiler.Compile(res.Set)
+		out, err := compiler.Compile(res.Set, compiler.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		files := out.Files
 		var all bytes.Buffer
 		for _, f := range files {
 			all.WriteString(f.Path + "\n")

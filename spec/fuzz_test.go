@@ -36,7 +36,7 @@ func FuzzParseAndCompile(f *testing.F) {
 		if res.Err() != nil {
 			return
 		}
-		if _, err := compiler.Compile(res.Set); err != nil {
+		if _, err := compiler.Compile(res.Set, compiler.Options{}); err != nil {
 			t.Fatalf("a spec without problems failed to compile: %v", err)
 		}
 	})

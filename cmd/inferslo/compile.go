@@ -4,12 +4,24 @@ import (
 	"fmt"
 
 	"github.com/inferslo/inferslo/compiler"
+	"github.com/inferslo/inferslo/compiler/kube"
 )
 
 type compileCmd struct {
 	Specs  []string `arg:"" name:"spec" help:"Spec files or folders (*.yaml, *.yml, *.json)."`
 	Output string   `short:"o" required:"" help:"Output folder; replaced as a whole, atomically."`
 	Check  bool     `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
+
+	Namespace       string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
+	RuleLabel       map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`
+	PartialResponse string            `name:"thanos-partial-response" help:"Thanos partial_response_strategy of the ruler groups: abort or warn." enum:",abort,warn" default:""`
+}
+
+func (c *compileCmd) options() compiler.Options {
+	return compiler.Options{
+		Kube:  kube.Options{Namespace: c.Namespace, Labels: c.RuleLabel, PartialResponseStrategy: c.PartialResponse},
+		Ruler: kube.RulerOptions{PartialResponseStrategy: c.PartialResponse},
+	}
 }
 
 func (c *compileCmd) Run(e *env) error {
@@ -17,10 +29,14 @@ func (c *compileCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	files, err := compiler.Compile(res.Set)
+	out, err := compiler.Compile(res.Set, c.options())
 	if err != nil {
 		return err
 	}
+	for _, w := range out.Warnings {
+		fmt.Fprintln(e.stderr, "warning:", w)
+	}
+	files := out.Files
 	if c.Check {
 		diff, err := files.Diff(c.Output)
 		if err != nil {

@@ -265,3 +265,18 @@ type Capacity struct {
 	MeanServiceTime    time.Duration // mean time one request occupies a slot
 	ReplicaConcurrency Decimal       // measured concurrent requests one replica sustains
 }
+
+// Sources lists the distinct spec files of some SLOs, sorted, for the
+// headers of generated files.
+func Sources(slos []SLO) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range slos {
+		if s.Source != "" && !seen[s.Source] {
+			seen[s.Source] = true
+			out = append(out, s.Source)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -48,20 +48,15 @@ func Build(set model.Set) (artifact.Set, error) {
 // spec files they came from.
 func ServiceGroups(set model.Set, service string) ([]rulefmt.RuleGroup, []string, error) {
 	var groups []rulefmt.RuleGroup
-	var sources []string
-	seen := map[string]bool{}
-	for _, slo := range set.ByService(service) {
+	slos := set.ByService(service)
+	for _, slo := range slos {
 		g, err := Group(slo)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
 		groups = append(groups, g)
-		if !seen[slo.Source] {
-			seen[slo.Source] = true
-			sources = append(sources, slo.Source)
-		}
 	}
-	return groups, sources, nil
+	return groups, model.Sources(slos), nil
 }
 
 // Marshal writes rule groups as a rule file with the generated-code header,

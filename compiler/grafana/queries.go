@@ -1,0 +1,138 @@
+package grafana
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/rules"
+)
+
+// rateInterval is Grafana's rate window macro: at least four scrape
+// intervals, and it grows with the zoom level.
+const rateInterval = "$__rate_interval"
+
+// percentiles drawn on every latency panel, as PromQL quantiles.
+func percentiles() []struct{ q, name string } {
+	return []struct{ q, name string }{{"0.5", "p50"}, {"0.95", "p95"}, {"0.99", "p99"}}
+}
+
+func percentileQuery(q, histogram, selector string) string {
+	return fmt.Sprintf("histogram_quantile(%s, sum by (le) (rate(%s_bucket{%s}[%s])))", q, histogram, selector, rateInterval)
+}
+
+func counterRateQuery(counter, selector string) string {
+	return fmt.Sprintf("sum(rate(%s{%s}[%s]))", counter, selector, rateInterval)
+}
+
+func gaugeSumQuery(gauge, selector string) string {
+	return fmt.Sprintf("sum(%s{%s})", gauge, selector)
+}
+
+func gaugeMaxByInstanceQuery(gauge, selector string) string {
+	return fmt.Sprintf("max by (instance) (%s{%s})", gauge, selector)
+}
+
+// alertsQuery counts the SLO alerts firing now, one series per alert; matcher
+// narrows to a service or a set of SLOs.
+func alertsQuery(matcher string) string {
+	return fmt.Sprintf(`sum by (alertname, severity, slo) (ALERTS{alertname=~"%s|%s",alertstate="firing",%s})`,
+		rules.AlertBurn, rules.AlertNoData, matcher)
+}
+
+// sloRegexMatcher matches exactly the named SLOs.
+func sloRegexMatcher(slos []model.SLO) string {
+	names := make([]string, len(slos))
+	for i, s := range slos {
+		names[i] = regexp.QuoteMeta(s.Name)
+	}
+	return fmt.Sprintf("%s=~%q", rules.LabelSLO, strings.Join(names, "|"))
+}
+
+// instanceLabel is the target label Prometheus adds to every scraped series;
+// it gets a dashboard variable beside the spec's selector labels.
+const instanceLabel = "instance"
+
+// usableVariable reports whether a label name can also be a Grafana variable
+// name: plain identifiers only, not Grafana's own "__" names, and not the
+// datasource variable's name.
+func usableVariable(label string) bool {
+	if label == "" || label == "datasource" || strings.HasPrefix(label, "__") {
+		return false
+	}
+	for i, r := range label {
+		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// varLabels lists the labels of an inference SLO that get a dashboard
+// variable: its selector labels, then instance.
+func varLabels(inf *model.Inference) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range append(append([]string{}, inf.SelectorLabels...), instanceLabel) {
+		if usableVariable(l) && !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// rawSelector is the matchers text for raw engine series of one SLO: the
+// spec's selector keeps the SLO's scope, and one regex matcher per variable
+// lets a reader narrow it (the "All" value is .*, which keeps everything).
+func rawSelector(inf *model.Inference) string {
+	parts := []string{}
+	if s := strings.TrimSpace(inf.Selector); s != "" {
+		parts = append(parts, s)
+	}
+	for _, l := range varLabels(inf) {
+		parts = append(parts, fmt.Sprintf(`%s=~"$%s"`, l, l))
+	}
+	return strings.Join(parts, ",")
+}
+
+// probeMetric is a series every target of the engine exposes, used to list
+// label values for the variables.
+func probeMetric(inf *model.Inference) string {
+	switch {
+	case inf.Signals.Requests != "":
+		return inf.Signals.Requests
+	case inf.Histogram != "":
+		return inf.Histogram + "_count"
+	case inf.Signals.TTFT != "":
+		return inf.Signals.TTFT + "_count"
+	default:
+		return inf.Signals.QueueDepth
+	}
+}
+
+// windowsOfTiers lists the distinct alert windows of an SLO, ascending; the
+// base window when no tier is enabled.
+func windowsOfTiers(slo model.SLO) []time.Duration {
+	seen := map[time.Duration]bool{}
+	var out []time.Duration
+	for _, t := range slo.Alerting.Tiers {
+		for _, p := range t.Windows {
+			for _, w := range []time.Duration{p.Short, p.Long} {
+				if !seen[w] {
+					seen[w] = true
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, slo.BaseWindow())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,351 @@
+package grafana
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/rules"
+)
+
+// latencyRoles are the inference roles drawn as percentile panels, in order.
+func latencyRoles() []string { return []string{"ttft", "itl", "tpot", "e2e"} }
+
+// serviceDashboard draws one service: a summary, latency percentiles, one
+// row per SLO (budget, error ratio, burn rate) and traffic and engine load.
+func serviceDashboard(service string, slos []model.SLO) (dashboard, error) {
+	title := service
+	if dn := slos[0].Service.DisplayName; dn != "" && dn != service {
+		title = dn
+	}
+	d := newDashboard(UID(service), "SLOs: "+title, []string{"inferslo", "slo", service}, slos)
+	vars, err := serviceVariables(slos)
+	if err != nil {
+		return dashboard{}, err
+	}
+	d.Templating.List = append(d.Templating.List, vars...)
+	serviceMatcher := fmt.Sprintf("%s=%q", rules.LabelService, service)
+	d.Annotations.List = append(d.Annotations.List, alertAnnotation(serviceMatcher))
+
+	var g grid
+	about := generatedHeader(slos) + "\n\n"
+	if desc := slos[0].Service.Description; desc != "" {
+		about += desc + "\n\n"
+	}
+	about += sloTable(slos, false)
+	g.add(textPanel("About these SLOs",
+		"What each SLO promises and when it alerts, taken from the spec, so the panels below can be read against it.",
+		about), gridWidth, 4+2*len(slos))
+
+	g.row("Summary")
+	g.add(budgetStat(slos), 12, 7)
+	g.add(alertsPanel(serviceMatcher, "Alerts on this service's SLOs"), 12, 7)
+
+	var latency []panel
+	for _, role := range latencyRoles() {
+		if p, ok := latencyPanel(role, slos); ok {
+			latency = append(latency, p)
+		}
+	}
+	if len(latency) > 0 {
+		g.row("Latency")
+		for _, p := range latency {
+			g.add(p, 12, 8)
+		}
+	}
+
+	for _, slo := range slos {
+		g.row(fmt.Sprintf("SLO %s: %s, %s over %s", sloTitle(slo), sliText(slo), percent(slo.Objective), dur(slo.Window)))
+		g.add(budgetSeries(slo), 8, 8)
+		g.add(errorRatioPanel(slo), 8, 8)
+		g.add(burnRatePanel(slo), 8, 8)
+	}
+
+	var load []panel
+	if p, ok := throughputPanel(slos); ok {
+		load = append(load, p)
+	}
+	load = append(load, enginePanels(slos)...)
+	if len(load) > 0 {
+		g.row("Traffic and engine load")
+		for _, p := range load {
+			g.add(p, 12, 8)
+		}
+	}
+	d.Panels = g.items
+	return d, nil
+}
+
+// inferenceSLOs returns the SLOs that carry engine facts.
+func inferenceSLOs(slos []model.SLO) []model.SLO {
+	var out []model.SLO
+	for _, s := range slos {
+		if s.Inference != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// serviceVariables adds one query variable per selector label (and instance)
+// of the service's inference SLOs. Each lists the values inside the spec's
+// own selector, so a reader can narrow a panel but never widen it.
+func serviceVariables(slos []model.SLO) ([]variable, error) {
+	var out []variable
+	seen := map[string]bool{}
+	for _, slo := range inferenceSLOs(slos) {
+		inf := slo.Inference
+		probe := probeMetric(inf)
+		if probe == "" {
+			continue
+		}
+		series := probe
+		if s := strings.TrimSpace(inf.Selector); s != "" {
+			series = fmt.Sprintf("%s{%s}", probe, s)
+		}
+		if err := parses(series); err != nil {
+			return nil, fmt.Errorf("selector of SLO %s: %w", slo.Name, err)
+		}
+		for _, l := range varLabels(inf) {
+			if seen[l] {
+				continue
+			}
+			seen[l] = true
+			q := fmt.Sprintf("label_values(%s, %s)", series, l)
+			out = append(out, variable{
+				Type:       "query",
+				Name:       l,
+				Label:      l,
+				Query:      q,
+				Datasource: ptr(promDS()),
+				Definition: q,
+				Current:    &option{Text: "All", Value: "$__all"},
+				Refresh:    2, // on time-range change: replicas come and go
+				Multi:      true,
+				IncludeAll: true,
+				AllValue:   ".*",
+				Sort:       1,
+			})
+		}
+	}
+	return out, nil
+}
+
+// budgetStat shows the budget left of every SLO of the service.
+func budgetStat(slos []model.SLO) panel {
+	var ts []target
+	for _, s := range slos {
+		ts = append(ts, query(rules.Selector(rules.BudgetRemaining, s, 0), s.Name))
+	}
+	return statPanel("Error budget remaining",
+		"Share of each SLO's error budget still unspent over its whole window (from "+rules.BudgetRemaining+"). "+
+			"At 0% the SLO is broken for the window; below it, overspent. It decides whether to ship risky changes or to spend time on reliability.",
+		"percentunit", ts,
+		steps(colorRed, step{Value: num("0"), Color: colorOrange}, step{Value: num("0.25"), Color: colorGreen}))
+}
+
+// alertsPanel shows the SLO alerts firing, one series per alert.
+func alertsPanel(matcher, title string) panel {
+	return timeseriesPanel(title,
+		"Burn-rate ("+rules.AlertBurn+", by severity) and missing-data ("+rules.AlertNoData+") alerts while they fire, from Prometheus' ALERTS series. "+
+			"Line them up with the latency and burn panels to see what tripped them.",
+		[]target{query(alertsQuery(matcher), "{{alertname}} {{severity}} {{slo}}")},
+		seriesSpec{unit: "none", min: num("0"), stepped: true, noValue: "no SLO alert firing"})
+}
+
+// latencyPanel draws p50/p95/p99 of one latency role with every SLO
+// threshold of that role as a line. TTFT is drawn whenever the engine
+// exposes it; the other roles only when an SLO uses them.
+func latencyPanel(role string, slos []model.SLO) (panel, bool) {
+	var withRole []model.SLO
+	for _, s := range inferenceSLOs(slos) {
+		if s.Inference.Role == role && s.Inference.Histogram != "" {
+			withRole = append(withRole, s)
+		}
+	}
+	var source *model.Inference
+	var histogram string
+	switch {
+	case len(withRole) > 0:
+		source, histogram = withRole[0].Inference, withRole[0].Inference.Histogram
+	case role == "ttft":
+		for _, s := range inferenceSLOs(slos) {
+			if s.Inference.Signals.TTFT != "" {
+				source, histogram = s.Inference, s.Inference.Signals.TTFT
+				break
+			}
+		}
+	}
+	if source == nil {
+		return panel{}, false
+	}
+	var ts []target
+	for _, p := range percentiles() {
+		ts = append(ts, query(percentileQuery(p.q, histogram, rawSelector(source)), p.name))
+	}
+	// One line per distinct threshold: two SLOs may bound the same latency
+	// at different targets.
+	var marks []step
+	var promises []string
+	seen := map[string]bool{}
+	sort.SliceStable(withRole, func(i, j int) bool {
+		return withRole[i].Inference.Threshold.Cmp(withRole[j].Inference.Threshold) < 0
+	})
+	for _, s := range withRole {
+		t := s.Inference.Threshold.String()
+		promises = append(promises, fmt.Sprintf("%s wants %s of requests within %ss over %s", s.Name, percent(s.Objective), t, dur(s.Window)))
+		if !seen[t] {
+			seen[t] = true
+			marks = append(marks, step{Value: num(t), Color: colorRed})
+		}
+	}
+	desc := fmt.Sprintf("p50, p95 and p99 of %s from %s, across every replica in scope. %s ",
+		strings.ToLower(roleTitle(role)), histogram, roleWhy(role))
+	if len(promises) > 0 {
+		desc += "The red line is the SLO threshold: " + strings.Join(promises, "; ") +
+			". When p99 is above the line, more than 1% of requests miss the threshold right now; when p95 is, more than 5%. " +
+			"Percentiles are interpolated inside histogram buckets; the SLO itself counts requests exactly at the bucket boundary."
+	} else {
+		desc += "No SLO bounds this latency, so no threshold is drawn."
+	}
+	return timeseriesPanel(roleTitle(role)+" (p50, p95, p99)", desc, ts,
+		seriesSpec{unit: "s", min: num("0"), thresholds: steps(colorGreen, marks...), thresholdStyle: "line"}), true
+}
+
+// budgetSeries is the budget left of one SLO over time.
+func budgetSeries(slo model.SLO) panel {
+	return timeseriesPanel("Error budget remaining over "+dur(slo.Window),
+		fmt.Sprintf("Share of the %s error budget (%s of events may be bad) left over the rolling %s window, from %s. "+
+			"The slope tells how fast it is spent; the line at 0 is where the SLO breaks.",
+			slo.Name, percent(slo.ErrorBudget()), dur(slo.Window), rules.BudgetRemaining),
+		[]target{query(rules.Selector(rules.BudgetRemaining, slo, 0), "budget remaining")},
+		seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"})
+}
+
+// errorRatioPanel is the bad-event ratio at the base and the SLO window
+// against the ratio the objective allows.
+func errorRatioPanel(slo model.SLO) panel {
+	budget := slo.ErrorBudget()
+	var ts []target
+	for _, w := range []time.Duration{slo.BaseWindow(), slo.Window} {
+		if len(ts) > 0 && w == slo.BaseWindow() {
+			continue
+		}
+		ts = append(ts, query(rules.Selector(rules.ErrorRatio, slo, w), "error ratio over "+dur(w)))
+	}
+	return timeseriesPanel("Error ratio",
+		fmt.Sprintf("Bad events / all events of %s (%s) over the last %s and over the whole %s window, from %s. "+
+			"The red line is the budget, 1 - %s = %s: held above it for the whole window, the SLO breaks. "+
+			"The series is absent when there is no traffic, rather than zero.",
+			slo.Name, sliText(slo), dur(slo.BaseWindow()), dur(slo.Window), rules.ErrorRatio,
+			slo.Objective.String(), budget.String()),
+		ts,
+		seriesSpec{unit: "percentunit", min: num("0"), thresholds: steps(colorGreen, step{Value: num(budget.String()), Color: colorRed}), thresholdStyle: "line"})
+}
+
+// burnRatePanel draws the burn rate over every alert window with each tier's
+// factor as a dashed line: red for page, orange for ticket.
+func burnRatePanel(slo model.SLO) panel {
+	var ts []target
+	for _, w := range windowsOfTiers(slo) {
+		ts = append(ts, query(rules.Selector(rules.BurnRate, slo, w), "burn rate over "+dur(w)))
+	}
+	colors := map[string]string{}
+	var factors []model.Decimal
+	for _, t := range slo.Alerting.Tiers {
+		for _, p := range t.Windows {
+			f := p.Factor.String()
+			if _, ok := colors[f]; !ok {
+				factors = append(factors, p.Factor)
+				colors[f] = colorOrange
+			}
+			if t.Severity == "page" {
+				colors[f] = colorRed
+			}
+		}
+	}
+	sort.Slice(factors, func(i, j int) bool { return factors[i].Cmp(factors[j]) < 0 })
+	var marks []step
+	for _, f := range factors {
+		marks = append(marks, step{Value: num(f.String()), Color: colors[f.String()]})
+	}
+	desc := fmt.Sprintf("How many times faster than sustainable %s spends its error budget, per alert window, from %s. "+
+		"At 1 the budget lasts exactly the %s window. Alert tiers, drawn as dashed lines (red: page, orange: ticket): %s. "+
+		"A tier fires only when both of its windows are above its factor, so a short spike alone does not page.",
+		slo.Name, rules.BurnRate, dur(slo.Window), tiersText(slo))
+	return timeseriesPanel("Burn rate", desc, ts,
+		seriesSpec{unit: "none", min: num("0"), thresholds: steps(colorGreen, marks...), thresholdStyle: "dashed"})
+}
+
+// throughputPanel is the recorded events rate of each SLO: requests per
+// second for inference SLOs. SLIs that yield a ratio directly record no
+// event counts, so they have no line here.
+func throughputPanel(slos []model.SLO) (panel, bool) {
+	var ts []target
+	for _, s := range slos {
+		if s.SLI.Raw == nil {
+			ts = append(ts, query(rules.Selector(rules.EventsRate, s, s.BaseWindow()), s.Name))
+		}
+	}
+	if len(ts) == 0 {
+		return panel{}, false
+	}
+	title := "Event throughput"
+	if len(inferenceSLOs(slos)) > 0 {
+		title = "Request throughput"
+	}
+	return timeseriesPanel(title,
+		"Events per second each SLO counts, over its base window, from "+rules.EventsRate+". "+
+			"It weighs every ratio on this dashboard: a burn at low traffic is few unhappy users, and at zero traffic burn alerts stay silent.",
+		ts, seriesSpec{unit: "reqps", min: num("0")}), true
+}
+
+// enginePanels draws token throughput, queue depth and KV-cache usage when
+// the engine exposes them; these read raw engine series, no rule records them.
+func enginePanels(slos []model.SLO) []panel {
+	first := func(has func(model.Signals) bool) *model.Inference {
+		for _, s := range inferenceSLOs(slos) {
+			if has(s.Inference.Signals) {
+				return s.Inference
+			}
+		}
+		return nil
+	}
+	var out []panel
+	if inf := first(func(s model.Signals) bool { return s.PromptTokens != "" || s.GenerationTokens != "" }); inf != nil {
+		var ts []target
+		if c := inf.Signals.PromptTokens; c != "" {
+			ts = append(ts, query(counterRateQuery(c, rawSelector(inf)), "prompt tokens/s"))
+		}
+		if c := inf.Signals.GenerationTokens; c != "" {
+			ts = append(ts, query(counterRateQuery(c, rawSelector(inf)), "generated tokens/s"))
+		}
+		out = append(out, timeseriesPanel("Token throughput",
+			"Prompt tokens prefilled and tokens generated per second, from the engine's token counters. "+
+				"Token rate, not request rate, is what loads the GPUs: a shift to longer prompts raises TTFT at the same request rate.",
+			ts, seriesSpec{unit: "suffix: tok/s", min: num("0")}))
+	}
+	if inf := first(func(s model.Signals) bool { return s.QueueDepth != "" || s.Running != "" }); inf != nil {
+		var ts []target
+		if g := inf.Signals.QueueDepth; g != "" {
+			ts = append(ts, query(gaugeSumQuery(g, rawSelector(inf)), "waiting"))
+		}
+		if g := inf.Signals.Running; g != "" {
+			ts = append(ts, query(gaugeSumQuery(g, rawSelector(inf)), "running"))
+		}
+		out = append(out, timeseriesPanel("Queue depth",
+			"Requests waiting for a batch slot and requests running, summed over replicas, from the engine's gauges. "+
+				"A waiting queue that keeps growing shows up in TTFT next: it is the earliest sign that replicas are short.",
+			ts, seriesSpec{unit: "short", min: num("0")}))
+	}
+	if inf := first(func(s model.Signals) bool { return s.KVCacheUsage != "" }); inf != nil {
+		out = append(out, timeseriesPanel("KV-cache usage",
+			"Share of KV-cache blocks in use, per replica (the fullest engine of each), from "+inf.Signals.KVCacheUsage+". "+
+				"Near 100% the engine stops admitting requests or preempts running ones, which raises queueing, TTFT and ITL.",
+			[]target{query(gaugeMaxByInstanceQuery(inf.Signals.KVCacheUsage, rawSelector(inf)), "{{instance}}")},
+			seriesSpec{unit: "percentunit", min: num("0"), max: num("1")}))
+	}
+	return out
+}

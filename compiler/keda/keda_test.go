@@ -1,0 +1,655 @@
+package keda
+
+import (
+	"bytes"
+	"flag"
+	goldenfile "github.com/inferslo/inferslo/compiler/internal/golden"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"gopkg.in/yaml.v3"
+
+	"github.com/inferslo/inferslo/compiler/kube/crdschema"
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+const crdFile = "testdata/keda.sh_scaledobjects.yaml"
+
+var vllmSignals = model.Signals{
+	QueueDepth:       "vllm:num_requests_waiting",
+	Running:          "vllm:num_requests_running",
+	KVCacheUsage:     "vllm:kv_cache_usage_perc",
+	Requests:         "vllm:request_success_total",
+	PromptTokens:     "vllm:prompt_tokens_total",
+	GenerationTokens: "vllm:generation_tokens_total",
+	TTFT:             "vllm:time_to_first_token_seconds",
+	ITL:              "vllm:inter_token_latency_seconds",
+	E2E:              "vllm:e2e_request_latency_seconds",
+}
+
+func pageTier() []model.Tier {
+	return []model.Tier{{Severity: "page", For: 2 * time.Minute, Windows: []model.WindowPair{
+		{Long: time.Hour, Short: 5 * time.Minute, Factor: model.DecimalFromFloat(14.4)},
+	}}}
+}
+
+// chatAutoscaling is what the spec package resolves for the shorthand's
+// autoscaling section, defaults filled in.
+func chatAutoscaling() *model.Autoscaling {
+	return &model.Autoscaling{
+		TargetKind:             "Deployment",
+		TargetName:             "vllm-llama-3-70b",
+		Namespace:              "inference",
+		MinReplicas:            2,
+		MaxReplicas:            80,
+		ServerAddress:          "http://prometheus-operated.monitoring:9090",
+		AuthenticationRef:      "prometheus-auth",
+		Headroom:               model.NewDecimal(8, 10),
+		BurnRateTrigger:        true,
+		ScaleUpStabilization:   30 * time.Second,
+		ScaleDownStabilization: 120 * time.Second,
+		Capacity: model.Capacity{
+			PeakRPS:         model.NewDecimal(1000, 1),
+			MeanServiceTime: 40 * time.Millisecond,
+		},
+	}
+}
+
+// chatSLOs are the vLLM TTFT and errors SLOs of service chat, each with its
+// own copy of the autoscaling section, as the spec package produces them.
+func chatSLOs() []model.SLO {
+	common := func(name, role string) model.SLO {
+		return model.SLO{
+			Name:           name,
+			Service:        model.Service{Name: "chat"},
+			Source:         "examples/chat.yaml",
+			Objective:      model.NewDecimal(99, 100),
+			Window:         28 * 24 * time.Hour,
+			Budgeting:      "Occurrences",
+			Alerting:       model.Alerting{Tiers: pageTier(), NoData: true},
+			Evaluation:     30 * time.Second,
+			ScrapeInterval: 15 * time.Second,
+			Inference: &model.Inference{
+				Engine:    "vllm",
+				Role:      role,
+				Selector:  `model_name="llama-3-70b"`,
+				Signals:   vllmSignals,
+				Histogram: "",
+			},
+			Autoscaling: chatAutoscaling(),
+		}
+	}
+	ttft := common("chat-ttft", "ttft")
+	ttft.Inference.Threshold = model.NewDecimal(25, 100)
+	ttft.Inference.Histogram = "vllm:time_to_first_token_seconds"
+	errs := common("chat-errors", "errors")
+	errs.Objective = model.NewDecimal(999, 1000)
+	return []model.SLO{errs, ttft}
+}
+
+// plainSLO is a plain OpenSLO ratio SLO of another service, without
+// autoscaling: Build must skip it.
+func plainSLO() model.SLO {
+	return model.SLO{
+		Name:      "search-availability",
+		Service:   model.Service{Name: "search"},
+		Source:    "examples/search.yaml",
+		Objective: model.NewDecimal(995, 1000),
+		Window:    28 * 24 * time.Hour,
+		SLI: model.SLI{
+			Counter: true,
+			Total:   &model.Query{Expr: `http_requests_total{job="search"}`},
+			Bad:     &model.Query{Expr: `http_requests_total{job="search",code=~"5.."}`},
+		},
+		Alerting: model.Alerting{Tiers: pageTier()},
+	}
+}
+
+func set(slos ...model.SLO) model.Set {
+	s := model.Set{SLOs: slos}
+	s.Sort()
+	return s
+}
+
+func compileCRD(t *testing.T, strict bool) *jsonschema.Schema {
+	t.Helper()
+	crd, err := os.ReadFile(crdFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := crdschema.Compile(crd, "v1alpha1", strict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Check(t, name, got, *update)
+}
+
+func build(t *testing.T, s model.Set) ([]byte, []string) {
+	t.Helper()
+	files, warnings, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 {
+		t.Fatalf("Build() wrote %d files, want 1", len(files))
+	}
+	return files[0].Data, warnings
+}
+
+// decoded is the generated object read back generically, so tests see what
+// Kubernetes would see.
+type decoded struct {
+	Metadata struct {
+		Name      string `yaml:"name"`
+		Namespace string `yaml:"namespace"`
+	} `yaml:"metadata"`
+	Spec struct {
+		ScaleTargetRef  map[string]string `yaml:"scaleTargetRef"`
+		MinReplicaCount int               `yaml:"minReplicaCount"`
+		MaxReplicaCount int               `yaml:"maxReplicaCount"`
+		Fallback        map[string]int    `yaml:"fallback"`
+		Advanced        struct {
+			HorizontalPodAutoscalerConfig struct {
+				Behavior map[string]map[string]int `yaml:"behavior"`
+			} `yaml:"horizontalPodAutoscalerConfig"`
+		} `yaml:"advanced"`
+		Triggers []struct {
+			Name              string            `yaml:"name"`
+			Type              string            `yaml:"type"`
+			MetricType        string            `yaml:"metricType"`
+			Metadata          map[string]any    `yaml:"metadata"`
+			AuthenticationRef map[string]string `yaml:"authenticationRef"`
+		} `yaml:"triggers"`
+	} `yaml:"spec"`
+}
+
+func decode(t *testing.T, data []byte) decoded {
+	t.Helper()
+	var d decoded
+	if err := yaml.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestScaledObjectMatchesGoldenAndValidatesAgainstTheCRD(t *testing.T) {
+	minimal := func() model.Set {
+		slos := chatSLOs()[1:] // the TTFT SLO alone
+		a := slos[0].Autoscaling
+		a.Namespace, a.AuthenticationRef, a.BurnRateTrigger = "", "", false
+		a.Capacity = model.Capacity{}
+		a.QueuePerReplica = model.NewDecimal(4, 1)
+		return set(slos...)
+	}
+	tests := []struct {
+		name   string
+		set    model.Set
+		golden string
+	}{
+		{"vLLM chat with capacity plan, burn-rate trigger and authentication", set(append(chatSLOs(), plainSLO())...), "chat.yaml"},
+		{"a TTFT SLO with an explicit queue target and no plan", minimal(), "chat.minimal.yaml"},
+	}
+	schema := compileCRD(t, true)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files, _, err := Build(tt.set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(files) != 1 || files[0].Path != "keda/chat.yaml" {
+				t.Fatalf("files = %v, want keda/chat.yaml only (search has no autoscaling)", files)
+			}
+			data := files[0].Data
+			if !strings.HasPrefix(string(data), "# Code generated by inferslo from examples/chat.yaml. DO NOT EDIT.\n") {
+				t.Errorf("missing generated-code header:\n%s", data)
+			}
+			if err := crdschema.Validate(schema, data); err != nil {
+				t.Errorf("ScaledObject does not validate against the CRD (strict): %v\n%s", err, data)
+			}
+			golden(t, tt.golden, data)
+		})
+	}
+}
+
+func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
+	data, _ := build(t, set(chatSLOs()...))
+	d := decode(t, data)
+	byName := map[string]int{}
+	for i, tr := range d.Spec.Triggers {
+		byName[tr.Name] = i
+	}
+	want := []struct {
+		name, metricType, query, threshold, activation string
+	}{
+		{"ttft-chat-ttft", "Value",
+			`histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b"}[5m])))`,
+			"0.2", "0"},
+		{"queue", "AverageValue", `sum(vllm:num_requests_waiting{model_name="llama-3-70b"})`, "0.7", "0"},
+		{"burn-chat-errors", "Value", `max(inferslo:burn_rate:ratio{slo="chat-errors",window="5m"})`, "1", "1"},
+		{"burn-chat-ttft", "Value", `max(inferslo:burn_rate:ratio{slo="chat-ttft",window="5m"})`, "1", "1"},
+	}
+	if len(d.Spec.Triggers) != len(want) {
+		t.Fatalf("got %d triggers, want %d", len(d.Spec.Triggers), len(want))
+	}
+	for _, w := range want {
+		i, ok := byName[w.name]
+		if !ok {
+			t.Errorf("no trigger %s", w.name)
+			continue
+		}
+		tr := d.Spec.Triggers[i]
+		got := map[string]any{
+			"metricType": tr.MetricType, "query": tr.Metadata["query"], "threshold": tr.Metadata["threshold"],
+			"activationThreshold": tr.Metadata["activationThreshold"], "serverAddress": tr.Metadata["serverAddress"],
+			"ignoreNullValues": tr.Metadata["ignoreNullValues"], "authenticationRef": tr.AuthenticationRef["name"],
+		}
+		exp := map[string]any{
+			"metricType": w.metricType, "query": w.query, "threshold": w.threshold,
+			"activationThreshold": w.activation, "serverAddress": "http://prometheus-operated.monitoring:9090",
+			"ignoreNullValues": "true", "authenticationRef": "prometheus-auth",
+		}
+		for k := range exp {
+			if got[k] != exp[k] {
+				t.Errorf("%s %s = %#v, want %#v", w.name, k, got[k], exp[k])
+			}
+		}
+	}
+	if got := d.Spec.Fallback; got["replicas"] != 72 || got["failureThreshold"] != 3 {
+		t.Errorf("fallback = %v, want the plan's 72 replicas after 3 failures", got)
+	}
+	b := d.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior
+	if b["scaleUp"]["stabilizationWindowSeconds"] != 30 || b["scaleDown"]["stabilizationWindowSeconds"] != 120 {
+		t.Errorf("behavior = %v, want 30s up and 120s down", b)
+	}
+	if ref := d.Spec.ScaleTargetRef; ref["apiVersion"] != "apps/v1" || ref["kind"] != "Deployment" || ref["name"] != "vllm-llama-3-70b" {
+		t.Errorf("scaleTargetRef = %v", ref)
+	}
+	if d.Metadata.Name != "chat" || d.Metadata.Namespace != "inference" || d.Spec.MinReplicaCount != 2 || d.Spec.MaxReplicaCount != 80 {
+		t.Errorf("metadata %+v, replicas %d..%d", d.Metadata, d.Spec.MinReplicaCount, d.Spec.MaxReplicaCount)
+	}
+}
+
+func TestEveryMetadataValueIsAString(t *testing.T) {
+	data, _ := build(t, set(chatSLOs()...))
+	// Decoding into `any` keeps YAML's own typing: an unquoted 0.2 would come
+	// back as a float.
+	for _, tr := range decode(t, data).Spec.Triggers {
+		for k, v := range tr.Metadata {
+			if _, ok := v.(string); !ok {
+				t.Errorf("trigger %s metadata.%s is %T (%v), want a string", tr.Name, k, v, v)
+			}
+		}
+	}
+}
+
+// engineAndRuleSeries lists, independently of the backend, every metric name
+// a trigger may read: the fixture's engine series and the rules backend's
+// recordings.
+func engineAndRuleSeries() map[string]bool {
+	ok := map[string]bool{}
+	for _, n := range []string{
+		"inferslo:sli_events:rate", "inferslo:sli_bad_events:rate", "inferslo:sli_error:ratio",
+		"inferslo:burn_rate:ratio", "inferslo:error_budget_remaining:ratio", "inferslo:objective:ratio", "inferslo:slo_info",
+		"vllm:num_requests_waiting", "vllm:num_requests_running", "vllm:kv_cache_usage_perc",
+		"vllm:time_to_first_token_seconds_bucket",
+	} {
+		ok[n] = true
+	}
+	return ok
+}
+
+func TestEveryQueryParsesReadsKnownSeriesAndReturnsOneElement(t *testing.T) {
+	data, _ := build(t, set(chatSLOs()...))
+	p := parser.NewParser(parser.Options{})
+	known := engineAndRuleSeries()
+	for _, tr := range decode(t, data).Spec.Triggers {
+		q, _ := tr.Metadata["query"].(string)
+		expr, err := p.ParseExpr(q)
+		if err != nil {
+			t.Errorf("trigger %s: query %q does not parse: %v", tr.Name, q, err)
+			continue
+		}
+		for _, vs := range parser.ExtractSelectors(expr) {
+			for _, m := range vs {
+				if m.Name == "__name__" && !known[m.Value] {
+					t.Errorf("trigger %s reads %s, which neither the engine nor the rules provide", tr.Name, m.Value)
+				}
+			}
+		}
+		if !single(expr) {
+			t.Errorf("trigger %s: %s may return several elements", tr.Name, q)
+		}
+	}
+}
+
+func TestQueryChecksCatchBadQueries(t *testing.T) {
+	allowed := engineAndRuleSeries()
+	tests := []struct {
+		name   string
+		query  string
+		single bool
+		reads  bool // reads only allowed series
+	}{
+		{"a summed gauge is one element", `sum(vllm:num_requests_waiting)`, true, true},
+		{"a max over a recording is one element", `max(inferslo:burn_rate:ratio{slo="a",window="5m"})`, true, true},
+		{"a quantile over le-grouped buckets is one element", `histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[5m])))`, true, true},
+		{"a bare gauge returns one series per pod", `vllm:num_requests_waiting`, false, true},
+		{"a sum by pod returns several", `sum by (pod) (vllm:num_requests_waiting)`, false, true},
+		{"a sum without returns several", `sum without (pod) (vllm:num_requests_waiting)`, false, true},
+		{"a quantile grouped by model returns several", `histogram_quantile(0.99, sum by (le, model_name) (rate(vllm:time_to_first_token_seconds_bucket[5m])))`, false, true},
+		{"GPU utilisation is not a series inferslo provides", `max(DCGM_FI_DEV_GPU_UTIL)`, true, false},
+		{"a selector by __name__ regex names no metric", `sum({__name__=~"vllm:.*"})`, true, false},
+	}
+	p := parser.NewParser(parser.Options{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			expr, err := p.ParseExpr(tt.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := single(expr); got != tt.single {
+				t.Errorf("single(%s) = %v, want %v", tt.query, got, tt.single)
+			}
+			if err := readsOnly(expr, allowed); (err == nil) != tt.reads {
+				t.Errorf("readsOnly(%s) = %v, want allowed=%v", tt.query, err, tt.reads)
+			}
+		})
+	}
+	t.Run("checkQueries refuses a query that does not parse", func(t *testing.T) {
+		o := goodObject()
+		o.Spec.Triggers[0].Metadata["query"] = "sum(rate(x[5m])"
+		if err := checkQueries(o, allowed); err == nil || !strings.Contains(err.Error(), "does not parse") {
+			t.Errorf("checkQueries() = %v", err)
+		}
+	})
+}
+
+func TestCRDValidatorRejectsBrokenObjects(t *testing.T) {
+	data, _ := build(t, set(chatSLOs()...))
+	base := string(data)
+	tests := []struct {
+		name   string
+		edit   func(string) string
+		strict bool
+	}{
+		{"a numeric threshold is not a string", func(s string) string {
+			return strings.Replace(s, `threshold: "0.2"`, `threshold: 0.2`, 1)
+		}, false},
+		{"a boolean ignoreNullValues is not a string", func(s string) string {
+			return strings.Replace(s, `ignoreNullValues: "true"`, `ignoreNullValues: true`, 1)
+		}, false},
+		{"a misspelt field is refused in strict mode", func(s string) string {
+			return strings.Replace(s, "  minReplicaCount:", "  pollingIntervall: 15\n  minReplicaCount:", 1)
+		}, true},
+		{"a negative minimum is below the CRD's minimum", func(s string) string {
+			return strings.Replace(s, "minReplicaCount: 2", "minReplicaCount: -1", 1)
+		}, false},
+		{"an empty trigger list is below minItems", func(s string) string {
+			i := strings.Index(s, "  triggers:\n")
+			return s[:i] + "  triggers: []\n"
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			broken := tt.edit(base)
+			if broken == base {
+				t.Fatal("the edit did not change the object")
+			}
+			err := crdschema.Validate(compileCRD(t, tt.strict), []byte(broken))
+			if err == nil {
+				t.Errorf("validator accepted:\n%s", broken)
+			}
+			t.Logf("rejected as expected: %v", err)
+		})
+	}
+	t.Run("a misspelt field passes when not strict", func(t *testing.T) {
+		loose := strings.Replace(base, "  minReplicaCount:", "  pollingIntervall: 15\n  minReplicaCount:", 1)
+		if err := crdschema.Validate(compileCRD(t, false), []byte(loose)); err != nil {
+			t.Errorf("non-strict validator rejected an unknown field: %v", err)
+		}
+	})
+}
+
+// goodObject is a valid ScaledObject for the webhook-rule table.
+func goodObject() scaledObject {
+	return scaledObject{
+		APIVersion: "keda.sh/v1alpha1",
+		Kind:       "ScaledObject",
+		Metadata:   objectMeta{Name: "chat"},
+		Spec: spec{
+			ScaleTargetRef:  scaleTarget{Name: "vllm"},
+			MinReplicaCount: 1,
+			MaxReplicaCount: 10,
+			Fallback:        &fallback{FailureThreshold: 3, Replicas: 5},
+			Advanced: &advanced{HorizontalPodAutoscalerConfig: &hpaConfig{Behavior: &behavior{
+				ScaleUp: &scalingRules{StabilizationWindowSeconds: 30}, ScaleDown: &scalingRules{StabilizationWindowSeconds: 120},
+			}}},
+			Triggers: []trigger{{
+				Name: "queue", Type: "prometheus", MetricType: "AverageValue",
+				Metadata: map[string]string{"serverAddress": "http://p:9090", "query": "sum(vllm:num_requests_waiting)", "threshold": "4"},
+			}},
+		},
+	}
+}
+
+func TestWebhookRulesTheCRDCannotExpress(t *testing.T) {
+	long := strings.Repeat("a", 55)
+	tests := []struct {
+		name  string
+		edit  func(*scaledObject)
+		wants string // empty: valid
+	}{
+		{"the reference object is valid", func(*scaledObject) {}, ""},
+		{"a 54-character name fits the HPA prefix", func(o *scaledObject) { o.Metadata.Name = long[:54] }, ""},
+		{"a 55-character name overflows keda-hpa-<name>", func(o *scaledObject) { o.Metadata.Name = long }, "HPA name"},
+		{"a 55-character name is fine with an HPA name set", func(o *scaledObject) {
+			o.Metadata.Name = long
+			o.Spec.Advanced.HorizontalPodAutoscalerConfig.Name = "chat-hpa"
+		}, ""},
+		{"a 64-character name is too long even with an HPA name", func(o *scaledObject) {
+			o.Metadata.Name = strings.Repeat("a", 64)
+			o.Spec.Advanced.HorizontalPodAutoscalerConfig.Name = "chat-hpa"
+		}, "longer than 63"},
+		{"an uppercase name is not a DNS subdomain", func(o *scaledObject) { o.Metadata.Name = "Chat" }, "DNS subdomain"},
+		{"two triggers may not share a name", func(o *scaledObject) {
+			o.Spec.Triggers = append(o.Spec.Triggers, o.Spec.Triggers[0])
+		}, "used twice"},
+		{"min above max is refused", func(o *scaledObject) { o.Spec.MinReplicaCount = 11 }, "above maxReplicaCount"},
+		{"a fallback with only cpu and memory triggers is refused", func(o *scaledObject) {
+			o.Spec.Triggers = []trigger{{Name: "cpu", Type: "cpu", Metadata: map[string]string{"value": "60"}}, {Name: "mem", Type: "memory", Metadata: map[string]string{"value": "60"}}}
+		}, "not cpu or memory"},
+		{"a cpu trigger beside a prometheus one keeps the fallback valid", func(o *scaledObject) {
+			o.Spec.Triggers = append(o.Spec.Triggers, trigger{Name: "cpu", Type: "cpu", Metadata: map[string]string{"value": "60"}})
+		}, ""},
+		{"a negative fallback is refused", func(o *scaledObject) { o.Spec.Fallback.Replicas = -1 }, "negative"},
+		{"a stabilization window above an hour is refused", func(o *scaledObject) {
+			o.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior.ScaleDown.StabilizationWindowSeconds = 3601
+		}, "0..3600"},
+		{"a threshold that is not a number is refused", func(o *scaledObject) { o.Spec.Triggers[0].Metadata["threshold"] = "four" }, "threshold"},
+		{"a zero threshold is refused", func(o *scaledObject) { o.Spec.Triggers[0].Metadata["threshold"] = "0" }, "threshold"},
+		{"a missing server address is refused", func(o *scaledObject) { delete(o.Spec.Triggers[0].Metadata, "serverAddress") }, "serverAddress"},
+		{"the Utilization metric type is refused", func(o *scaledObject) { o.Spec.Triggers[0].MetricType = "Utilization" }, "metricType"},
+		{"no trigger at all is refused", func(o *scaledObject) { o.Spec.Triggers = nil }, "at least one trigger"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := goodObject()
+			tt.edit(&o)
+			err := check(o)
+			switch {
+			case tt.wants == "" && err != nil:
+				t.Errorf("check() = %v, want valid", err)
+			case tt.wants != "" && (err == nil || !strings.Contains(err.Error(), tt.wants)):
+				t.Errorf("check() = %v, want an error mentioning %q", err, tt.wants)
+			}
+		})
+	}
+}
+
+func TestBuildWarnsWhenMaxReplicasIsBelowThePlan(t *testing.T) {
+	slos := chatSLOs()
+	for _, s := range slos {
+		s.Autoscaling.MaxReplicas = 64
+	}
+	data, warnings := build(t, set(slos...))
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "maxReplicas 64 is below the 72 replicas") {
+		t.Errorf("warnings = %q, want one about 64 < 72", warnings)
+	}
+	if got := decode(t, data).Spec.Fallback["replicas"]; got != 64 {
+		t.Errorf("fallback replicas = %d, want the plan clamped to max 64", got)
+	}
+	_, none := build(t, set(chatSLOs()...))
+	if len(none) != 0 {
+		t.Errorf("warnings with max 80 above the plan's 72: %q", none)
+	}
+}
+
+func TestBuildWithoutQueueTargetWarnsAndFallsBackToMax(t *testing.T) {
+	slos := chatSLOs()
+	for _, s := range slos {
+		s.Autoscaling.Capacity = model.Capacity{}
+	}
+	data, warnings := build(t, set(slos...))
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "no queue-depth trigger") {
+		t.Errorf("warnings = %q", warnings)
+	}
+	d := decode(t, data)
+	for _, tr := range d.Spec.Triggers {
+		if strings.HasPrefix(tr.Name, "queue") {
+			t.Errorf("queue trigger %s written without a target", tr.Name)
+		}
+	}
+	if d.Spec.Fallback["replicas"] != 80 {
+		t.Errorf("fallback replicas = %d, want max 80 when there is no plan", d.Spec.Fallback["replicas"])
+	}
+}
+
+func TestBuildHonoursOverrides(t *testing.T) {
+	slos := chatSLOs()
+	for _, s := range slos {
+		s.Autoscaling.ScaleUpStabilization = 0
+		s.Autoscaling.ScaleDownStabilization = 10 * time.Minute
+		s.Autoscaling.FallbackReplicas = 12
+		s.Autoscaling.QueuePerReplica = model.NewDecimal(25, 10)
+		s.Autoscaling.Headroom = model.NewDecimal(9, 10)
+		s.Autoscaling.TargetKind = "LeaderWorkerSet"
+	}
+	data, _ := build(t, set(slos...))
+	d := decode(t, data)
+	b := d.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior
+	if b["scaleUp"]["stabilizationWindowSeconds"] != 0 || b["scaleDown"]["stabilizationWindowSeconds"] != 600 {
+		t.Errorf("behavior = %v, want 0s up and 600s down", b)
+	}
+	if d.Spec.Fallback["replicas"] != 12 {
+		t.Errorf("fallback = %v, want 12", d.Spec.Fallback)
+	}
+	if ref := d.Spec.ScaleTargetRef; ref["apiVersion"] != "leaderworkerset.x-k8s.io/v1" || ref["kind"] != "LeaderWorkerSet" {
+		t.Errorf("scaleTargetRef = %v", ref)
+	}
+	thresholds := map[string]any{}
+	for _, tr := range d.Spec.Triggers {
+		thresholds[tr.Name] = tr.Metadata["threshold"]
+	}
+	if thresholds["ttft-chat-ttft"] != "0.225" || thresholds["queue"] != "2.5" {
+		t.Errorf("thresholds = %v, want ttft 0.25×0.9 = 0.225 and queue 2.5", thresholds)
+	}
+}
+
+func TestBuildRefusesUnusableSettings(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func([]model.SLO)
+		wants string
+	}{
+		{"SLOs of one service disagree on the target", func(s []model.SLO) { s[1].Autoscaling.TargetName = "other" }, "different autoscaling settings"},
+		{"no scale target name", func(s []model.SLO) {
+			for _, x := range s {
+				x.Autoscaling.TargetName = ""
+			}
+		}, "target name"},
+		{"no Prometheus address", func(s []model.SLO) {
+			for _, x := range s {
+				x.Autoscaling.ServerAddress = ""
+			}
+		}, "server address"},
+		{"an unknown scale target kind", func(s []model.SLO) {
+			for _, x := range s {
+				x.Autoscaling.TargetKind = "InferenceService"
+			}
+		}, "not one of"},
+		{"a zero headroom", func(s []model.SLO) {
+			for _, x := range s {
+				x.Autoscaling.Headroom = model.Decimal{}
+			}
+		}, "headroom"},
+		{"a stabilization window in milliseconds", func(s []model.SLO) {
+			for _, x := range s {
+				x.Autoscaling.ScaleUpStabilization = 1500 * time.Millisecond
+			}
+		}, "whole number of seconds"},
+		{"min above max", func(s []model.SLO) {
+			for _, x := range s {
+				x.Autoscaling.MinReplicas = 90
+			}
+		}, "above maxReplicaCount"},
+		{"a service name too long for the HPA name", func(s []model.SLO) {
+			for i := range s {
+				s[i].Service.Name = strings.Repeat("c", 55)
+			}
+		}, "HPA name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			slos := chatSLOs()
+			tt.edit(slos)
+			_, _, err := Build(set(slos...))
+			if err == nil || !strings.Contains(err.Error(), tt.wants) {
+				t.Errorf("Build() error = %v, want one mentioning %q", err, tt.wants)
+			}
+		})
+	}
+	t.Run("a plain SLO with autoscaling but no burn trigger has nothing to scale on", func(t *testing.T) {
+		p := plainSLO()
+		p.Autoscaling = chatAutoscaling()
+		p.Autoscaling.BurnRateTrigger = false
+		p.Autoscaling.Capacity = model.Capacity{}
+		if _, _, err := Build(set(p)); err == nil || !strings.Contains(err.Error(), "no trigger") {
+			t.Errorf("Build() error = %v", err)
+		}
+	})
+}
+
+func TestBuildSkipsServicesWithoutAutoscalingAndIsDeterministic(t *testing.T) {
+	files, warnings, err := Build(set(plainSLO()))
+	if err != nil || len(files) != 0 || len(warnings) != 0 {
+		t.Errorf("Build(no autoscaling) = %v, %q, %v; want nothing", files, warnings, err)
+	}
+	first, _ := build(t, set(chatSLOs()...))
+	slos := chatSLOs()
+	sort.Slice(slos, func(i, j int) bool { return slos[i].Name > slos[j].Name })
+	second, _ := build(t, set(slos...))
+	if !bytes.Equal(first, second) {
+		t.Error("output depends on input order")
+	}
+}
+
+func BenchmarkBuild(b *testing.B) {
+	s := set(chatSLOs()...)
+	for b.Loop() {
+		if _, _, err := Build(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

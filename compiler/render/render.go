@@ -1,0 +1,215 @@
+// Package render draws the generated Grafana dashboards as one static HTML
+// page for review: every panel as SVG over time series handed to it
+// (a simulated scenario), with SLO thresholds, alert firing bands, a summary
+// of each SLO and its alert math, and the list of generated files. The page
+// loads nothing from the network and runs no script.
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// Point is one sample.
+type Point struct {
+	Time  time.Time
+	Value float64
+}
+
+// Series is one line of a panel query's result.
+type Series struct {
+	// Name is the legend; when empty the target's legendFormat is filled
+	// from Labels, the way Grafana does.
+	Name   string
+	Labels map[string]string
+	Points []Point
+}
+
+// Alert is one interval during which an alert fired.
+type Alert struct {
+	Name     string // ErrorBudgetBurn, SLIDataMissing
+	Severity string // page, ticket
+	SLO      string
+	Service  string
+	From, To time.Time
+}
+
+// Options tune the page.
+type Options struct {
+	// Title heads the page; "inferslo review" when empty.
+	Title string
+	// Scenario says what the data shows ("a healthy day, then a fast burn").
+	Scenario string
+	// Alerts are the firing intervals drawn as bands. When nil they are read
+	// from the data of each dashboard's ALERTS queries.
+	Alerts []Alert
+}
+
+// Page renders the review page. files is the compilation's output: its
+// grafana/*.json dashboards are drawn and every path is listed. data holds
+// the result of each panel query, keyed by the query text exactly as the
+// dashboard has it (see Queries and Evaluable).
+func Page(set model.Set, files artifact.Set, data map[string][]Series, opts Options) ([]byte, error) {
+	ds, err := dashboards(files)
+	if err != nil {
+		return nil, err
+	}
+	if len(ds) == 0 {
+		return nil, fmt.Errorf("no dashboards among the %d generated files", len(files))
+	}
+	if opts.Title == "" {
+		opts.Title = "inferslo review"
+	}
+	span := timeSpan(data)
+	alerts := opts.Alerts
+	if alerts == nil {
+		alerts = alertsFromData(ds, data)
+	}
+
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", esc(opts.Title))
+	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>\n" + css + "</style>\n</head>\n<body>\n")
+	fmt.Fprintf(&b, "<header><h1>%s</h1>\n", esc(opts.Title))
+	if opts.Scenario != "" {
+		fmt.Fprintf(&b, "<p class=\"scenario\">Scenario: %s</p>\n", esc(opts.Scenario))
+	}
+	if span.ok {
+		fmt.Fprintf(&b, "<p class=\"span\">Data from %s to %s (UTC).</p>\n", span.from.UTC().Format("2006-01-02 15:04"), span.to.UTC().Format("2006-01-02 15:04"))
+	}
+	b.WriteString("<nav><ul>\n<li><a href=\"#slos\">SLOs</a></li>\n")
+	for _, d := range ds {
+		fmt.Fprintf(&b, "<li><a href=\"#%s\">%s</a></li>\n", esc(anchor(d)), esc(d.Title))
+	}
+	b.WriteString("<li><a href=\"#artifacts\">Generated files</a></li>\n</ul></nav>\n</header>\n<main>\n")
+
+	writeSLOs(&b, set)
+	for _, d := range ds {
+		writeDashboard(&b, d, data, bandsFor(d, alerts), span)
+	}
+	writeArtifacts(&b, files)
+	b.WriteString("</main>\n</body>\n</html>\n")
+	return b.Bytes(), nil
+}
+
+func anchor(d dashboard) string {
+	if d.service == "" {
+		return "dashboard-overview"
+	}
+	return "dashboard-" + d.service
+}
+
+// Evaluable turns a dashboard query into plain PromQL the way Grafana does
+// before sending it: interval macros become durations and every template
+// variable its "All" value.
+func Evaluable(query string, rateInterval time.Duration) string {
+	q := regexp.MustCompile(`=~"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"`).ReplaceAllString(query, `=~".*"`)
+	d := model.FormatDuration(rateInterval)
+	return strings.NewReplacer("$__rate_interval", d, "$__interval", d, "$__range", d).Replace(q)
+}
+
+// span is the time range all charts share, so panels line up.
+type span struct {
+	from, to time.Time
+	ok       bool
+}
+
+func timeSpan(data map[string][]Series) span {
+	var s span
+	for _, ss := range data {
+		for _, se := range ss {
+			for _, p := range se.Points {
+				if !s.ok || p.Time.Before(s.from) {
+					s.from = p.Time
+				}
+				if !s.ok || p.Time.After(s.to) {
+					s.to = p.Time
+				}
+				s.ok = true
+			}
+		}
+	}
+	if s.ok && !s.to.After(s.from) {
+		s.to = s.from.Add(time.Minute)
+	}
+	return s
+}
+
+// alertsFromData reads firing intervals from the ALERTS queries' results:
+// a run of samples above zero is one interval, closed at the next sample.
+func alertsFromData(ds []dashboard, data map[string][]Series) []Alert {
+	seen := map[string]bool{}
+	var out []Alert
+	for _, d := range ds {
+		for _, p := range d.Panels {
+			for _, t := range p.Targets {
+				if !strings.Contains(t.Expr, "ALERTS{") || seen[t.Expr] {
+					continue
+				}
+				seen[t.Expr] = true
+				for _, s := range data[t.Expr] {
+					out = append(out, intervals(s, d.service)...)
+				}
+			}
+		}
+	}
+	// One alert can show on several dashboards' queries: keep it once.
+	sort.SliceStable(out, func(i, j int) bool { return alertKey(out[i]) < alertKey(out[j]) })
+	var uniq []Alert
+	for i, a := range out {
+		if i == 0 || alertKey(a) != alertKey(out[i-1]) {
+			uniq = append(uniq, a)
+		}
+	}
+	return uniq
+}
+
+func alertKey(a Alert) string {
+	return fmt.Sprintf("%s|%s|%s|%020d", a.SLO, a.Name, a.Severity, a.From.UnixNano())
+}
+
+func intervals(s Series, service string) []Alert {
+	var out []Alert
+	var cur *Alert
+	for i, p := range s.Points {
+		firing := p.Value > 0 && !math.IsNaN(p.Value)
+		switch {
+		case firing && cur == nil:
+			cur = &Alert{Name: s.Labels["alertname"], Severity: s.Labels["severity"], SLO: s.Labels["slo"], Service: s.Labels["service"], From: p.Time}
+			if cur.Service == "" {
+				cur.Service = service
+			}
+		case !firing && cur != nil:
+			cur.To = p.Time
+			out = append(out, *cur)
+			cur = nil
+		}
+		if cur != nil && i == len(s.Points)-1 {
+			cur.To = p.Time
+			out = append(out, *cur)
+		}
+	}
+	return out
+}
+
+// bandsFor picks the alerts a dashboard shows: its service's, or all of
+// them on the overview.
+func bandsFor(d dashboard, alerts []Alert) []Alert {
+	var out []Alert
+	for _, a := range alerts {
+		if d.service == "" || a.Service == d.service || a.Service == "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func esc(s string) string { return html.EscapeString(s) }

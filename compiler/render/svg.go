@@ -1,0 +1,362 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Chart geometry in SVG user units: one grid column is 50 wide and one grid
+// row 30 high, like Grafana's layout; the caption and legend take the rest.
+const (
+	colUnit      = 50.0
+	rowUnit      = 30.0
+	chrome       = 62.0 // caption and legend, outside the SVG
+	marginLeft   = 64.0
+	marginRight  = 14.0
+	marginTop    = 8.0
+	marginBottom = 22.0
+)
+
+func chartSize(p panel) (w, h float64) {
+	w = math.Max(200, float64(p.GridPos.W)*colUnit)
+	h = math.Max(90, float64(p.GridPos.H)*rowUnit-chrome)
+	return w, h
+}
+
+// line is one drawn series.
+type line struct {
+	name   string
+	color  string
+	points []Point
+}
+
+func panelLines(p panel, data map[string][]Series) []line {
+	var out []line
+	for _, t := range p.Targets {
+		for _, s := range data[t.Expr] {
+			out = append(out, line{name: legendName(s, t), color: palette(len(out)), points: s.Points})
+		}
+	}
+	return out
+}
+
+// legendName fills a legendFormat's {{label}} from the series' labels.
+func legendName(s Series, t target) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	name := t.LegendFormat
+	for k, v := range s.Labels {
+		name = strings.ReplaceAll(name, "{{"+k+"}}", v)
+		name = strings.ReplaceAll(name, "{{ "+k+" }}", v)
+	}
+	// Grafana prints a label the series lacks as nothing.
+	name = regexp.MustCompile(`\{\{\s*[^}]*\}\}`).ReplaceAllString(name, "")
+	name = strings.Join(strings.Fields(name), " ")
+	if name == "" {
+		return t.RefID
+	}
+	return name
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// writeTimeseries draws lines over the shared time span, with threshold
+// lines and alert firing bands behind them.
+func writeTimeseries(b *bytes.Buffer, p panel, data map[string][]Series, alerts []Alert, sp span) {
+	w, h := chartSize(p)
+	lines := panelLines(p, data)
+	style := p.thresholdStyle()
+	ths := p.thresholds()
+
+	lo, hi, hasData := math.Inf(1), math.Inf(-1), false
+	for _, l := range lines {
+		for _, pt := range l.points {
+			if finite(pt.Value) {
+				lo, hi, hasData = math.Min(lo, pt.Value), math.Max(hi, pt.Value), true
+			}
+		}
+	}
+	if style != "" {
+		for _, th := range ths {
+			lo, hi = math.Min(lo, th.value), math.Max(hi, th.value)
+		}
+	}
+	if math.IsInf(lo, 0) {
+		lo, hi = 0, 1
+	}
+	def := p.FieldConfig.Defaults
+	if def.Min != nil {
+		lo = *def.Min
+	}
+	if def.Max != nil {
+		hi = *def.Max
+	}
+	if hi <= lo {
+		hi = lo + math.Max(1, math.Abs(lo))
+	}
+	ticks := niceTicks(lo, hi)
+	if def.Min == nil {
+		lo = ticks[0]
+	}
+	if def.Max == nil {
+		hi = ticks[len(ticks)-1]
+	}
+
+	from, to := sp.from, sp.to
+	if !sp.ok {
+		from, to = time.Unix(0, 0), time.Unix(3600, 0)
+	}
+	plotW, plotH := w-marginLeft-marginRight, h-marginTop-marginBottom
+	x := func(t time.Time) float64 {
+		return marginLeft + float64(t.Sub(from))/float64(to.Sub(from))*plotW
+	}
+	y := func(v float64) float64 {
+		v = math.Max(lo, math.Min(hi, v))
+		return marginTop + (hi-v)/(hi-lo)*plotH
+	}
+
+	fmt.Fprintf(b, "<svg viewBox=\"0 0 %s %s\" role=\"img\" aria-label=\"%s\">\n", f1(w), f1(h), esc(p.Title))
+	bottom, right := marginTop+plotH, marginLeft+plotW
+
+	// Alert firing bands, behind everything.
+	if sp.ok {
+		for _, a := range alerts {
+			if !a.To.After(from) || !a.From.Before(to) {
+				continue
+			}
+			x1, x2 := x(maxTime(a.From, from)), x(minTime(a.To, to))
+			fmt.Fprintf(b, "<rect class=\"band %s\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"><title>%s</title></rect>\n",
+				esc(bandClass(a)), f1(x1), f1(marginTop), f1(math.Max(1, x2-x1)), f1(plotH), esc(alertText(a)))
+		}
+	}
+
+	// Grid, y labels, x labels.
+	var grid strings.Builder
+	for _, v := range ticks {
+		if v < lo || v > hi {
+			continue
+		}
+		fmt.Fprintf(&grid, "M%s %sH%s", f1(marginLeft), f1(y(v)), f1(right))
+		fmt.Fprintf(b, "<text class=\"ylabel\" x=\"%s\" y=\"%s\">%s</text>\n", f1(marginLeft-6), f1(y(v)+4), esc(formatValue(v, def.Unit)))
+	}
+	if sp.ok {
+		// A label needs about 80 units; fewer ticks on narrow panels.
+		ticks := timeTicks(from, to, int(plotW/80))
+		for i, t := range ticks {
+			step := to.Sub(from)
+			if i > 0 {
+				step = t.Sub(ticks[i-1])
+			} else if len(ticks) > 1 {
+				step = ticks[1].Sub(t)
+			}
+			fmt.Fprintf(&grid, "M%s %sV%s", f1(x(t)), f1(marginTop), f1(bottom))
+			fmt.Fprintf(b, "<text class=\"xlabel\" x=\"%s\" y=\"%s\">%s</text>\n", f1(x(t)), f1(h-6), esc(timeLabel(t, step)))
+		}
+	}
+	fmt.Fprintf(b, "<path class=\"grid\" d=\"%s\"/>\n", grid.String())
+	fmt.Fprintf(b, "<path class=\"axis\" d=\"M%s %sV%sH%s\"/>\n", f1(marginLeft), f1(marginTop), f1(bottom), f1(right))
+
+	// Thresholds: the SLO line, the budget line, the tier factors.
+	if style != "" {
+		for _, th := range ths {
+			if th.value < lo || th.value > hi {
+				continue
+			}
+			fmt.Fprintf(b, "<path class=\"threshold %s\" stroke=\"%s\" d=\"M%s %sH%s\"><title>threshold %s</title></path>\n",
+				style, cssColor(th.color), f1(marginLeft), f1(y(th.value)), f1(right), esc(formatValue(th.value, def.Unit)))
+			// Labels sit above their line, or below it at the top edge.
+			ly := y(th.value) - 3
+			if ly < marginTop+10 {
+				ly = y(th.value) + 11
+			}
+			fmt.Fprintf(b, "<text class=\"thlabel\" style=\"fill:%s\" x=\"%s\" y=\"%s\">%s</text>\n",
+				cssColor(th.color), f1(right-2), f1(ly), esc(formatValue(th.value, def.Unit)))
+		}
+	}
+
+	stepped := def.Custom != nil && def.Custom.LineInterpolation == "stepAfter"
+	for _, l := range lines {
+		d := pathOf(l.points, x, y, stepped)
+		if d == "" {
+			continue
+		}
+		fmt.Fprintf(b, "<path class=\"series\" stroke=\"%s\" d=\"%s\"><title>%s</title></path>\n", l.color, d, esc(l.name))
+	}
+	if !hasData {
+		msg := def.NoValue
+		if msg == "" {
+			msg = "No data"
+		}
+		fmt.Fprintf(b, "<text class=\"nodata\" x=\"%s\" y=\"%s\">%s</text>\n", f1(marginLeft+plotW/2), f1(marginTop+plotH/2), esc(msg))
+	}
+	b.WriteString("</svg>\n")
+	writeLegend(b, lines, ths, style, def.Unit, alerts, sp)
+}
+
+// pathOf draws points as one path; missing values break the line.
+func pathOf(pts []Point, x func(time.Time) float64, y func(float64) float64, stepped bool) string {
+	var d strings.Builder
+	pen := false
+	for _, p := range pts {
+		if !finite(p.Value) {
+			pen = false
+			continue
+		}
+		px, py := x(p.Time), y(p.Value)
+		switch {
+		case !pen:
+			fmt.Fprintf(&d, "M%s %s", f1(px), f1(py))
+		case stepped:
+			fmt.Fprintf(&d, "H%sV%s", f1(px), f1(py))
+		default:
+			fmt.Fprintf(&d, "L%s %s", f1(px), f1(py))
+		}
+		pen = true
+	}
+	return d.String()
+}
+
+func writeLegend(b *bytes.Buffer, lines []line, ths []threshold, style, unit string, alerts []Alert, sp span) {
+	b.WriteString("<ul class=\"legend\">")
+	for _, l := range lines {
+		fmt.Fprintf(b, "<li><span class=\"swatch\" style=\"background:%s\"></span>%s</li>", l.color, esc(l.name))
+	}
+	if style != "" {
+		for _, th := range ths {
+			fmt.Fprintf(b, "<li><span class=\"swatch line %s\" style=\"border-color:%s\"></span>%s</li>", style, cssColor(th.color), esc(formatValue(th.value, unit)))
+		}
+	}
+	if sp.ok && len(alerts) > 0 {
+		b.WriteString("<li><span class=\"swatch band-page\"></span>page firing</li><li><span class=\"swatch band-ticket\"></span>ticket / no data firing</li>")
+	}
+	b.WriteString("</ul>\n")
+}
+
+func bandClass(a Alert) string {
+	if a.Severity == "page" {
+		return "band-page"
+	}
+	return "band-ticket"
+}
+
+func alertText(a Alert) string {
+	return strings.Join(strings.Fields(fmt.Sprintf("%s %s %s %s – %s", a.Name, a.Severity, a.SLO,
+		a.From.UTC().Format("Jan 2 15:04"), a.To.UTC().Format("Jan 2 15:04"))), " ")
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// writeStat draws the last value of each series, coloured by thresholds,
+// over a sparkline of its history.
+func writeStat(b *bytes.Buffer, p panel, data map[string][]Series) {
+	w, h := chartSize(p)
+	lines := panelLines(p, data)
+	def := p.FieldConfig.Defaults
+	fmt.Fprintf(b, "<svg viewBox=\"0 0 %s %s\" role=\"img\" aria-label=\"%s\">\n", f1(w), f1(h), esc(p.Title))
+	if len(lines) == 0 {
+		fmt.Fprintf(b, "<path class=\"axis\" d=\"M10 %sH%s\"/>\n", f1(h-10), f1(w-10))
+		fmt.Fprintf(b, "<text class=\"nodata\" x=\"%s\" y=\"%s\">No data</text>\n</svg>\n", f1(w/2), f1(h/2))
+		return
+	}
+	cols := len(lines)
+	if cols > 4 {
+		cols = 4
+	}
+	rows := (len(lines) + cols - 1) / cols
+	cw, ch := w/float64(cols), h/float64(rows)
+	for i, l := range lines {
+		cx, cy := float64(i%cols)*cw, float64(i/cols)*ch
+		last, ok := lastValue(l.points)
+		color := "#7f7f7f"
+		text := "No data"
+		if ok {
+			color = cssColor(colorFor(p, last))
+			text = formatValue(last, def.Unit)
+		}
+		if d := sparkline(l.points, cx+6, cy+ch*0.55, cw-12, ch*0.4); d != "" {
+			fmt.Fprintf(b, "<path class=\"spark\" stroke=\"%s\" d=\"%s\"/>\n", color, d)
+		} else {
+			fmt.Fprintf(b, "<path class=\"axis\" d=\"M%s %sH%s\"/>\n", f1(cx+6), f1(cy+ch-4), f1(cx+cw-6))
+		}
+		size := math.Min(ch*0.32, cw/float64(len(text)+2)*1.7)
+		fmt.Fprintf(b, "<text class=\"statname\" x=\"%s\" y=\"%s\">%s</text>\n", f1(cx+cw/2), f1(cy+14), esc(l.name))
+		fmt.Fprintf(b, "<text class=\"statvalue\" style=\"fill:%s;font-size:%spx\" x=\"%s\" y=\"%s\">%s</text>\n",
+			color, f1(size), f1(cx+cw/2), f1(cy+ch*0.5), esc(text))
+	}
+	b.WriteString("</svg>\n")
+}
+
+func lastValue(pts []Point) (float64, bool) {
+	for i := len(pts) - 1; i >= 0; i-- {
+		if finite(pts[i].Value) {
+			return pts[i].Value, true
+		}
+	}
+	return 0, false
+}
+
+// colorFor is the colour of the highest threshold step at or below v.
+func colorFor(p panel, v float64) string {
+	th := p.FieldConfig.Defaults.Thresholds
+	if th == nil || len(th.Steps) == 0 {
+		return "blue"
+	}
+	color := th.Steps[0].Color
+	for _, s := range th.Steps {
+		if s.Value == nil || v >= *s.Value {
+			color = s.Color
+		}
+	}
+	return color
+}
+
+// sparkline scales points into a box.
+func sparkline(pts []Point, x0, y0, w, h float64) string {
+	var lo, hi float64
+	var t0, t1 time.Time
+	n := 0
+	for _, p := range pts {
+		if !finite(p.Value) {
+			continue
+		}
+		if n == 0 {
+			lo, hi, t0, t1 = p.Value, p.Value, p.Time, p.Time
+		}
+		lo, hi = math.Min(lo, p.Value), math.Max(hi, p.Value)
+		if p.Time.After(t1) {
+			t1 = p.Time
+		}
+		n++
+	}
+	if n < 2 {
+		return ""
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
+	span := float64(t1.Sub(t0))
+	if span == 0 {
+		span = 1
+	}
+	return pathOf(pts,
+		func(t time.Time) float64 { return x0 + float64(t.Sub(t0))/span*w },
+		func(v float64) float64 { return y0 + (hi-v)/(hi-lo)*h },
+		false)
+}
