@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -139,4 +140,34 @@ func indent(s string) string {
 		}
 	}
 	return out
+}
+
+// TestNoTwoRulesOfAFileShareNameAndLabels keeps files clean for promtool's
+// duplicate-rules lint, which compares rule names and rule labels only.
+func TestNoTwoRulesOfAFileShareNameAndLabels(t *testing.T) {
+	tiers, err := model.WorkbookTiers(28*24*time.Hour, 2*time.Minute, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set model.Set
+	for _, name := range []string{"a", "b"} {
+		set.SLOs = append(set.SLOs, model.SLO{Name: name, Service: model.Service{Name: "svc"}, Objective: model.NewDecimal(99, 100),
+			SLI:    model.SLI{Counter: true, Total: &model.Query{Expr: "t"}, Bad: &model.Query{Expr: "b"}},
+			Window: 28 * 24 * time.Hour, Evaluation: time.Minute, ScrapeInterval: 30 * time.Second,
+			Alerting: model.Alerting{Tiers: tiers, NoData: true}})
+	}
+	groups, _, err := ServiceGroups(set, "svc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, g := range groups {
+		for _, r := range g.Rules {
+			key := r.Record + r.Alert + fmt.Sprint(r.Labels)
+			if seen[key] {
+				t.Errorf("two rules %s%s with labels %v", r.Record, r.Alert, r.Labels)
+			}
+			seen[key] = true
+		}
+	}
 }

@@ -118,8 +118,9 @@ func (b *builder) sel(name string, window time.Duration) string {
 	return Selector(name, b.slo, window)
 }
 
-// identity labels the base rules; derived rules inherit them from the
-// series they read and only override window.
+// identity labels every recording: derived rules would inherit the labels
+// from the series they read, but spelling them out keeps each rule unique
+// within its file (promtool's duplicate-rules lint compares rule labels).
 func (b *builder) identity(window time.Duration) map[string]string {
 	return map[string]string{
 		LabelSLO:     b.slo.Name,
@@ -131,10 +132,6 @@ func (b *builder) identity(window time.Duration) map[string]string {
 
 func (b *builder) record(name, expr string, labels map[string]string) {
 	b.rules = append(b.rules, rulefmt.Rule{Record: name, Expr: expr, Labels: labels})
-}
-
-func windowLabel(w time.Duration) map[string]string {
-	return map[string]string{LabelWindow: model.FormatDuration(w)}
 }
 
 func (b *builder) recordings() error {
@@ -173,12 +170,12 @@ func (b *builder) recordings() error {
 		if w == b.base {
 			continue
 		}
-		b.record(EventsRate, fmt.Sprintf("avg_over_time(%s[%s])", events, model.FormatDuration(w)), windowLabel(w))
-		b.record(BadEventsRate, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(BadEventsRate, b.base), model.FormatDuration(w)), windowLabel(w))
+		b.record(EventsRate, fmt.Sprintf("avg_over_time(%s[%s])", events, model.FormatDuration(w)), b.identity(w))
+		b.record(BadEventsRate, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(BadEventsRate, b.base), model.FormatDuration(w)), b.identity(w))
 	}
 	for _, w := range b.slo.Windows() {
 		// Zero traffic leaves the ratio absent rather than NaN.
-		b.record(ErrorRatio, fmt.Sprintf("%s / (%s > 0)", b.sel(BadEventsRate, w), b.sel(EventsRate, w)), nil)
+		b.record(ErrorRatio, fmt.Sprintf("%s / (%s > 0)", b.sel(BadEventsRate, w), b.sel(EventsRate, w)), b.identity(w))
 	}
 	b.burnRates()
 	return nil
@@ -202,7 +199,7 @@ func (b *builder) rawRecordings() error {
 		if w == b.base {
 			continue
 		}
-		b.record(ErrorRatio, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(ErrorRatio, b.base), model.FormatDuration(w)), windowLabel(w))
+		b.record(ErrorRatio, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(ErrorRatio, b.base), model.FormatDuration(w)), b.identity(w))
 	}
 	b.burnRates()
 	return nil
@@ -211,9 +208,9 @@ func (b *builder) rawRecordings() error {
 func (b *builder) burnRates() {
 	budget := b.slo.ErrorBudget().String()
 	for _, w := range b.slo.Windows() {
-		b.record(BurnRate, fmt.Sprintf("%s / %s", b.sel(ErrorRatio, w), budget), nil)
+		b.record(BurnRate, fmt.Sprintf("%s / %s", b.sel(ErrorRatio, w), budget), b.identity(w))
 	}
-	b.record(BudgetRemaining, fmt.Sprintf("1 - %s", b.sel(BurnRate, b.slo.Window)), nil)
+	b.record(BudgetRemaining, fmt.Sprintf("1 - %s", b.sel(BurnRate, b.slo.Window)), b.identity(b.slo.Window))
 }
 
 func (b *builder) rate(query string) (string, error) {
@@ -258,7 +255,7 @@ func (b *builder) alerts() {
 			Alert:       AlertBurn,
 			Expr:        expr,
 			For:         prommodel.Duration(t.For),
-			Labels:      map[string]string{LabelSeverity: t.Severity},
+			Labels:      b.alertLabels(t.Severity),
 			Annotations: b.burnAnnotations(t),
 		})
 	}
@@ -267,9 +264,7 @@ func (b *builder) alerts() {
 		if b.slo.SLI.Raw != nil {
 			events = b.slo.SLI.Raw.Expr
 		}
-		labels := b.identity(0)
-		delete(labels, LabelWindow)
-		labels[LabelSeverity] = "ticket"
+		labels := b.alertLabels("ticket")
 		b.rules = append(b.rules, rulefmt.Rule{
 			Alert:  AlertNoData,
 			Expr:   fmt.Sprintf("absent(%s)", events),
@@ -281,6 +276,13 @@ func (b *builder) alerts() {
 			}),
 		})
 	}
+}
+
+func (b *builder) alertLabels(severity string) map[string]string {
+	l := b.identity(0)
+	delete(l, LabelWindow)
+	l[LabelSeverity] = severity
+	return l
 }
 
 // noDataFor waits out scrape gaps and restarts before calling the SLI blind.
