@@ -1,0 +1,406 @@
+// Package promtest writes promtool unit-test files (`promtool test rules`)
+// for the generated rules: for every alert tier of every SLO, a burn that
+// must page (or ticket) and half the budget rate that must stay silent.
+//
+// Inputs are the engine-shaped counters of package simulate, for one pod,
+// growing linearly from zero: every window then sees the same burn rate, so
+// which alerts fire at the evaluation time follows from the spec alone, and
+// expected annotations are the rule's own templates expanded with that
+// burn rate.
+package promtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/rulefmt"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/template"
+	"gopkg.in/yaml.v3"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate"
+)
+
+// Path is where a service's test file goes, beside its rule file.
+func Path(service string) string { return "prometheus/" + service + ".test.yaml" }
+
+// File is a promtool unit-test file.
+type File struct {
+	RuleFiles          []string `yaml:"rule_files"`
+	EvaluationInterval string   `yaml:"evaluation_interval"`
+	Tests              []Test   `yaml:"tests"`
+}
+
+// Test is one promtool test group.
+type Test struct {
+	Name        string      `yaml:"name"`
+	Interval    string      `yaml:"interval"`
+	InputSeries []Series    `yaml:"input_series"`
+	Alerts      []AlertTest `yaml:"alert_rule_test"`
+}
+
+// Series is one input series in promtool's expanding notation.
+type Series struct {
+	Series string `yaml:"series"`
+	Values string `yaml:"values"`
+}
+
+// AlertTest lists the alerts of one name firing at one time.
+type AlertTest struct {
+	EvalTime  string          `yaml:"eval_time"`
+	Alertname string          `yaml:"alertname"`
+	ExpAlerts []ExpectedAlert `yaml:"exp_alerts"`
+}
+
+// ExpectedAlert is one firing alert.
+type ExpectedAlert struct {
+	Labels      map[string]string `yaml:"exp_labels"`
+	Annotations map[string]string `yaml:"exp_annotations,omitempty"`
+}
+
+// Build returns one test file per service, for the rule file rules.Build
+// writes beside it.
+func Build(set model.Set) (artifact.Set, error) {
+	var files artifact.Set
+	for _, service := range set.Services() {
+		f, err := ServiceTests(set, service)
+		if err != nil {
+			return nil, fmt.Errorf("service %s: %w", service, err)
+		}
+		if len(f.Tests) == 0 {
+			continue
+		}
+		var buf bytes.Buffer
+		var sources []string
+		seen := map[string]bool{}
+		for _, slo := range set.ByService(service) {
+			if !seen[slo.Source] {
+				seen[slo.Source] = true
+				sources = append(sources, slo.Source)
+			}
+		}
+		buf.WriteString(artifact.YAMLHeader(sources))
+		enc := yaml.NewEncoder(&buf)
+		enc.SetIndent(2)
+		if err := enc.Encode(f); err != nil {
+			return nil, fmt.Errorf("service %s: encode tests: %w", service, err)
+		}
+		if err := Check(buf.Bytes()); err != nil {
+			return nil, fmt.Errorf("service %s: %w", service, err)
+		}
+		files = append(files, artifact.File{Path: Path(service), Data: buf.Bytes()})
+	}
+	return files, nil
+}
+
+// Check parses a test file strictly and checks its series notation.
+func Check(data []byte) error {
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return fmt.Errorf("test file does not parse: %w", err)
+	}
+	p := parser.NewParser(parser.Options{})
+	for _, t := range f.Tests {
+		for _, s := range t.InputSeries {
+			if _, _, err := p.ParseSeriesDesc(s.Series + " " + s.Values); err != nil {
+				return fmt.Errorf("test %q: series %s: %w", t.Name, s.Series, err)
+			}
+		}
+	}
+	return nil
+}
+
+// ServiceTests builds the tests of one service.
+func ServiceTests(set model.Set, service string) (File, error) {
+	slos := set.ByService(service)
+	groups, _, err := rules.ServiceGroups(set, service)
+	if err != nil {
+		return File{}, err
+	}
+	f := File{RuleFiles: []string{strings.TrimPrefix(rules.Path(service), "prometheus/")}}
+	eval := time.Duration(0)
+	for _, slo := range slos {
+		if e := slo.Evaluation; e > 0 && (eval == 0 || e < eval) {
+			eval = e
+		}
+	}
+	if eval == 0 {
+		eval = time.Minute
+	}
+	f.EvaluationInterval = model.FormatDuration(eval)
+	b := builder{slos: slos, groups: groups, eval: eval}
+	for _, slo := range slos {
+		if slo.SLI.Raw != nil {
+			continue
+		}
+		for _, tier := range slo.Alerting.Tiers {
+			burn, ok := tierBurn(slo, tier)
+			if !ok {
+				continue
+			}
+			for _, c := range []struct {
+				name string
+				burn float64
+			}{
+				{fmt.Sprintf("%s: the %s alert fires during a %sx burn", slo.Name, tier.Severity, trim(burn)), burn},
+				{fmt.Sprintf("%s: the %s alert is silent at half the budget rate", slo.Name, tier.Severity), 0.5},
+			} {
+				t, err := b.test(slo, c.name, c.burn)
+				if err != nil {
+					return File{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+				}
+				f.Tests = append(f.Tests, t)
+			}
+		}
+	}
+	return f, nil
+}
+
+// tierBurn is the burn that must fire a tier: 20x for a page when that is
+// above every page factor (the classic fast burn), otherwise twice the
+// tier's largest factor; for a ticket, between its largest factor and the
+// page tier's smallest, so the page stays out of it. The burn keeps the
+// error ratio at most 100%.
+func tierBurn(slo model.SLO, tier model.Tier) (float64, bool) {
+	maxF, minPage := 0.0, math.Inf(1)
+	for _, p := range tier.Windows {
+		maxF = math.Max(maxF, p.Factor.Float())
+	}
+	for _, t := range slo.Alerting.Tiers {
+		if t.Severity == "page" {
+			for _, p := range t.Windows {
+				minPage = math.Min(minPage, p.Factor.Float())
+			}
+		}
+	}
+	limit := 1 / slo.ErrorBudget().Float()
+	var b float64
+	switch {
+	case tier.Severity == "page" && maxF < 20:
+		b = 20
+	case tier.Severity == "page":
+		b = 2 * maxF
+	case minPage > maxF && !math.IsInf(minPage, 1):
+		b = math.Round(10*math.Sqrt(maxF*minPage)) / 10
+	default:
+		b = 2 * maxF
+	}
+	if b >= limit {
+		b = math.Floor(10*(maxF+limit)/2) / 10
+	}
+	return b, b > maxF && b < limit
+}
+
+func trim(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+type builder struct {
+	slos   []model.SLO
+	groups []rulefmt.RuleGroup
+	eval   time.Duration
+}
+
+// test builds one test group: the SLO's counters at the given burn, and the
+// ErrorBudgetBurn alerts of every SLO of the service expected to fire.
+func (b builder) test(slo model.SLO, name string, burn float64) (Test, error) {
+	counters, err := simulate.Counters(slo)
+	if err != nil {
+		return Test{}, err
+	}
+	scrape := slo.ScrapeInterval
+	if scrape == 0 {
+		scrape = 30 * time.Second
+	}
+	// Requests per scrape such that a burn of 1 is 100 bad requests: burn
+	// rates then print exactly in the annotations.
+	perScrape := math.Ceil(100 / slo.ErrorBudget().Float())
+	if min := slo.Alerting.MinEventsPerSecond.Float() * scrape.Seconds() * 2; perScrape < min {
+		perScrape = math.Ceil(min)
+	}
+	bad := math.Round(perScrape * slo.ErrorBudget().Float() * burn)
+	evalAt := b.evalTime()
+	steps := int((evalAt+b.eval)/scrape) + 1
+	t := Test{Name: name, Interval: model.FormatDuration(scrape)}
+	var series []labels.Labels
+	var incs []float64
+	for _, c := range counters {
+		step := c.PerRequest*perScrape + c.PerBad*bad
+		t.InputSeries = append(t.InputSeries, Series{Series: seriesName(c.Labels), Values: fmt.Sprintf("0+%sx%d", trim(step), steps)})
+		series = append(series, c.Labels)
+		incs = append(incs, step)
+	}
+	exp, err := b.expected(series, incs, scrape, evalAt)
+	if err != nil {
+		return Test{}, err
+	}
+	t.Alerts = []AlertTest{{EvalTime: model.FormatDuration(evalAt), Alertname: rules.AlertBurn, ExpAlerts: exp}}
+	return t, nil
+}
+
+// evalTime is late enough for every alert whose condition holds from the
+// start to have fired: the longest `for` of the service plus five
+// evaluations for the base rate windows to fill.
+func (b builder) evalTime() time.Duration {
+	var longest time.Duration
+	for _, slo := range b.slos {
+		for _, t := range slo.Alerting.Tiers {
+			if t.For > longest {
+				longest = t.For
+			}
+		}
+	}
+	d := longest + 5*b.eval
+	return d.Truncate(b.eval) + b.eval
+}
+
+// expected lists the firing ErrorBudgetBurn alerts of the service when the
+// given series grow by the given increments per scrape.
+func (b builder) expected(series []labels.Labels, incs []float64, scrape, at time.Duration) ([]ExpectedAlert, error) {
+	var out []ExpectedAlert
+	for _, slo := range b.slos {
+		if slo.SLI.Raw != nil {
+			continue
+		}
+		total, bad, err := simulate.Events(slo, series, incs)
+		if err != nil {
+			return nil, err
+		}
+		if total <= 0 {
+			continue
+		}
+		burn := bad / total / slo.ErrorBudget().Float()
+		rate := total / scrape.Seconds()
+		for _, tier := range slo.Alerting.Tiers {
+			if !fires(tier, burn, rate, slo.Alerting.MinEventsPerSecond.Float()) {
+				continue
+			}
+			a, err := b.alert(slo, tier, burn, at)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Labels["slo"]+out[i].Labels["severity"] < out[j].Labels["slo"]+out[j].Labels["severity"]
+	})
+	return out, nil
+}
+
+// fires tells whether a constant burn keeps some pair of the tier above its
+// factor; a burn within 5% of a factor is refused by tierBurn's choices.
+func fires(tier model.Tier, burn, rate, minRate float64) bool {
+	if rate < minRate {
+		return false
+	}
+	for _, p := range tier.Windows {
+		if burn > p.Factor.Float() {
+			return true
+		}
+	}
+	return false
+}
+
+// alert is the expected alert of one tier: the rule's labels plus the
+// recorded series' identity, and its annotations expanded the way the
+// rules manager does, with the burn rate as $value.
+func (b builder) alert(slo model.SLO, tier model.Tier, burn float64, at time.Duration) (ExpectedAlert, error) {
+	rule, ok := b.rule(slo, tier.Severity)
+	if !ok {
+		return ExpectedAlert{}, fmt.Errorf("no %s alert for tier %s", rules.AlertBurn, tier.Severity)
+	}
+	id := map[string]string{rules.LabelSLO: slo.Name, rules.LabelService: slo.Service.Name, rules.LabelSLI: rules.SLIName(slo)}
+	lbls := map[string]string{}
+	for k, v := range id {
+		lbls[k] = v
+	}
+	for k, v := range rule.Labels {
+		lbls[k] = v
+	}
+	ann := map[string]string{}
+	for k, text := range rule.Annotations {
+		v, err := b.expand(rule.Alert, text, id, burn, at)
+		if err != nil {
+			return ExpectedAlert{}, fmt.Errorf("annotation %s: %w", k, err)
+		}
+		ann[k] = v
+	}
+	return ExpectedAlert{Labels: lbls, Annotations: ann}, nil
+}
+
+func (b builder) rule(slo model.SLO, severity string) (rulefmt.Rule, bool) {
+	for _, g := range b.groups {
+		if g.Name != rules.GroupName(slo) {
+			continue
+		}
+		for _, r := range g.Rules {
+			if r.Alert == rules.AlertBurn && r.Labels[rules.LabelSeverity] == severity {
+				return r, true
+			}
+		}
+	}
+	return rulefmt.Rule{}, false
+}
+
+// expand renders an annotation template as the rules manager would: the
+// alert's value is the burn rate; a query for an SLO's budget remaining
+// answers 1 - its burn rate, which is what the recordings hold when every
+// window sees the same burn.
+func (b builder) expand(alert, text string, id map[string]string, burn float64, at time.Duration) (string, error) {
+	defs := "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
+	query := func(_ context.Context, q string, _ time.Time) (promql.Vector, error) {
+		sel, err := parser.NewParser(parser.Options{}).ParseMetricSelector(q)
+		if err != nil {
+			return nil, err
+		}
+		name, slo := "", ""
+		for _, m := range sel {
+			switch m.Name {
+			case labels.MetricName:
+				name = m.Value
+			case rules.LabelSLO:
+				slo = m.Value
+			}
+		}
+		if name != rules.BudgetRemaining || slo != id[rules.LabelSLO] {
+			return nil, fmt.Errorf("the expected annotations cannot answer query %q", q)
+		}
+		ls := labels.FromMap(map[string]string{labels.MetricName: name, rules.LabelSLO: slo})
+		return promql.Vector{promql.Sample{Metric: ls, F: 1 - burn}}, nil
+	}
+	smpl := promql.Sample{Metric: labels.FromMap(id), F: burn}
+	data := template.AlertTemplateData(id, nil, "", smpl)
+	ts := prommodel.Time(time.Unix(0, 0).Add(at).UnixMilli())
+	out, err := template.NewTemplateExpander(context.Background(), defs+text, "__alert_"+alert, data, ts,
+		template.QueryFunc(query), &url.URL{}, nil).Expand()
+	if err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// seriesName prints a series the way promtool's input_series reads it:
+// metric name, then the labels in order.
+func seriesName(ls labels.Labels) string {
+	var parts []string
+	ls.Range(func(l labels.Label) {
+		if l.Name != labels.MetricName {
+			parts = append(parts, fmt.Sprintf("%s=%q", l.Name, l.Value))
+		}
+	})
+	return ls.Get(labels.MetricName) + "{" + strings.Join(parts, ", ") + "}"
+}

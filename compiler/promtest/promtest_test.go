@@ -1,0 +1,147 @@
+package promtest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/spec"
+)
+
+// ttftSLO is a 99% / 28d TTFT SLO on vLLM (threshold 0.5s, a real bucket),
+// as the shorthand resolves it.
+func ttftSLO(t *testing.T) model.SLO {
+	t.Helper()
+	target, err := model.ParseDecimal("99%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	threshold, _ := model.ParseDecimal("0.5")
+	window := 28 * 24 * time.Hour
+	tiers, err := model.WorkbookTiers(window, 2*time.Minute, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sel = `model_name="llama-3-70b"`
+	return model.SLO{
+		Name: "chat-ttft", Service: model.Service{Name: "chat"}, Source: "chat.yaml",
+		Objective: target, Window: window, Evaluation: time.Minute, ScrapeInterval: 30 * time.Second,
+		Alerting: model.Alerting{Tiers: tiers, NoData: true, RunbookURL: "https://runbooks.example.com/chat"},
+		SLI: model.SLI{Counter: true,
+			Total: &model.Query{Expr: `vllm:time_to_first_token_seconds_count{` + sel + `}`},
+			Good:  &model.Query{Expr: `vllm:time_to_first_token_seconds_bucket{le="0.5",` + sel + `}`}},
+		Inference: &model.Inference{Engine: "vllm", EngineTitle: "vLLM", Role: "ttft", Threshold: threshold,
+			Histogram: "vllm:time_to_first_token_seconds",
+			Buckets:   []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0},
+			Selector:  sel, TTFTDenominator: "histogram",
+			Signals: model.Signals{Requests: "vllm:request_success_total"}},
+	}
+}
+
+// writeOut writes rule and test files as `inferslo compile` lays them out.
+func writeOut(t *testing.T, set model.Set, edit func([]byte) []byte) (dir string, tests artifact.Set) {
+	t.Helper()
+	ruleFiles, err := rules.Build(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests, err = Build(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	for _, f := range append(ruleFiles, tests...) {
+		data := f.Data
+		if edit != nil && strings.HasSuffix(f.Path, ".rules.yaml") {
+			data = edit(data)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, tests
+}
+
+func TestTTFTPageFiresDuringATwentyTimesBurnAndIsSilentAtHalfTheBudget(t *testing.T) {
+	set := model.Set{SLOs: []model.SLO{ttftSLO(t)}}
+	dir, tests := writeOut(t, set, nil)
+	if len(tests) != 1 || tests[0].Path != "prometheus/chat.test.yaml" {
+		t.Fatalf("test files: %v", tests)
+	}
+	text := string(tests[0].Data)
+	for _, want := range []string{
+		"rule_files:\n  - chat.rules.yaml",
+		"chat-ttft: the page alert fires during a 20x burn",
+		"chat-ttft: the page alert is silent at half the budget rate",
+		`vllm:time_to_first_token_seconds_bucket{le="0.5", model_name="llama-3-70b", pod="sim-0"}`,
+		"severity: page",
+		"burning its error budget 20.0x too fast",
+		"exp_alerts: []",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("test file lacks %q:\n%s", want, text)
+		}
+	}
+	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	if fails := runTests(t, filepath.Dir(path), path); len(fails) > 0 {
+		t.Fatalf("the generated tests fail on the generated rules:\n%s", strings.Join(fails, "\n"))
+	}
+	promtool(t, path)
+}
+
+func TestGeneratedTestsFailWhenTheRulesAreEdited(t *testing.T) {
+	set := model.Set{SLOs: []model.SLO{ttftSLO(t)}}
+	// Page factors raised tenfold: a 20x burn no longer pages. (Raising
+	// only 14.4 would not do: the 6x pair, whose windows also see 20x from
+	// the start, still pages; the simulator catches that one by its delay.)
+	dir, tests := writeOut(t, set, func(b []byte) []byte {
+		b = bytes.ReplaceAll(b, []byte(" > 14.4\n"), []byte(" > 144\n"))
+		return bytes.ReplaceAll(b, []byte(" > 6\n"), []byte(" > 60\n"))
+	})
+	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	fails := runTests(t, filepath.Dir(path), path)
+	if len(fails) == 0 {
+		t.Fatal("the tests passed against rules whose page factor was raised tenfold")
+	}
+	if !strings.Contains(strings.Join(fails, "\n"), "the page alert fires during a 20x burn") {
+		t.Errorf("the failure does not name the burn test:\n%s", strings.Join(fails, "\n"))
+	}
+}
+
+func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
+	res, err := spec.Load("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir, tests := writeOut(t, res.Set, nil)
+	if len(tests) != len(res.Set.Services()) {
+		t.Errorf("%d test files for %d services", len(tests), len(res.Set.Services()))
+	}
+	again, err := Build(res.Set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tests {
+		if !bytes.Equal(tests[i].Data, again[i].Data) {
+			t.Errorf("%s differs between two builds", tests[i].Path)
+		}
+		path := filepath.Join(dir, filepath.FromSlash(tests[i].Path))
+		if fails := runTests(t, filepath.Dir(path), path); len(fails) > 0 {
+			t.Errorf("%s:\n%s", tests[i].Path, strings.Join(fails, "\n"))
+		}
+		promtool(t, path)
+	}
+}

@@ -1,0 +1,154 @@
+package promtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/promql/promqltest"
+	"github.com/prometheus/prometheus/rules"
+	"gopkg.in/yaml.v3"
+)
+
+// runTests runs a test file against its rule file the way `promtool test
+// rules` does (cmd/promtool/unittest.go cannot be imported): series loaded
+// lazily, every group evaluated at every evaluation_interval from the Unix
+// epoch, firing alerts of the tested name compared with labels and
+// annotations. It returns one message per failed expectation.
+func runTests(t *testing.T, dir, testPath string) []string {
+	t.Helper()
+	data, err := os.ReadFile(testPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f File
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	eval, err := prommodel.ParseDuration(f.EvaluationInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fails []string
+	for _, tg := range f.Tests {
+		fails = append(fails, runGroup(t, dir, f, tg, time.Duration(eval))...)
+	}
+	return fails
+}
+
+func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []string {
+	var load strings.Builder
+	fmt.Fprintf(&load, "load %s\n", tg.Interval)
+	for _, s := range tg.InputSeries {
+		fmt.Fprintf(&load, "  %s %s\n", s.Series, s.Values)
+	}
+	suite, err := promqltest.NewLazyLoader(load.String(), promqltest.LazyLoaderOpts{EnableAtModifier: true, EnableNegativeOffset: true})
+	if err != nil {
+		t.Fatalf("%s: %v", tg.Name, err)
+	}
+	defer suite.Close()
+	m := rules.NewManager(&rules.ManagerOptions{
+		QueryFunc:  rules.EngineQueryFunc(suite.QueryEngine(), suite.Storage()),
+		Appendable: suite.Storage(),
+		Context:    context.Background(),
+		NotifyFunc: func(context.Context, string, ...*rules.Alert) {},
+		Logger:     promslog.NewNopLogger(),
+		Parser:     parser.NewParser(parser.Options{}),
+	})
+	var files []string
+	for _, rf := range f.RuleFiles {
+		files = append(files, filepath.Join(dir, rf))
+	}
+	interval, _ := prommodel.ParseDuration(tg.Interval)
+	groups, errs := m.LoadGroups(time.Duration(interval), labels.EmptyLabels(), "", nil, false, files...)
+	if len(errs) > 0 {
+		t.Fatalf("%s: %v", tg.Name, errs)
+	}
+	var ordered []*rules.Group
+	for _, g := range groups {
+		ordered = append(ordered, g)
+	}
+	sort.Slice(ordered, func(i, j int) bool { return ordered[i].Name() < ordered[j].Name() })
+	var maxt time.Duration
+	byTime := map[time.Duration][]AlertTest{}
+	for _, a := range tg.Alerts {
+		d, err := prommodel.ParseDuration(a.EvalTime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byTime[time.Duration(d)] = append(byTime[time.Duration(d)], a)
+		if time.Duration(d) > maxt {
+			maxt = time.Duration(d)
+		}
+	}
+	var fails []string
+	mint := time.Unix(0, 0).UTC()
+	for ts := time.Duration(0); ts <= maxt; ts += eval {
+		suite.WithSamplesTill(mint.Add(ts), func(err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range ordered {
+				g.Eval(context.Background(), mint.Add(ts))
+			}
+		})
+		for at, tests := range byTime {
+			if at < ts || at >= ts+eval {
+				continue
+			}
+			for _, a := range tests {
+				var got []string
+				for _, g := range ordered {
+					for _, r := range g.Rules() {
+						ar, ok := r.(*rules.AlertingRule)
+						if !ok || ar.Name() != a.Alertname {
+							continue
+						}
+						for _, al := range ar.ActiveAlerts() {
+							if al.State == rules.StateFiring {
+								got = append(got, al.Labels.String()+" "+al.Annotations.String())
+							}
+						}
+					}
+				}
+				var exp []string
+				for _, e := range a.ExpAlerts {
+					ls := map[string]string{labels.AlertName: a.Alertname}
+					for k, v := range e.Labels {
+						ls[k] = v
+					}
+					exp = append(exp, labels.FromMap(ls).String()+" "+labels.FromMap(e.Annotations).String())
+				}
+				sort.Strings(got)
+				sort.Strings(exp)
+				if strings.Join(got, "\n") != strings.Join(exp, "\n") {
+					fails = append(fails, fmt.Sprintf("%s at %s:\n  expected %q\n  got      %q", tg.Name, a.EvalTime, exp, got))
+				}
+			}
+		}
+	}
+	return fails
+}
+
+// promtool runs the real promtool when INFERSLO_PROMTOOL names one.
+func promtool(t *testing.T, testPath string) {
+	bin := os.Getenv("INFERSLO_PROMTOOL")
+	if bin == "" {
+		return
+	}
+	out, err := exec.Command(bin, "test", "rules", testPath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool test rules %s: %v\n%s", testPath, err, out)
+	}
+	t.Logf("promtool test rules %s:\n%s", filepath.Base(testPath), out)
+}

@@ -1,0 +1,272 @@
+package simulate
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/rulefmt"
+	"github.com/prometheus/prometheus/promql/parser"
+	"gopkg.in/yaml.v3"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	irules "github.com/inferslo/inferslo/compiler/rules"
+)
+
+// CostOptions set the cardinality and history of a cost measurement.
+type CostOptions struct {
+	// Shape is the workload per SLO; default 200 pods × 4 models.
+	Shape Shape
+	// History is how much data precedes the measured evaluation; default
+	// 1h. Windows longer than that are projected (see Cost).
+	History time.Duration
+	// Evaluations is how many evaluations are timed at the end; default 5.
+	Evaluations int
+}
+
+// RuleCost is what one way of writing the rules costs per evaluation of all
+// groups.
+type RuleCost struct {
+	Rules int `json:"rules"`
+	// Samples is what the engine's query statistics counted (TotalSamples)
+	// per evaluation of all groups with History of data.
+	Samples int64 `json:"samples"`
+	// Projected scales each query's samples to its full range (a 28d
+	// window reads 28d/History times what it read here).
+	Projected int64 `json:"projected_samples"`
+	// Time is the mean wall time of one evaluation of all groups.
+	Time time.Duration `json:"time_ns"`
+}
+
+// CostReport compares inferslo's rules with a naive baseline over the same
+// series, measured the same way in the same run.
+type CostReport struct {
+	Pods     int           `json:"pods"`
+	Models   int           `json:"models"`
+	History  time.Duration `json:"history_ns"`
+	Series   int           `json:"series"`
+	Inferslo RuleCost      `json:"inferslo"`
+	Naive    RuleCost      `json:"naive"`
+}
+
+// Cost measures the set's rules against a naive baseline that computes
+// every window from raw series (sum(rate(bad[w])) / sum(rate(total[w]))),
+// as hand-written rules usually do. Each SLO gets its own workload; figures
+// are summed over SLOs.
+func Cost(set model.Set, opts CostOptions) (CostReport, error) {
+	if opts.Shape.Pods == 0 {
+		opts.Shape.Pods = 200
+	}
+	if opts.Shape.Models == 0 {
+		opts.Shape.Models = 4
+	}
+	if opts.History == 0 {
+		opts.History = time.Hour
+	}
+	if opts.Evaluations == 0 {
+		opts.Evaluations = 5
+	}
+	rep := CostReport{Pods: opts.Shape.Pods, Models: opts.Shape.Models, History: opts.History}
+	for _, slo := range set.SLOs {
+		if slo.SLI.Raw != nil {
+			continue
+		}
+		g, err := irules.Group(slo)
+		if err != nil {
+			return CostReport{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+		}
+		naive, err := NaiveGroup(slo)
+		if err != nil {
+			return CostReport{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+		}
+		for _, c := range []struct {
+			group rulefmt.RuleGroup
+			into  *RuleCost
+			// warm evaluates the rules through the history: inferslo's
+			// long windows read their own recordings, which must exist.
+			warm bool
+		}{{g, &rep.Inferslo, true}, {naive, &rep.Naive, false}} {
+			n, err := measure(slo, c.group, opts, c.warm, c.into)
+			if err != nil {
+				return CostReport{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+			}
+			if c.warm {
+				rep.Series += n
+			}
+		}
+	}
+	return rep, nil
+}
+
+// measure loads one group over a fresh workload with History of data and
+// adds its cost to into. It returns the number of synthetic series.
+func measure(slo model.SLO, g rulefmt.RuleGroup, opts CostOptions, warm bool, into *RuleCost) (int, error) {
+	run, err := prepareCost(slo, g, opts, warm)
+	if err != nil {
+		return 0, err
+	}
+	defer run.close()
+	var elapsed time.Duration
+	var samples, projected int64
+	for i := 0; i < opts.Evaluations; i++ {
+		d, err := run.evalOnce()
+		if err != nil {
+			return 0, err
+		}
+		elapsed += d
+		samples, projected = run.h.counted.samples, run.h.counted.projected
+	}
+	into.Rules += len(g.Rules)
+	into.Samples += samples
+	into.Projected += projected
+	into.Time += elapsed / time.Duration(opts.Evaluations)
+	return len(run.d.w.series), nil
+}
+
+// costRun is one group over a workload whose history is already written.
+type costRun struct {
+	h       *harness
+	d       *driver
+	t, eval time.Duration
+	history time.Duration
+}
+
+func prepareCost(slo model.SLO, g rulefmt.RuleGroup, opts CostOptions, warm bool) (*costRun, error) {
+	data, err := yaml.Marshal(rulefmt.RuleGroups{Groups: []rulefmt.RuleGroup{g}})
+	if err != nil {
+		return nil, err
+	}
+	h, err := newHarness(map[string][]byte{"cost.rules.yaml": data}, func(string) bool { return true }, true)
+	if err != nil {
+		return nil, err
+	}
+	w, err := newWorkload(slo, opts.Shape)
+	if err != nil {
+		h.close()
+		return nil, err
+	}
+	scrape := slo.ScrapeInterval
+	if scrape == 0 {
+		scrape = 30 * time.Second
+	}
+	run := &costRun{h: h, d: newDriver(h, w, slo.ErrorBudget().Float(), scrape, opts.History),
+		eval: h.groups[0].Interval(), t: -opts.History, history: opts.History}
+	step := run.eval
+	if !warm {
+		// The naive rules read only raw series: no need to evaluate
+		// them while the history fills.
+		step = opts.History
+	}
+	for ; run.t < 0; run.t += step {
+		if err := run.d.advance(run.t, constant(10, healthyBurn), nil); err != nil {
+			run.close()
+			return nil, err
+		}
+		if warm {
+			h.eval(run.t)
+		}
+	}
+	h.counted.ranges = map[string]time.Duration{}
+	return run, nil
+}
+
+// evalOnce appends the next scrapes, evaluates the group once and returns
+// the wall time of the evaluation; h.counted holds its query statistics.
+func (r *costRun) evalOnce() (time.Duration, error) {
+	if err := r.d.advance(r.t, constant(10, healthyBurn), nil); err != nil {
+		return 0, err
+	}
+	*r.h.counted = queryCount{ranges: r.h.counted.ranges, history: r.history}
+	start := time.Now()
+	// Rule errors are not the cost's business: the queries ran.
+	r.h.eval(r.t)
+	d := time.Since(start)
+	r.t += r.eval
+	return d, nil
+}
+
+func (r *costRun) close() { r.h.close() }
+
+// projectRange is the longest range a query reads.
+func projectRange(qs string) time.Duration {
+	expr, err := parser.NewParser(parser.Options{}).ParseExpr(qs)
+	if err != nil {
+		return 0
+	}
+	var longest time.Duration
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		if m, ok := n.(*parser.MatrixSelector); ok && m.Range > longest {
+			longest = m.Range
+		}
+		return nil
+	})
+	return longest
+}
+
+// NaiveGroup is the baseline: every window's error ratio straight from raw
+// series, and the same burn-rate alerts over those ratios.
+func NaiveGroup(slo model.SLO) (rulefmt.RuleGroup, error) {
+	g := rulefmt.RuleGroup{Name: "naive-" + slo.Name, Interval: prommodel.Duration(slo.Evaluation)}
+	name := "naive:sli_error:ratio"
+	for _, w := range slo.Windows() {
+		total, err := irules.RateOf(slo.SLI.Total.Expr, w)
+		if err != nil {
+			return g, err
+		}
+		var expr string
+		switch {
+		case slo.SLI.Bad != nil:
+			bad, err := irules.RateOf(slo.SLI.Bad.Expr, w)
+			if err != nil {
+				return g, err
+			}
+			expr = fmt.Sprintf("%s / %s", bad, total)
+		case slo.SLI.Good != nil:
+			good, err := irules.RateOf(slo.SLI.Good.Expr, w)
+			if err != nil {
+				return g, err
+			}
+			expr = fmt.Sprintf("1 - %s / %s", good, total)
+		default:
+			return g, fmt.Errorf("the SLI has neither good nor bad events")
+		}
+		g.Rules = append(g.Rules, rulefmt.Rule{Record: name, Expr: expr, Labels: map[string]string{
+			irules.LabelSLO: slo.Name, irules.LabelWindow: model.FormatDuration(w)}})
+	}
+	budget := slo.ErrorBudget().String()
+	for _, t := range slo.Alerting.Tiers {
+		var pairs []string
+		for _, p := range t.Windows {
+			pairs = append(pairs, fmt.Sprintf("(%s{slo=%q,window=%q} / %s > %s and on () %s{slo=%q,window=%q} / %s > %s)",
+				name, slo.Name, model.FormatDuration(p.Long), budget, p.Factor,
+				name, slo.Name, model.FormatDuration(p.Short), budget, p.Factor))
+		}
+		g.Rules = append(g.Rules, rulefmt.Rule{Alert: "NaiveBurn", Expr: strings.Join(pairs, " or "),
+			For: prommodel.Duration(t.For), Labels: map[string]string{"severity": t.Severity}})
+	}
+	return g, nil
+}
+
+// WriteTable renders the report next to the baseline.
+func (r CostReport) WriteTable(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Cardinality: %d pods x %d models (%d synthetic series); %s of history\n\n",
+		r.Pods, r.Models, r.Series, model.FormatDuration(r.History))
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "RULES\tCOUNT\tSAMPLES/EVAL\tPROJECTED TO FULL WINDOWS\tTIME/EVAL\t")
+	for _, row := range []struct {
+		name string
+		c    RuleCost
+	}{{"inferslo", r.Inferslo}, {"naive", r.Naive}} {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t\n", row.name, row.c.Rules, row.c.Samples, row.c.Projected, row.c.Time.Round(time.Microsecond))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

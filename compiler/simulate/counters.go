@@ -1,0 +1,85 @@
+package simulate
+
+import (
+	"fmt"
+
+	"github.com/prometheus/prometheus/model/labels"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// Counter is one synthetic counter of a single pod serving the SLO's model:
+// it grows by PerRequest for every request and by PerBad more for every bad
+// one (slow for a latency SLI, failed for the errors SLI).
+type Counter struct {
+	Labels     labels.Labels
+	PerRequest float64
+	PerBad     float64
+}
+
+// Counters returns the counters of one pod that the SLO's queries select,
+// shaped like the engine's own series; the SLI over them is exactly
+// bad requests / requests.
+func Counters(slo model.SLO) ([]Counter, error) {
+	w, err := newWorkload(slo, Shape{Pods: 1, Models: 1})
+	if err != nil {
+		return nil, err
+	}
+	var sels []selector
+	for _, q := range []*model.Query{slo.SLI.Total, slo.SLI.Good, slo.SLI.Bad} {
+		if q == nil {
+			continue
+		}
+		s, err := selectorsOf(q.Expr)
+		if err != nil {
+			return nil, err
+		}
+		sels = append(sels, s...)
+	}
+	var out []Counter
+	for _, s := range w.series {
+		for _, sel := range sels {
+			if sel.matches(s.labels) {
+				out = append(out, Counter{Labels: s.labels, PerRequest: s.coefN, PerBad: s.coefK})
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Events is how many events and bad events the SLO's SLI counts when each
+// of the given series grows by its increment: each selector of the queries
+// adds (or, subtracted, removes) the series it matches.
+func Events(slo model.SLO, series []labels.Labels, increments []float64) (total, bad float64, err error) {
+	sum := func(q *model.Query) (float64, error) {
+		sels, err := selectorsOf(q.Expr)
+		if err != nil {
+			return 0, err
+		}
+		v := 0.0
+		for i, ls := range series {
+			for _, s := range sels {
+				if s.matches(ls) {
+					v += s.sign * increments[i]
+				}
+			}
+		}
+		return v, nil
+	}
+	if slo.SLI.Total == nil {
+		return 0, 0, fmt.Errorf("the SLI has no total query")
+	}
+	if total, err = sum(slo.SLI.Total); err != nil {
+		return 0, 0, err
+	}
+	switch {
+	case slo.SLI.Bad != nil:
+		bad, err = sum(slo.SLI.Bad)
+	case slo.SLI.Good != nil:
+		var good float64
+		good, err = sum(slo.SLI.Good)
+		bad = total - good
+	}
+	return total, bad, err
+}

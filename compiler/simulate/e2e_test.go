@@ -1,0 +1,259 @@
+package simulate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate/internal/exporter"
+)
+
+// e2eSLOs are a TTFT and an errors SLO on vLLM with a one-hour window, so
+// the workbook's page windows shrink to seconds (5s and 30s long, 4s short)
+// and a real Prometheus evaluating every second pages within a minute.
+func e2eSLOs(t *testing.T) model.Set {
+	var slos []model.SLO
+	for _, role := range []string{"ttft", "errors"} {
+		slo := vllmSLO(t, role, "99%")
+		slo.Name = "e2e-" + role
+		slo.Service.Name = "e2e"
+		slo.Window = time.Hour
+		slo.Evaluation = time.Second
+		slo.ScrapeInterval = time.Second
+		tiers, err := model.WorkbookTiers(time.Hour, 4*time.Second, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A `for` of several evaluations makes the pending state visible.
+		for i := range tiers {
+			tiers[i].For = 5 * time.Second
+		}
+		slo.Alerting.Tiers = tiers
+		slo.Alerting.NoData = false
+		slo.Inference.Selector = `model_name="llama-3-8b"`
+		sel := slo.Inference.Selector
+		if role == "ttft" {
+			slo.SLI.Total.Expr = `vllm:time_to_first_token_seconds_count{` + sel + `}`
+			slo.SLI.Good.Expr = `vllm:time_to_first_token_seconds_bucket{le="0.5",` + sel + `}`
+		} else {
+			slo.SLI.Total.Expr = `vllm:request_success_total{` + sel + `}`
+			slo.SLI.Bad.Expr = `vllm:request_success_total{finished_reason="error",` + sel + `}`
+		}
+		slos = append(slos, slo)
+	}
+	return model.Set{SLOs: slos}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestRealPrometheusPagesDuringABurnAndResolvesAfter runs the Prometheus
+// binary named by INFERSLO_PROMETHEUS (built from the pinned module) with
+// the generated rules, scraping a client_golang exporter with vLLM's
+// metrics, and follows the page alerts through the HTTP API.
+func TestRealPrometheusPagesDuringABurnAndResolvesAfter(t *testing.T) {
+	bin := os.Getenv("INFERSLO_PROMETHEUS")
+	if bin == "" {
+		t.Skip("set INFERSLO_PROMETHEUS to a prometheus binary to run the end-to-end test")
+	}
+	set := e2eSLOs(t)
+	files, err := irules.Build(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "e2e.rules.yaml"), files[0].Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	exp := exporter.New("llama-3-8b", 2, 0.1, 0.75)
+	exp.Set(0.005, 0.005)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: exp.Handler()}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); srv.Serve(ln) }()
+	go func() { defer wg.Done(); exp.Run(ctx, 100) }()
+	t.Cleanup(func() {
+		cancel()
+		srv.Close()
+		wg.Wait()
+	})
+
+	config := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: [e2e.rules.yaml]
+scrape_configs:
+  - job_name: vllm
+    static_configs: [{targets: [%q]}]
+`, ln.Addr().String())
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	web := freePort(t)
+	logFile, err := os.Create(filepath.Join(dir, "prometheus.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+web)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logFile.Close()
+		if t.Failed() {
+			if log, err := os.ReadFile(logFile.Name()); err == nil {
+				t.Logf("prometheus log (last lines):\n%s", tail(string(log), 8))
+			}
+		}
+	})
+	base := "http://" + web
+	waitFor(t, 60*time.Second, "prometheus ready", func() bool {
+		resp, err := http.Get(base + "/-/ready")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+
+	start := time.Now()
+	states := map[string]string{}
+	logStates := func() map[string]string {
+		now := pageStates(t, base)
+		for _, slo := range set.SLOs {
+			if now[slo.Name] != states[slo.Name] {
+				t.Logf("+%5.1fs %s page alert: %s", time.Since(start).Seconds(), slo.Name, orInactive(now[slo.Name]))
+			}
+		}
+		states = now
+		return now
+	}
+	// Healthy traffic first: half the budget rate, no page.
+	t.Logf("+%5.1fs healthy traffic (0.5%% slow, 0.5%% failed)", time.Since(start).Seconds())
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		for slo, st := range logStates() {
+			t.Fatalf("%s page alert is %s during healthy traffic", slo, st)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("+%5.1fs burn: 25%% slow, 25%% failed (25x the budget rate)", time.Since(start).Seconds())
+	exp.Set(0.25, 0.25)
+	seen := map[string]map[string]bool{}
+	for _, slo := range set.SLOs {
+		seen[slo.Name] = map[string]bool{}
+	}
+	allFiring := func(now map[string]string) bool {
+		for _, slo := range set.SLOs {
+			if now[slo.Name] != "firing" {
+				return false
+			}
+		}
+		return true
+	}
+	waitFor(t, 90*time.Second, "every page alert firing", func() bool {
+		now := logStates()
+		for slo, st := range now {
+			seen[slo][st] = true
+		}
+		return allFiring(now)
+	})
+	for _, slo := range set.SLOs {
+		if !seen[slo.Name]["pending"] {
+			t.Errorf("%s page alert fired without being seen pending first", slo.Name)
+		}
+	}
+	t.Logf("+%5.1fs recovery: healthy traffic again", time.Since(start).Seconds())
+	exp.Set(0.005, 0.005)
+	waitFor(t, 90*time.Second, "every page alert resolved", func() bool {
+		return len(logStates()) == 0
+	})
+	t.Logf("+%5.1fs all page alerts resolved", time.Since(start).Seconds())
+}
+
+// pageStates maps SLO to the state of its page alert, from /api/v1/alerts.
+func pageStates(t *testing.T, base string) map[string]string {
+	resp, err := http.Get(base + "/api/v1/alerts")
+	if err != nil {
+		t.Fatalf("alerts API: %v", err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data struct {
+			Alerts []struct {
+				Labels map[string]string `json:"labels"`
+				State  string            `json:"state"`
+			} `json:"alerts"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("alerts API: %v", err)
+	}
+	out := map[string]string{}
+	for _, a := range body.Data.Alerts {
+		if a.Labels["alertname"] == irules.AlertBurn && a.Labels["severity"] == "page" {
+			out[a.Labels["slo"]] = a.State
+		}
+	}
+	return out
+}
+
+func orInactive(s string) string {
+	if s == "" {
+		return "inactive"
+	}
+	return s
+}
+
+func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up after %s waiting for %s", limit, what)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for i, l := range lines {
+		if len(l) > 400 {
+			lines[i] = l[:400] + " ..."
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,441 @@
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/rulefmt"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/rules"
+	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb"
+)
+
+// epoch is where simulated time starts; any fixed instant works, a recent
+// one keeps timestamps readable in debugging.
+func epoch() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+// memLoader serves rule files from memory to the rules manager, so a
+// simulation never writes files and RunFiles can test bytes as given.
+type memLoader struct {
+	files map[string][]byte
+	p     parser.Parser
+}
+
+func (l memLoader) Load(id string, ignoreUnknown bool, scheme prommodel.ValidationScheme) (*rulefmt.RuleGroups, []error) {
+	data, ok := l.files[id]
+	if !ok {
+		return nil, []error{fmt.Errorf("no rule file %s", id)}
+	}
+	return rulefmt.Parse(data, ignoreUnknown, scheme, l.p, promslog.NewNopLogger())
+}
+
+func (l memLoader) Parse(q string) (parser.Expr, error) { return l.p.ParseExpr(q) }
+
+// harness is one isolated Prometheus: a TSDB head, the PromQL engine and the
+// rules manager, driven by simulated time.
+type harness struct {
+	dir    string
+	db     *tsdb.DB
+	engine *promql.Engine
+	groups []*rules.Group
+	opts   *rules.ManagerOptions
+	// counted sums engine query statistics when set (cost runs).
+	counted *queryCount
+}
+
+// queryCount accumulates what rule evaluations cost the engine.
+type queryCount struct {
+	queries int
+	samples int64
+	// projected scales each query's samples from the history that exists
+	// to the query's full range.
+	projected int64
+	history   time.Duration
+	ranges    map[string]time.Duration
+}
+
+func (c *queryCount) add(qs string, samples int64) {
+	c.queries++
+	c.samples += samples
+	r, ok := c.ranges[qs]
+	if !ok {
+		r = projectRange(qs)
+		if c.ranges != nil {
+			c.ranges[qs] = r
+		}
+	}
+	if c.history > 0 && r > c.history {
+		c.projected += int64(float64(samples) * float64(r) / float64(c.history))
+	} else {
+		c.projected += samples
+	}
+}
+
+// loadGroups parses rule files and returns the groups selected by keep.
+func loadGroups(files map[string][]byte, keep func(name string) bool, opts *rules.ManagerOptions) ([]*rules.Group, error) {
+	p := parser.NewParser(parser.Options{})
+	opts.GroupLoader = memLoader{files: files, p: p}
+	opts.Parser = p
+	m := rules.NewManager(opts)
+	ids := make([]string, 0, len(files))
+	for id := range files {
+		ids = append(ids, id)
+	}
+	sortStrings(ids)
+	loaded, errs := m.LoadGroups(time.Minute, labels.EmptyLabels(), "", nil, false, ids...)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("load rules: %w", errs[0])
+	}
+	var out []*rules.Group
+	for _, g := range loaded {
+		if keep(g.Name()) {
+			out = append(out, g)
+		}
+	}
+	sortGroups(out)
+	return out, nil
+}
+
+func newHarness(files map[string][]byte, keep func(string) bool, count bool) (*harness, error) {
+	dir, err := os.MkdirTemp("", "inferslo-sim-")
+	if err != nil {
+		return nil, fmt.Errorf("create simulation storage: %w", err)
+	}
+	opts := tsdb.DefaultOptions()
+	// Everything stays in the in-memory head: no WAL, no compaction, so a
+	// simulated week costs memory only.
+	opts.WALSegmentSize = -1
+	opts.MinBlockDuration = int64(365 * 24 * time.Hour / time.Millisecond)
+	opts.MaxBlockDuration = opts.MinBlockDuration
+	opts.RetentionDuration = 0
+	db, err := tsdb.Open(dir, promslog.NewNopLogger(), nil, opts, nil)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("open simulation storage: %w", err)
+	}
+	h := &harness{dir: dir, db: db}
+	h.engine = promql.NewEngine(promql.EngineOpts{
+		Logger:               promslog.NewNopLogger(),
+		MaxSamples:           200_000_000,
+		Timeout:              time.Hour,
+		EnableAtModifier:     true,
+		EnableNegativeOffset: true,
+		Parser:               parser.NewParser(parser.Options{}),
+	})
+	if count {
+		h.counted = &queryCount{}
+	}
+	h.opts = &rules.ManagerOptions{
+		QueryFunc:  h.queryFunc(),
+		Appendable: db,
+		Queryable:  db,
+		Context:    context.Background(),
+		NotifyFunc: func(context.Context, string, ...*rules.Alert) {},
+		Logger:     promslog.NewNopLogger(),
+	}
+	groups, err := loadGroups(files, keep, h.opts)
+	if err != nil {
+		h.close()
+		return nil, err
+	}
+	h.groups = groups
+	return h, nil
+}
+
+// restrict keeps, in every group, only the recording rules that the target
+// rules read, directly or not, and the targets: evaluating that closure
+// records exactly what the whole group would for those series.
+func (h *harness) restrict(target func(*rules.RecordingRule) bool) {
+	for i, g := range h.groups {
+		all := g.Rules()
+		need := make([]bool, len(all))
+		for j, r := range all {
+			if rr, ok := r.(*rules.RecordingRule); ok && target(rr) {
+				need[j] = true
+			}
+		}
+		for changed := true; changed; {
+			changed = false
+			for j := len(all) - 1; j >= 0; j-- {
+				if !need[j] {
+					continue
+				}
+				for k, r := range all {
+					rr, ok := r.(*rules.RecordingRule)
+					if ok && !need[k] && reads(all[j].Query(), rr) {
+						need[k], changed = true, true
+					}
+				}
+			}
+		}
+		var kept []rules.Rule
+		for j, r := range all {
+			if need[j] {
+				kept = append(kept, r)
+			}
+		}
+		h.groups[i] = rules.NewGroup(rules.GroupOptions{Name: g.Name(), File: g.File(), Interval: g.Interval(), Rules: kept, Opts: h.opts})
+	}
+}
+
+// reads tells whether some selector of expr may select what rule records.
+// Labels a rule inherits from its input are unknown here and match any
+// matcher, so the closure errs on the side of keeping rules.
+func reads(expr parser.Expr, rule *rules.RecordingRule) bool {
+	found := false
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		vs, ok := n.(*parser.VectorSelector)
+		if !ok || found {
+			return nil
+		}
+		for _, m := range vs.LabelMatchers {
+			v := rule.Labels().Get(m.Name)
+			if m.Name == labels.MetricName {
+				v = rule.Name()
+			} else if !rule.Labels().Has(m.Name) {
+				continue
+			}
+			if !m.Matches(v) {
+				return nil
+			}
+		}
+		found = true
+		return nil
+	})
+	return found
+}
+
+// queryFunc is rules.EngineQueryFunc plus query statistics.
+func (h *harness) queryFunc() rules.QueryFunc {
+	return func(ctx context.Context, qs string, t time.Time) (promql.Vector, error) {
+		q, err := h.engine.NewInstantQuery(ctx, h.db, nil, qs, t)
+		if err != nil {
+			return nil, err
+		}
+		defer q.Close()
+		res := q.Exec(ctx)
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		if h.counted != nil {
+			h.counted.add(qs, q.Stats().Samples.TotalSamples)
+		}
+		switch v := res.Value.(type) {
+		case promql.Vector:
+			return v, nil
+		case promql.Scalar:
+			return promql.Vector{promql.Sample{T: v.T, F: v.V, Metric: labels.Labels{}}}, nil
+		default:
+			return nil, fmt.Errorf("rule result is not a vector or scalar")
+		}
+	}
+}
+
+func (h *harness) close() {
+	if h.db != nil {
+		h.db.Close()
+	}
+	os.RemoveAll(h.dir)
+}
+
+// eval runs every group once at simulated time t and returns the first rule
+// error, which means the rules themselves are broken.
+func (h *harness) eval(t time.Duration) error {
+	ts := epoch().Add(t)
+	for _, g := range h.groups {
+		g.Eval(context.Background(), ts)
+		for _, r := range g.Rules() {
+			if err := r.LastError(); err != nil {
+				return fmt.Errorf("rule %s in group %s: %w", r.Name(), g.Name(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// query runs an instant query at simulated time t.
+func (h *harness) query(qs string, t time.Duration) (promql.Vector, error) {
+	q, err := h.engine.NewInstantQuery(context.Background(), h.db, nil, qs, epoch().Add(t))
+	if err != nil {
+		return nil, err
+	}
+	defer q.Close()
+	res := q.Exec(context.Background())
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	v, err := res.Vector()
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// queryMatrix runs a range-vector instant query (every raw sample).
+func (h *harness) queryMatrix(qs string, t time.Duration) (promql.Matrix, error) {
+	q, err := h.engine.NewInstantQuery(context.Background(), h.db, nil, qs, epoch().Add(t))
+	if err != nil {
+		return nil, err
+	}
+	defer q.Close()
+	res := q.Exec(context.Background())
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	return res.Matrix()
+}
+
+// alertStates reads the state of every alert instance after an evaluation:
+// key is alert name plus severity.
+func (h *harness) alertStates() map[alertKey]rules.AlertState {
+	out := map[alertKey]rules.AlertState{}
+	for _, g := range h.groups {
+		for _, r := range g.Rules() {
+			ar, ok := r.(*rules.AlertingRule)
+			if !ok {
+				continue
+			}
+			key := alertKey{name: ar.Name(), severity: ar.Labels().Get("severity")}
+			st := rules.StateInactive
+			for _, a := range ar.ActiveAlerts() {
+				if a.State > st {
+					st = a.State
+				}
+			}
+			if st > out[key] {
+				out[key] = st
+			}
+		}
+	}
+	return out
+}
+
+type alertKey struct{ name, severity string }
+
+func (k alertKey) String() string {
+	if k.severity == "" {
+		return k.name
+	}
+	return fmt.Sprintf("%s{severity=%q}", k.name, k.severity)
+}
+
+// driver feeds a workload's counters into the harness at scrape times.
+type driver struct {
+	h      *harness
+	w      *workload
+	budget float64
+	scrape time.Duration
+	// next is the next scrape time; scrapes run from -prehistory on.
+	next time.Duration
+	// cumulative (fractional) requests and bad requests per pod, and the
+	// values at each pod's last restart.
+	cumN, cumK     []float64
+	resetN, resetK []float64
+	refs           []storage.SeriesRef
+	// truth: whole requests and bad requests over all pods, per scrape.
+	ledger []ledgerPoint
+}
+
+type ledgerPoint struct {
+	t    time.Duration
+	n, k float64
+}
+
+// traffic is the load at simulated time t: requests per second per pod
+// (pods get unequal shares around it) and the burn rate (error ratio over
+// error budget).
+type traffic func(t time.Duration) (rps, burn float64)
+
+// restart says whether pod restarts (its counters start from zero) in the
+// scrape interval ending at t.
+type restart func(pod int, t time.Duration) bool
+
+func newDriver(h *harness, w *workload, budget float64, scrape, prehistory time.Duration) *driver {
+	d := &driver{h: h, w: w, budget: budget, scrape: scrape, next: -prehistory}
+	d.cumN = make([]float64, w.pods)
+	d.cumK = make([]float64, w.pods)
+	d.resetN = make([]float64, w.pods)
+	d.resetK = make([]float64, w.pods)
+	d.refs = make([]storage.SeriesRef, len(w.series))
+	return d
+}
+
+// podShare spreads load unevenly over pods (0.5x to 1.5x), as a load
+// balancer with warm and cold replicas would.
+func podShare(pod, pods int) float64 {
+	if pods == 1 {
+		return 1
+	}
+	return 0.5 + float64(pod)/float64(pods-1)
+}
+
+// advance appends every scrape up to and including t.
+func (d *driver) advance(t time.Duration, load traffic, restarts restart) error {
+	for ; d.next <= t; d.next += d.scrape {
+		now := d.next
+		rps, burn := load(now)
+		frac := math.Min(burn*d.budget, 1)
+		sec := d.scrape.Seconds()
+		down := make([]bool, d.w.pods)
+		for p := range d.cumN {
+			d.cumN[p] += rps * podShare(p, d.w.pods) * sec
+			d.cumK[p] += rps * podShare(p, d.w.pods) * sec * frac
+			if restarts != nil && restarts(p, now) {
+				// The restarted pod misses this scrape and comes back from zero.
+				d.resetN[p], d.resetK[p] = math.Floor(d.cumN[p]), math.Floor(d.cumK[p])
+				down[p] = true
+			}
+		}
+		app := d.h.db.Appender(context.Background())
+		ms := epoch().Add(now).UnixMilli()
+		for i, s := range d.w.series {
+			if down[s.pod] {
+				continue
+			}
+			n := math.Floor(d.cumN[s.pod]) - d.resetN[s.pod]
+			k := math.Floor(d.cumK[s.pod]) - d.resetK[s.pod]
+			ref, err := app.Append(d.refs[i], s.labels, ms, s.coefN*n+s.coefK*k)
+			if err != nil {
+				app.Rollback()
+				return fmt.Errorf("append synthetic sample: %w", err)
+			}
+			d.refs[i] = ref
+		}
+		if err := app.Commit(); err != nil {
+			return fmt.Errorf("commit synthetic samples: %w", err)
+		}
+		var n, k float64
+		for p := range d.cumN {
+			n += math.Floor(d.cumN[p])
+			k += math.Floor(d.cumK[p])
+		}
+		d.ledger = append(d.ledger, ledgerPoint{t: now, n: n, k: k})
+	}
+	return nil
+}
+
+// truth is the count-weighted error ratio over scrapes in (from, to].
+func (d *driver) truth(from, to time.Duration) (ratio float64, ok bool) {
+	var first, last *ledgerPoint
+	for i := range d.ledger {
+		p := &d.ledger[i]
+		if p.t <= from {
+			first = p
+		}
+		if p.t <= to {
+			last = p
+		}
+	}
+	if first == nil || last == nil || last.n == first.n {
+		return 0, false
+	}
+	return (last.k - first.k) / (last.n - first.n), true
+}

@@ -1,0 +1,143 @@
+package simulate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// Scenario names, as they appear in results.
+const (
+	ScenarioHealthy     = "healthy"
+	ScenarioFastBurn    = "fast burn"
+	ScenarioSlowBurn    = "slow burn"
+	ScenarioZeroTraffic = "zero traffic"
+	ScenarioReset       = "counter reset"
+	ScenarioDayNight    = "day/night"
+)
+
+// Check is one pass/fail assertion: one SLO, one scenario, one alert (or
+// one recorded series).
+type Check struct {
+	SLO      string `json:"slo"`
+	Service  string `json:"service"`
+	Scenario string `json:"scenario"`
+	// Subject is the alert (`ErrorBudgetBurn{severity="page"}`) or the
+	// recorded series the check is about.
+	Subject  string `json:"subject"`
+	Expected string `json:"expected"`
+	Observed string `json:"observed"`
+	Pass     bool   `json:"pass"`
+	// Predicted is the workbook's upper bound on the alert delay, Delay the
+	// observed delay from the start of the burn; Resolved is how long the
+	// alert kept firing after the burn stopped, ResolveBound its bound.
+	Predicted    time.Duration `json:"-"`
+	Delay        time.Duration `json:"-"`
+	Resolved     time.Duration `json:"-"`
+	ResolveBound time.Duration `json:"-"`
+}
+
+// MarshalJSON writes durations the way rule files do ("4m40s").
+func (c Check) MarshalJSON() ([]byte, error) {
+	type plain Check
+	out := struct {
+		plain
+		Predicted    string `json:"predicted,omitempty"`
+		Delay        string `json:"delay,omitempty"`
+		Resolved     string `json:"resolved,omitempty"`
+		ResolveBound string `json:"resolve_bound,omitempty"`
+	}{plain: plain(c)}
+	out.Predicted = dur(c.Predicted)
+	out.Delay = dur(c.Delay)
+	out.Resolved = dur(c.Resolved)
+	out.ResolveBound = dur(c.ResolveBound)
+	return json.Marshal(out)
+}
+
+func dur(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return model.FormatDuration(d.Round(time.Second))
+}
+
+// Result is every check of a simulation run, in SLO then scenario order.
+type Result struct {
+	Checks []Check `json:"checks"`
+	// Simulated is the simulated time summed over all scenarios, Elapsed
+	// the wall time the run took.
+	Simulated time.Duration `json:"-"`
+	Elapsed   time.Duration `json:"-"`
+}
+
+// OK tells whether every check passed.
+func (r Result) OK() bool { return len(r.Failures()) == 0 }
+
+// Failures returns the failed checks.
+func (r Result) Failures() []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if !c.Pass {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// MarshalJSON adds the pass flag and durations as text.
+func (r Result) MarshalJSON() ([]byte, error) {
+	checks := r.Checks
+	if checks == nil {
+		checks = []Check{}
+	}
+	return json.Marshal(struct {
+		Pass      bool    `json:"pass"`
+		Checks    []Check `json:"checks"`
+		Simulated string  `json:"simulated"`
+	}{r.OK(), checks, model.FormatDuration(r.Simulated.Round(time.Minute))})
+}
+
+// WriteTable renders the checks as an aligned table, then one line per
+// failure naming SLO, alert and scenario.
+func (r Result) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SLO\tSCENARIO\tSUBJECT\tEXPECTED\tOBSERVED\tRESULT")
+	for _, c := range r.Checks {
+		res := "ok"
+		if !c.Pass {
+			res = "FAIL"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.SLO, c.Scenario, c.Subject, c.Expected, c.Observed, res)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fails := r.Failures()
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%d checks, %d failed; %s simulated in %s\n", len(r.Checks), len(fails),
+		model.FormatDuration(r.Simulated.Round(time.Minute)), r.Elapsed.Round(time.Millisecond))
+	for _, c := range fails {
+		fmt.Fprintf(&b, "FAIL: SLO %s, scenario %q: %s expected %s, observed %s\n", c.SLO, c.Scenario, c.Subject, c.Expected, c.Observed)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Error summarizes the failures, or is nil when all checks pass; a CLI
+// returns it to exit non-zero.
+func (r Result) Error() error {
+	fails := r.Failures()
+	if len(fails) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(fails))
+	for i, c := range fails {
+		msgs[i] = fmt.Sprintf("SLO %s, scenario %q: %s expected %s, observed %s", c.SLO, c.Scenario, c.Subject, c.Expected, c.Observed)
+	}
+	return fmt.Errorf("%d of %d simulation checks failed: %s", len(fails), len(r.Checks), strings.Join(msgs, "; "))
+}

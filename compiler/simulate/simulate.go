@@ -1,0 +1,616 @@
+// Package simulate proves an SLO's alerts by replaying synthetic engine
+// metrics through Prometheus' own rules manager and PromQL engine, in
+// process and in simulated time.
+//
+// Each SLO gets counters shaped like its engine's (histogram buckets with
+// the engine's `le` strings, _count, _sum, the finished-requests counter by
+// finished_reason, several pods, a second model the rules must skip), and
+// a set of scenarios, each asserting what the alerts or recorded series
+// must do. Predictions come from the spec (model.SLO), observations from
+// the rule files, so RunFiles catches a rule file edited by hand.
+//
+// Simulated spans are kept short, because constant traffic looks the same
+// to every window once the windows hold data:
+//   - healthy: half the budget rate for the page tier's longest window
+//     (at most 2h) plus the longest `for`;
+//   - fast and slow burn: healthy history as long as the page tier's
+//     longest window, then the burn until the alert fires (at most twice
+//     the prediction), then healthy until it resolves;
+//   - zero traffic: 1h healthy, 3h without requests, 1h healthy;
+//   - counter reset: 2h healthy, two pods restarting;
+//   - day/night: one day (or the SLO window, if shorter) of a daily cycle.
+//     Windows longer than the simulated data (a 28d SLO window) average what
+//     exists, as in a Prometheus that started with the simulation; covering
+//     exactly one period makes the rate windows' overlap at both ends fall
+//     on the same phase of the cycle, so the recorded ratio must equal the
+//     counted one.
+//
+// The predicted alert delay is the workbook's detection time (first moment
+// both windows of some pair exceed its factor, with the healthy history
+// the windows hold) plus `for`, one base rate window (rate() lags by up to
+// its range) and one evaluation interval.
+package simulate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/rules"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/model"
+	irules "github.com/inferslo/inferslo/compiler/rules"
+)
+
+// Options tune a simulation run; the zero value uses the defaults.
+type Options struct {
+	// Shape of the synthetic workload; default 4 pods × 2 models.
+	Shape Shape
+	// RPS is the mean requests per second per pod; default 10.
+	RPS float64
+	// Parallel is how many SLOs simulate at once; default GOMAXPROCS.
+	Parallel int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Shape.Pods == 0 {
+		o.Shape.Pods = 4
+	}
+	if o.Shape.Models == 0 {
+		o.Shape.Models = 2
+	}
+	if o.RPS == 0 {
+		o.RPS = 10
+	}
+	if o.Parallel == 0 {
+		o.Parallel = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// Run compiles the set's rules and simulates every SLO.
+func Run(set model.Set, opts Options) (Result, error) {
+	files, err := irules.Build(set)
+	if err != nil {
+		return Result{}, fmt.Errorf("compile rules: %w", err)
+	}
+	return RunFiles(set, files, opts)
+}
+
+// RunFiles simulates every SLO of the set against the given rule files
+// (for example committed, possibly hand-edited artifacts). The SLO's group
+// is found by its name (rules.GroupName); expectations come from the set.
+func RunFiles(set model.Set, files artifact.Set, opts Options) (Result, error) {
+	opts = opts.withDefaults()
+	start := time.Now()
+	byPath := map[string][]byte{}
+	for _, f := range files {
+		byPath[f.Path] = f.Data
+	}
+	results := make([][]Check, len(set.SLOs))
+	simulated := make([]time.Duration, len(set.SLOs))
+	errs := make([]error, len(set.SLOs))
+	sem := make(chan struct{}, opts.Parallel)
+	var wg sync.WaitGroup
+	for i, slo := range set.SLOs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			s := &sloSim{slo: slo, files: byPath, opts: opts}
+			results[i], errs[i] = s.all()
+			simulated[i] = s.simulated
+		}()
+	}
+	wg.Wait()
+	var res Result
+	for i := range set.SLOs {
+		if errs[i] != nil {
+			return Result{}, fmt.Errorf("slo %s: %w", set.SLOs[i].Name, errs[i])
+		}
+		res.Checks = append(res.Checks, results[i]...)
+		res.Simulated += simulated[i]
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// sloSim runs the scenarios of one SLO.
+type sloSim struct {
+	slo       model.SLO
+	files     map[string][]byte
+	opts      Options
+	simulated time.Duration
+	// eval is the group's interval as loaded from the file.
+	eval time.Duration
+	// only, when set, restricts the next run to the recordings it selects
+	// and what they read.
+	only func(*rules.RecordingRule) bool
+}
+
+// healthyBurn is the burn rate of healthy traffic: half the budget rate.
+const healthyBurn = 0.5
+
+func (s *sloSim) scrape() time.Duration {
+	if s.slo.ScrapeInterval > 0 {
+		return s.slo.ScrapeInterval
+	}
+	return 30 * time.Second
+}
+
+func (s *sloSim) budget() float64 { return s.slo.ErrorBudget().Float() }
+
+// keep selects the SLO's own group.
+func (s *sloSim) keep(name string) bool { return name == irules.GroupName(s.slo) }
+
+// run replays one timeline from 0 to end in evaluation steps; each sees the
+// alert states after every evaluation and may stop the run early.
+func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
+	each func(t time.Duration, st map[alertKey]rules.AlertState) bool, after func(*harness, *driver, time.Duration) error) error {
+	h, err := newHarness(s.files, s.keep, false)
+	if err != nil {
+		return err
+	}
+	defer h.close()
+	if len(h.groups) == 0 {
+		return &ruleError{err: fmt.Errorf("no rule group %s in the rule files", irules.GroupName(s.slo))}
+	}
+	s.eval = h.groups[0].Interval()
+	if s.only != nil {
+		h.restrict(s.only)
+	}
+	w, err := newWorkload(s.slo, s.opts.Shape)
+	if err != nil {
+		return err
+	}
+	prehistory := s.slo.BaseWindow() + 2*s.scrape()
+	d := newDriver(h, w, s.budget(), s.scrape(), prehistory)
+	scaled := func(t time.Duration) (float64, float64) {
+		rps, burn := load(t)
+		return rps * s.opts.RPS, burn
+	}
+	last := time.Duration(0)
+	for t := time.Duration(0); t <= end; t += s.eval {
+		if err := d.advance(t, scaled, restarts); err != nil {
+			return err
+		}
+		if err := h.eval(t); err != nil {
+			// Broken rules are a finding about the rule file, not a
+			// failure of the simulator.
+			return &ruleError{at: t, err: err}
+		}
+		last = t
+		if each != nil && each(t, h.alertStates()) {
+			break
+		}
+	}
+	s.simulated += last + s.eval
+	if after != nil {
+		return after(h, d, last)
+	}
+	return nil
+}
+
+// alertsOf lists the alerts the SLO's spec says its rules have.
+func (s *sloSim) alertsOf() []alertKey {
+	var out []alertKey
+	for _, t := range s.slo.Alerting.Tiers {
+		out = append(out, alertKey{irules.AlertBurn, t.Severity})
+	}
+	if s.slo.Alerting.NoData {
+		out = append(out, alertKey{irules.AlertNoData, "ticket"})
+	}
+	return out
+}
+
+func (s *sloSim) check(scenario, subject, expected, observed string, pass bool) Check {
+	return Check{SLO: s.slo.Name, Service: s.slo.Service.Name, Scenario: scenario, Subject: subject,
+		Expected: expected, Observed: observed, Pass: pass}
+}
+
+func (s *sloSim) all() ([]Check, error) {
+	if s.slo.SLI.Raw != nil {
+		return []Check{s.check("all", "SLI", "simulated", "skipped: a raw-ratio SLI has no event counts to synthesize", true)}, nil
+	}
+	var out []Check
+	scenarios := []struct {
+		name string
+		run  func() ([]Check, error)
+	}{
+		{ScenarioHealthy, s.healthy}, {ScenarioFastBurn, s.fastBurn}, {ScenarioSlowBurn, s.slowBurn},
+		{ScenarioZeroTraffic, s.zeroTraffic}, {ScenarioReset, s.counterReset}, {ScenarioDayNight, s.dayNight},
+	}
+	for _, sc := range scenarios {
+		c, err := sc.run()
+		var re *ruleError
+		if errors.As(err, &re) {
+			// The same broken rule would fail every later scenario: report
+			// it once, where it first showed.
+			return append(out, s.check(sc.name, "rules", "evaluate without error",
+				fmt.Sprintf("at +%s: %v", model.FormatDuration(re.at), re.err), false)), nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", sc.name, err)
+		}
+		out = append(out, c...)
+	}
+	return out, nil
+}
+
+// ruleError is a rule that failed to evaluate during a scenario.
+type ruleError struct {
+	at  time.Duration
+	err error
+}
+
+func (e *ruleError) Error() string { return e.err.Error() }
+
+// silence runs a timeline and checks that none of the SLO's alerts fires.
+func (s *sloSim) silence(scenario string, load traffic, restarts restart, end time.Duration, after func(*harness, *driver, time.Duration) error) ([]Check, error) {
+	firstFire := map[alertKey]time.Duration{}
+	err := s.run(load, restarts, end, func(t time.Duration, st map[alertKey]rules.AlertState) bool {
+		for k, v := range st {
+			if _, seen := firstFire[k]; !seen && v == rules.StateFiring {
+				firstFire[k] = t
+			}
+		}
+		return false
+	}, after)
+	if err != nil {
+		return nil, err
+	}
+	var out []Check
+	for _, k := range s.alertsOf() {
+		obs, pass := "silent", true
+		if t, fired := firstFire[k]; fired {
+			obs, pass = "fired at +"+dur(t), false
+			if t == 0 {
+				obs = "fired at +0s"
+			}
+		}
+		out = append(out, s.check(scenario, k.String(), "silent", obs, pass))
+	}
+	return out, nil
+}
+
+func constant(rps, burn float64) traffic {
+	return func(time.Duration) (float64, float64) { return rps, burn }
+}
+
+// healthy: half the budget rate for as long as the page tier's longest
+// window (at most 2h) plus the longest `for`: no alert may fire. Constant
+// traffic looks the same to every window once they hold data, so a longer
+// run adds nothing but time.
+func (s *sloSim) healthy() ([]Check, error) {
+	span := 2 * time.Hour
+	var maxFor time.Duration
+	for _, t := range s.slo.Alerting.Tiers {
+		if l := longest(t); l < span && t.Severity == "page" {
+			span = l
+		}
+		if t.For > maxFor {
+			maxFor = t.For
+		}
+	}
+	return s.silence(ScenarioHealthy, constant(1, healthyBurn), nil, span+maxFor+s.slo.BaseWindow(), nil)
+}
+
+// warmup is the healthy history before a burn: the page tier's longest
+// window, so page windows start full of healthy data.
+func (s *sloSim) warmup() time.Duration {
+	if t, ok := tierBySeverity(s.slo, "page"); ok {
+		return roundUp(longest(t), s.scrape())
+	}
+	if len(s.slo.Alerting.Tiers) > 0 {
+		return roundUp(s.slo.Alerting.Tiers[0].Windows[0].Short, s.scrape())
+	}
+	return 0
+}
+
+// burnScenario drives healthy traffic for warmup, then burn b until the
+// alert of tier fires (or the deadline passes), then healthy again until it
+// resolves. It checks the fire delay against the workbook prediction and,
+// when resolve is set, the resolve time against its bound; silent lists
+// alerts that must not fire at all.
+func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resolve bool, silent []alertKey) ([]Check, error) {
+	h := healthyBurn
+	warm := s.warmup()
+	detectT, ok := tierDetect(tier, warm, h, b)
+	key := alertKey{irules.AlertBurn, tier.Severity}
+	if !ok {
+		return []Check{s.check(scenario, key.String(), "fires", fmt.Sprintf("not checked: no pair of the spec fires at %.4gx", b), false)}, nil
+	}
+	base := s.slo.BaseWindow()
+	// The run's evaluation interval is only known once the group loads;
+	// the spec's stands in for the prediction and the file's for the run.
+	eval := s.slo.Evaluation
+	if eval == 0 {
+		eval = time.Minute
+	}
+	predicted := detectT + tier.For + base + eval
+	bound := resolveBound(tier, h, b) + base + eval
+	deadline := warm + 2*predicted
+	var fired, resolvedAt time.Duration = -1, -1
+	recoverAt := time.Duration(math.MaxInt64)
+	silentFired := map[alertKey]time.Duration{}
+	load := func(t time.Duration) (float64, float64) {
+		if t > warm && t <= recoverAt {
+			return 1, b
+		}
+		return 1, h
+	}
+	end := deadline
+	if resolve {
+		end += 2 * bound
+	}
+	err := s.run(load, nil, end, func(t time.Duration, st map[alertKey]rules.AlertState) bool {
+		for _, k := range silent {
+			if _, seen := silentFired[k]; !seen && st[k] == rules.StateFiring {
+				silentFired[k] = t
+			}
+		}
+		switch {
+		case fired < 0 && st[key] == rules.StateFiring:
+			fired = t
+			recoverAt = t
+			if !resolve {
+				// Keep burning one `for` of the silent alerts, so a pending
+				// one would have time to fire.
+				return len(silent) == 0
+			}
+		case fired < 0 && t >= deadline:
+			return true
+		case fired >= 0 && resolve && st[key] != rules.StateFiring:
+			resolvedAt = t
+			return true
+		case fired >= 0 && !resolve && t >= fired+s.maxFor():
+			return true
+		}
+		return false
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	c := s.check(scenario, key.String(), fmt.Sprintf("fires within %s of a %.4gx burn", dur(predicted), b), "", false)
+	c.Predicted = predicted
+	switch {
+	case fired < 0:
+		c.Observed = fmt.Sprintf("did not fire within %s", dur(deadline-warm))
+	default:
+		c.Delay = fired - warm
+		c.Pass = c.Delay <= predicted
+		c.Observed = "fired after " + dur(c.Delay)
+	}
+	out := []Check{c}
+	if resolve && fired >= 0 {
+		r := s.check(scenario, key.String(), fmt.Sprintf("resolves within %s of recovery", dur(bound)), "", false)
+		r.ResolveBound = bound
+		if resolvedAt < 0 {
+			r.Observed = fmt.Sprintf("still firing %s after recovery", dur(end-fired))
+		} else {
+			r.Resolved = resolvedAt - fired
+			r.Pass = r.Resolved <= bound
+			r.Observed = "resolved after " + dur(r.Resolved)
+		}
+		out = append(out, r)
+	}
+	for _, k := range silent {
+		obs, pass := "silent", true
+		if t, ok := silentFired[k]; ok {
+			obs, pass = "fired after "+dur(t-warm), false
+		}
+		out = append(out, s.check(scenario, k.String(), "silent", obs, pass))
+	}
+	return out, nil
+}
+
+func (s *sloSim) maxFor() time.Duration {
+	var out time.Duration
+	for _, t := range s.slo.Alerting.Tiers {
+		if t.For > out {
+			out = t.For
+		}
+	}
+	return out + s.slo.BaseWindow()
+}
+
+// fastBurn: twice the page tier's largest factor (kept below a 100% error
+// ratio): the page fires no later than the workbook predicts and resolves
+// after the burn stops.
+func (s *sloSim) fastBurn() ([]Check, error) {
+	page, ok := tierBySeverity(s.slo, "page")
+	if !ok {
+		return nil, nil
+	}
+	fs := factors(page)
+	maxF := fs[len(fs)-1]
+	b := math.Min(2*maxF, (maxF+1/s.budget())/2)
+	return s.burnScenario(ScenarioFastBurn, page, b, true, nil)
+}
+
+// slowBurn: between the ticket tier's largest factor and the page tier's
+// smallest (their geometric mean): the ticket fires, the page stays silent.
+func (s *sloSim) slowBurn() ([]Check, error) {
+	ticket, ok := tierBySeverity(s.slo, "ticket")
+	if !ok {
+		return nil, nil
+	}
+	tf := factors(ticket)
+	b := 2 * tf[len(tf)-1]
+	var silent []alertKey
+	if page, ok := tierBySeverity(s.slo, "page"); ok {
+		pf := factors(page)
+		if pf[0] <= tf[len(tf)-1] {
+			return []Check{s.check(ScenarioSlowBurn, "tiers", "page factors above ticket factors",
+				fmt.Sprintf("page factor %g <= ticket factor %g", pf[0], tf[len(tf)-1]), false)}, nil
+		}
+		b = math.Sqrt(pf[0] * tf[len(tf)-1])
+		silent = append(silent, alertKey{irules.AlertBurn, "page"})
+	}
+	b = math.Min(b, (tf[len(tf)-1]+1/s.budget())/2)
+	return s.burnScenario(ScenarioSlowBurn, ticket, b, false, silent)
+}
+
+// zeroTraffic: healthy, then no requests at all for three hours (counters
+// flat, series present), then healthy again. No alert may fire, no recorded
+// error ratio may ever be NaN, and every window's ratio must be back at the
+// end.
+func (s *sloSim) zeroTraffic() ([]Check, error) {
+	lead := time.Hour
+	if b := 2 * s.slo.BaseWindow(); b > lead {
+		lead = b
+	}
+	quiet := 3 * time.Hour
+	end := lead + quiet + lead
+	load := func(t time.Duration) (float64, float64) {
+		if t > lead && t <= lead+quiet {
+			return 0, 0
+		}
+		return 1, healthyBurn
+	}
+	var nan Check
+	after := func(h *harness, d *driver, t time.Duration) error {
+		sel := irules.Selector(irules.ErrorRatio, s.slo, 0)
+		m, err := h.queryMatrix(fmt.Sprintf("%s[%s]", sel, model.FormatDuration(t+time.Minute)), t)
+		if err != nil {
+			return err
+		}
+		nans, samples := 0, 0
+		for _, series := range m {
+			for _, p := range series.Floats {
+				samples++
+				if math.IsNaN(p.F) {
+					nans++
+				}
+			}
+		}
+		v, err := h.query(sel, t)
+		if err != nil {
+			return err
+		}
+		want := len(s.slo.Windows())
+		nan = s.check(ScenarioZeroTraffic, irules.ErrorRatio, fmt.Sprintf("no NaN; all %d windows recorded after traffic returns", want),
+			fmt.Sprintf("%d NaN in %d samples; %d windows recorded", nans, samples, len(v)), nans == 0 && len(v) == want)
+		return nil
+	}
+	out, err := s.silence(ScenarioZeroTraffic, load, nil, end, after)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, nan), nil
+}
+
+// counterReset: healthy traffic while two pods restart (one misses a
+// scrape and its counters start from zero again): no alert.
+func (s *sloSim) counterReset() ([]Check, error) {
+	span := 2 * time.Hour
+	scrape := s.scrape()
+	// The first scrape at or after each restart time finds the pod down.
+	at := func(when, t time.Duration) bool { return t >= when && t < when+scrape }
+	restarts := func(pod int, t time.Duration) bool {
+		return (pod == 0 && at(span/2, t)) || (pod == 1 && at(span*3/4, t))
+	}
+	return s.silence(ScenarioReset, constant(1, healthyBurn), restarts, span, nil)
+}
+
+// dayNight: one period of day/night traffic (a day, or the SLO window if
+// shorter), 1.8x swing between peak and trough, with errors concentrated in
+// the quiet hours. Over one whole period the recorded SLO-window ratio must
+// equal bad/total counted over the period within 0.1% (relative). The
+// evaluations cover exactly one period, so the rate windows' overlap at
+// both ends falls on the same phase of the cycle and cancels; windows longer
+// than the simulated span (28d) average what exists, as in a fresh
+// Prometheus. The time-average of ratios is shown for contrast.
+func (s *sloSim) dayNight() ([]Check, error) {
+	period := 24 * time.Hour
+	if s.slo.Window < period {
+		period = s.slo.Window
+	}
+	cycle := func(t time.Duration) float64 { return math.Cos(2 * math.Pi * float64(t) / float64(period)) }
+	// Enough traffic for dozens of bad requests per pod and scrape: whole
+	// counts of a few errors alias with the rate windows' sub-minute
+	// weighting and would blur the 0.1% comparison.
+	scale := math.Max(1, 50/(s.opts.RPS*s.budget()*s.scrape().Seconds()))
+	load := func(t time.Duration) (float64, float64) {
+		quiet := (1 - cycle(t)) / 2
+		burn := 0.05 + 1.9*quiet*quiet*quiet
+		return scale * (1 + 0.9*cycle(t)), burn
+	}
+	// Only the SLO-window ratio and what it reads are evaluated: the
+	// alerts play no part here, and the run is several times faster.
+	window := model.FormatDuration(s.slo.Window)
+	s.only = func(r *rules.RecordingRule) bool {
+		return r.Name() == irules.ErrorRatio && selectsWindow(r.Query(), window)
+	}
+	defer func() { s.only = nil }()
+	var c Check
+	run := func() error {
+		return s.run(load, nil, period-s.evalOrDefault(), nil, func(h *harness, d *driver, t time.Duration) error {
+			v, err := h.query(irules.Selector(irules.ErrorRatio, s.slo, s.slo.Window), t)
+			if err != nil {
+				return err
+			}
+			truth, ok := d.truth(t-period, t)
+			if !ok {
+				return fmt.Errorf("day/night: no traffic in the period")
+			}
+			subject := irules.Selector(irules.ErrorRatio, s.slo, s.slo.Window)
+			expected := fmt.Sprintf("%.6g (count-weighted) ±0.1%%", truth)
+			if len(v) != 1 {
+				c = s.check(ScenarioDayNight, subject, expected, fmt.Sprintf("%d series", len(v)), false)
+				return nil
+			}
+			got := v[0].F
+			rel := math.Abs(got-truth) / truth
+			avg := s.timeAverage(load, period)
+			c = s.check(ScenarioDayNight, subject, expected,
+				fmt.Sprintf("%.6g (off by %.3f%%; an average of ratios would give %.4g)", got, 100*rel, avg), rel <= 0.001)
+			return nil
+		})
+	}
+	if err := run(); err != nil {
+		return nil, err
+	}
+	return []Check{c}, nil
+}
+
+func (s *sloSim) evalOrDefault() time.Duration {
+	if s.slo.Evaluation > 0 {
+		return s.slo.Evaluation
+	}
+	return time.Minute
+}
+
+// timeAverage is the error ratio averaged over time, each minute weighing
+// the same: what an average of ratios would record.
+func (s *sloSim) timeAverage(load traffic, period time.Duration) float64 {
+	sum, n := 0.0, 0
+	for t := time.Duration(0); t < period; t += time.Minute {
+		_, burn := load(t)
+		sum += burn * s.budget()
+		n++
+	}
+	return sum / float64(n)
+}
+
+// selectsWindow tells whether expr reads series of one window label value.
+func selectsWindow(expr parser.Expr, window string) bool {
+	found := false
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		if vs, ok := n.(*parser.VectorSelector); ok {
+			for _, m := range vs.LabelMatchers {
+				if m.Name == irules.LabelWindow && m.Matches(window) {
+					found = true
+				}
+			}
+		}
+		return nil
+	})
+	return found
+}

@@ -1,0 +1,165 @@
+package simulate
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	irules "github.com/inferslo/inferslo/compiler/rules"
+)
+
+func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
+	tests := []struct {
+		name     string
+		from, to string
+		scenario string
+		subject  string
+	}{
+		{"a page factor raised 10x makes the fast burn page late", " > 14.4\n", " > 144\n", ScenarioFastBurn, `ErrorBudgetBurn{severity="page"}`},
+		{"a page factor lowered 10x pages during the slow burn", " > 6\n", " > 0.6\n", ScenarioSlowBurn, `ErrorBudgetBurn{severity="page"}`},
+		{"a ticket factor lowered 10x fires on healthy traffic", " > 3\n", " > 0.3\n", ScenarioHealthy, `ErrorBudgetBurn{severity="ticket"}`},
+		{"an average of ratios over the SLO window misses the count-weighted truth",
+			`inferslo:sli_bad_events:rate{slo="chat-errors",window="4w"} / (inferslo:sli_events:rate{slo="chat-errors",window="4w"} > 0)`,
+			`label_replace(avg_over_time(inferslo:sli_error:ratio{slo="chat-errors",window="4m40s"}[4w]), "window", "4w", "", "")`,
+			ScenarioDayNight, `inferslo:sli_error:ratio{slo="chat-errors",window="4w"}`},
+		{"a ratio without the zero-traffic guard records NaN",
+			`/ (inferslo:sli_events:rate{slo="chat-errors",window="4m40s"} > 0)`,
+			`/ inferslo:sli_events:rate{slo="chat-errors",window="4m40s"}`,
+			ScenarioZeroTraffic, "inferslo:sli_error:ratio"},
+	}
+	set := model.Set{SLOs: []model.SLO{vllmSLO(t, "errors", "99.9%")}}
+	files, err := irules.Build(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := RunFiles(set, files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := clean.Error(); err != nil {
+		t.Fatalf("the unedited rules must pass: %v", err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			edited := bytes.Replace(files[0].Data, []byte(tt.from), []byte(tt.to), -1)
+			if bytes.Equal(edited, files[0].Data) {
+				t.Fatalf("the rule file has no %q to edit", tt.from)
+			}
+			if err := irules.Check(edited); err != nil {
+				t.Fatalf("the edited file must still be valid: %v", err)
+			}
+			files := append(files[:0:0], files...)
+			files[0].Data = edited
+			r, err := RunFiles(set, files, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, c := range r.Failures() {
+				if c.Scenario == tt.scenario && c.Subject == tt.subject {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("no failure for %s in scenario %q; failures: %+v", tt.subject, tt.scenario, r.Failures())
+			}
+			msg := r.Error().Error()
+			if !strings.Contains(msg, tt.subject) || !strings.Contains(msg, `scenario "`+tt.scenario+`"`) {
+				t.Errorf("the error does not name the alert and the scenario: %s", msg)
+			}
+		})
+	}
+}
+
+func TestResultRendersATableAndJSON(t *testing.T) {
+	set := model.Set{SLOs: []model.SLO{gatewaySLO(t)}}
+	r, err := Run(set, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Error(); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"SLO", "gateway-availability", ScenarioFastBurn, ScenarioDayNight, "fired after", "0 failed"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Pass   bool `json:"pass"`
+		Checks []struct {
+			Scenario  string `json:"scenario"`
+			Predicted string `json:"predicted"`
+			Delay     string `json:"delay"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !back.Pass || len(back.Checks) != len(r.Checks) {
+		t.Fatalf("json round trip lost checks: %s", data)
+	}
+	timed := false
+	for _, c := range back.Checks {
+		if c.Scenario == ScenarioFastBurn && c.Predicted != "" && c.Delay != "" {
+			timed = true
+		}
+	}
+	if !timed {
+		t.Errorf("the fast burn check carries no predicted and observed delay: %s", data)
+	}
+}
+
+func TestRuleFilesAreReadFromACompileOutputFolder(t *testing.T) {
+	set := model.Set{SLOs: []model.SLO{gatewaySLO(t)}}
+	files, err := irules.Build(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := files.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadRuleFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Path != files[0].Path || !bytes.Equal(got[0].Data, files[0].Data) {
+		t.Fatalf("read %v, wrote %v", got, files)
+	}
+	if _, err := ReadRuleFiles(t.TempDir()); err == nil {
+		t.Error("an empty folder gave no error")
+	}
+}
+
+func TestAMissingRuleGroupFailsItsSLOOnce(t *testing.T) {
+	set := model.Set{SLOs: []model.SLO{gatewaySLO(t)}}
+	other := gatewaySLO(t)
+	other.Name = "gateway-latency"
+	files, err := irules.Build(model.Set{SLOs: []model.SLO{other}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := RunFiles(set, files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Checks) != 1 || r.OK() {
+		t.Fatalf("checks: %+v", r.Checks)
+	}
+	for _, c := range r.Checks {
+		if c.Pass || !strings.Contains(c.Observed, "no rule group inferslo-gateway-availability") {
+			t.Errorf("check %+v does not name the missing group", c)
+		}
+	}
+}

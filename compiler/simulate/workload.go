@@ -1,0 +1,397 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// Shape is the cardinality of a synthetic workload.
+type Shape struct {
+	// Pods is the number of engine replicas; each has its own counters.
+	Pods int
+	// Models is the number of model_name values (or values of the first
+	// selector label) served; only the SLO's own is selected by its rules,
+	// the others are series Prometheus must skip.
+	Models int
+}
+
+// series is one synthetic counter. Its value is linear in the cumulative
+// requests n and bad requests k of its pod since the pod's last restart:
+// coefN·n + coefK·k. Linear forms let the truth be computed exactly from n
+// and k while every series stays a plausible engine counter.
+type series struct {
+	labels       labels.Labels
+	pod          int
+	coefN, coefK float64
+}
+
+// workload is every series of one SLO's simulation.
+type workload struct {
+	series []series
+	pods   int
+}
+
+// newWorkload synthesizes the series an SLO's rules read. Engine SLOs get
+// the engine's own shapes (the latency histogram with all its buckets,
+// _count and _sum, and the finished-requests counter by finished_reason);
+// plain ratio SLOs get series derived from the SLI queries' selectors. In
+// both cases the function checks that the SLI, evaluated over these series,
+// is exactly bad/total = k/n, so scenarios control the burn rate.
+func newWorkload(slo model.SLO, shape Shape) (*workload, error) {
+	if slo.SLI.Raw != nil {
+		return nil, fmt.Errorf("raw-ratio SLIs are not simulated: the query yields a ratio with no event counts to synthesize")
+	}
+	if shape.Pods < 1 {
+		shape.Pods = 1
+	}
+	if shape.Models < 1 {
+		shape.Models = 1
+	}
+	if slo.Inference != nil {
+		w, err := build(slo, shape, engineSeries)
+		if err == nil {
+			return w, nil
+		}
+		// The engine's own shapes do not fit these queries (an engine whose
+		// errors live on a label of the histogram, say): derive the series
+		// from the selectors instead, as for a plain ratio.
+		if w, err2 := build(slo, shape, ratioSeries); err2 == nil {
+			return w, nil
+		}
+		return nil, err
+	}
+	return build(slo, shape, ratioSeries)
+}
+
+func build(slo model.SLO, shape Shape, shapes func(model.SLO) ([]series, error)) (*workload, error) {
+	proto, err := shapes(slo)
+	if err != nil {
+		return nil, err
+	}
+	w := &workload{pods: shape.Pods}
+	others, err := otherModels(slo, shape.Models-1)
+	if err != nil {
+		return nil, err
+	}
+	for pod := 0; pod < shape.Pods; pod++ {
+		for _, variant := range append([]map[string]string{nil}, others...) {
+			for _, s := range proto {
+				b := labels.NewBuilder(s.labels)
+				for k, v := range variant {
+					b.Set(k, v)
+				}
+				b.Set("pod", fmt.Sprintf("sim-%d", pod))
+				w.series = append(w.series, series{labels: b.Labels(), pod: pod, coefN: s.coefN, coefK: s.coefK})
+			}
+		}
+	}
+	if err := w.check(slo); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// engineSeries builds one pod's engine series: the SLI's histogram and the
+// finished-requests counter. For a latency SLI, k counts slow requests (all
+// requests finish normally); for the errors SLI, k counts failed requests
+// (all fast).
+func engineSeries(slo model.SLO) ([]series, error) {
+	inf := slo.Inference
+	sel, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + inf.Selector + "}")
+	if inf.Selector == "" {
+		sel, err = nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine selector %q: %w", inf.Selector, err)
+	}
+	base, err := satisfying(sel)
+	if err != nil {
+		return nil, fmt.Errorf("engine selector %q: %w", inf.Selector, err)
+	}
+	latency := inf.Role != "errors"
+	var out []series
+	add := func(name string, extra map[string]string, n, k float64) {
+		b := labels.NewBuilder(labels.EmptyLabels())
+		for l, v := range base {
+			b.Set(l, v)
+		}
+		for l, v := range extra {
+			b.Set(l, v)
+		}
+		b.Set(labels.MetricName, name)
+		out = append(out, series{labels: b.Labels(), coefN: n, coefK: k})
+	}
+	if h := inf.Histogram; h != "" && len(inf.Buckets) > 0 {
+		threshold := inf.Threshold.Float()
+		buckets := append([]float64(nil), inf.Buckets...)
+		sort.Float64s(buckets)
+		good, bad := observations(buckets, threshold, latency)
+		for _, le := range buckets {
+			n, k := 0.0, 0.0
+			if good <= le {
+				n, k = 1, -1
+			}
+			if latency && bad <= le {
+				n, k = 1, 0
+			}
+			add(h+"_bucket", map[string]string{"le": labels.FormatOpenMetricsFloat(le)}, n, k)
+		}
+		// A latency histogram observes every request; with the errors SLI
+		// only the successful ones reach it.
+		obsK := 0.0
+		if !latency {
+			obsK = -1
+		}
+		add(h+"_bucket", map[string]string{"le": "+Inf"}, 1, obsK)
+		add(h+"_count", nil, 1, obsK)
+		if latency {
+			add(h+"_sum", nil, good, bad-good)
+		} else {
+			add(h+"_sum", nil, good, -good)
+		}
+	}
+	if r := inf.Signals.Requests; r != "" {
+		if latency {
+			add(r, map[string]string{"finished_reason": "stop"}, 1, 0)
+			add(r, map[string]string{"finished_reason": "error"}, 0, 0)
+		} else {
+			add(r, map[string]string{"finished_reason": "stop"}, 1, -1)
+			add(r, map[string]string{"finished_reason": "error"}, 0, 1)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("engine %s names neither a histogram nor a request counter for SLI %s", inf.Engine, inf.Role)
+	}
+	return out, nil
+}
+
+// observations picks the latency of a good and of a slow request: the
+// midpoints of the buckets just below and just above the threshold, so each
+// lands in exactly the bucket intended whatever the bucket layout.
+func observations(buckets []float64, threshold float64, latency bool) (good, bad float64) {
+	if !latency || threshold == 0 {
+		return buckets[0] / 2, buckets[0] / 2
+	}
+	lower := 0.0
+	upper := threshold * 2
+	for _, b := range buckets {
+		if b < threshold {
+			lower = b
+		}
+		if b > threshold {
+			upper = b
+			break
+		}
+	}
+	return (lower + threshold) / 2, (threshold + upper) / 2
+}
+
+// ratioSeries derives series for a plain ratio SLI from its selectors: one
+// series per selector of the good (or bad) query, one per selector of the
+// total query, with linear forms solved so that total = n and bad = k.
+func ratioSeries(slo model.SLO) ([]series, error) {
+	part, good := slo.SLI.Bad, false
+	if part == nil {
+		part, good = slo.SLI.Good, true
+	}
+	if part == nil || slo.SLI.Total == nil {
+		return nil, fmt.Errorf("the SLI needs a total and a good or bad query")
+	}
+	totalSel, err := selectorsOf(slo.SLI.Total.Expr)
+	if err != nil {
+		return nil, err
+	}
+	partSel, err := selectorsOf(part.Expr)
+	if err != nil {
+		return nil, err
+	}
+	var groupA, groupB []labels.Labels
+	for _, s := range partSel {
+		v, err := satisfying(s.matchers)
+		if err != nil {
+			return nil, err
+		}
+		groupA = appendUnique(groupA, labels.FromMap(v))
+	}
+	for _, s := range totalSel {
+		v, err := satisfying(s.matchers)
+		if err != nil {
+			return nil, err
+		}
+		// A total series must be distinguishable from the good/bad ones:
+		// break one matcher of the partial query it would also satisfy.
+		ls := labels.FromMap(v)
+		for _, ps := range partSel {
+			if !ps.matches(ls) {
+				continue
+			}
+			for _, m := range ps.matchers {
+				if bad, ok := violating(m); ok && s.matches(labels.FromMap(with(v, m.Name, bad))) {
+					v = with(v, m.Name, bad)
+					break
+				}
+			}
+			ls = labels.FromMap(v)
+		}
+		groupB = appendUnique(groupB, ls)
+	}
+	coef := func(sels []selector, group []labels.Labels) float64 {
+		c := 0.0
+		for _, ls := range group {
+			for _, s := range sels {
+				if s.matches(ls) {
+					c += s.sign
+				}
+			}
+		}
+		return c
+	}
+	tA, tB := coef(totalSel, groupA), coef(totalSel, groupB)
+	xA, xB := coef(partSel, groupA), coef(partSel, groupB)
+	det := tA*xB - tB*xA
+	if det == 0 {
+		return nil, fmt.Errorf("cannot synthesize series for SLI %q over %q: the selectors do not tell good or bad events from the total", part.Expr, slo.SLI.Total.Expr)
+	}
+	// x = n - k for a good query, k for a bad one.
+	xN, xK := 0.0, 1.0
+	if good {
+		xN, xK = 1, -1
+	}
+	// a = (n·xB - x·tB)/det, b = (tA·x - xA·n)/det, per unit of n and of k.
+	aN, aK := (xB-xN*tB)/det, (-xK*tB)/det
+	bN, bK := (tA*xN-xA)/det, (tA*xK)/det
+	for _, nk := range [][2]float64{{1, 0}, {1, 1}} {
+		if aN*nk[0]+aK*nk[1] < 0 || bN*nk[0]+bK*nk[1] < 0 {
+			return nil, fmt.Errorf("cannot synthesize series for SLI %q over %q: counters would have to decrease", part.Expr, slo.SLI.Total.Expr)
+		}
+	}
+	var out []series
+	for _, ls := range groupA {
+		out = append(out, series{labels: ls, coefN: aN, coefK: aK})
+	}
+	for _, ls := range groupB {
+		out = append(out, series{labels: ls, coefN: bN, coefK: bK})
+	}
+	return out, nil
+}
+
+func with(m map[string]string, k, v string) map[string]string {
+	out := make(map[string]string, len(m)+1)
+	for a, b := range m {
+		out[a] = b
+	}
+	out[k] = v
+	return out
+}
+
+func appendUnique(list []labels.Labels, ls labels.Labels) []labels.Labels {
+	for _, l := range list {
+		if labels.Equal(l, ls) {
+			return list
+		}
+	}
+	return append(list, ls)
+}
+
+// otherModels returns label overrides for extra models the SLO does not
+// select: the first equality matcher of the engine selector (or of the total
+// query) gets other values.
+func otherModels(slo model.SLO, n int) ([]map[string]string, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	var ms []*labels.Matcher
+	if slo.Inference != nil && slo.Inference.Selector != "" {
+		sel, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + slo.Inference.Selector + "}")
+		if err != nil {
+			return nil, err
+		}
+		ms = sel
+	} else if slo.SLI.Total != nil {
+		sels, err := selectorsOf(slo.SLI.Total.Expr)
+		if err != nil {
+			return nil, err
+		}
+		ms = sels[0].matchers
+	}
+	for _, m := range ms {
+		if m.Name == labels.MetricName || m.Type != labels.MatchEqual {
+			continue
+		}
+		var out []map[string]string
+		for i := 1; i <= n; i++ {
+			out = append(out, map[string]string{m.Name: fmt.Sprintf("%s-other-%d", m.Value, i)})
+		}
+		return out, nil
+	}
+	// Nothing to vary: extra models would be the same series.
+	return nil, nil
+}
+
+// check evaluates the SLI's selectors over the synthetic series, as linear
+// forms in n and k, and insists on total = n and bad = k (up to a common
+// positive factor, which is how many selectors match a series).
+func (w *workload) check(slo model.SLO) error {
+	if slo.SLI.Total == nil {
+		return fmt.Errorf("the SLI has no total query")
+	}
+	totalN, totalK, err := w.form(slo.SLI.Total.Expr)
+	if err != nil {
+		return err
+	}
+	var badN, badK float64
+	switch {
+	case slo.SLI.Bad != nil:
+		badN, badK, err = w.form(slo.SLI.Bad.Expr)
+	case slo.SLI.Good != nil:
+		var gN, gK float64
+		gN, gK, err = w.form(slo.SLI.Good.Expr)
+		badN, badK = totalN-gN, totalK-gK
+	default:
+		err = fmt.Errorf("the SLI has neither good nor bad events")
+	}
+	if err != nil {
+		return err
+	}
+	ok := totalN > 0 && near(totalK, 0) && near(badN, 0) && near(badK, totalN)
+	if !ok {
+		return fmt.Errorf("the synthetic %s series do not drive the SLI as intended (total = %gn%+gk, bad = %gn%+gk per pod); the SLI queries select series the simulator does not model",
+			engineName(slo), totalN, totalK, badN, badK)
+	}
+	return nil
+}
+
+func engineName(slo model.SLO) string {
+	if slo.Inference != nil {
+		return slo.Inference.Engine
+	}
+	return "ratio"
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// form is the linear form of a query over one pod's series.
+func (w *workload) form(query string) (n, k float64, err error) {
+	sels, err := selectorsOf(query)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, s := range w.series {
+		if s.pod != 0 {
+			continue
+		}
+		for _, sel := range sels {
+			if sel.matches(s.labels) {
+				n += sel.sign * s.coefN
+				k += sel.sign * s.coefK
+			}
+		}
+	}
+	return n, k, nil
+}

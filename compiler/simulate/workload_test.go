@@ -1,0 +1,111 @@
+package simulate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/prometheus/model/labels"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+func TestEngineSeriesCarryTheEnginesNamesAndLeStrings(t *testing.T) {
+	w, err := newWorkload(vllmSLO(t, "ttft", "99%"), Shape{Pods: 3, Models: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	pods := map[string]bool{}
+	for _, s := range w.series {
+		have[s.labels.Get(labels.MetricName)+" le="+s.labels.Get("le")+" model="+s.labels.Get("model_name")] = true
+		pods[s.labels.Get("pod")] = true
+	}
+	for _, want := range []string{
+		"vllm:time_to_first_token_seconds_bucket le=1.0 model=llama-3-70b",
+		"vllm:time_to_first_token_seconds_bucket le=2560.0 model=llama-3-70b",
+		"vllm:time_to_first_token_seconds_bucket le=0.001 model=llama-3-70b",
+		"vllm:time_to_first_token_seconds_bucket le=+Inf model=llama-3-70b",
+		"vllm:time_to_first_token_seconds_count le= model=llama-3-70b",
+		"vllm:time_to_first_token_seconds_sum le= model=llama-3-70b",
+		"vllm:request_success_total le= model=llama-3-70b",
+		"vllm:time_to_first_token_seconds_count le= model=llama-3-70b-other-1",
+	} {
+		if !have[want] {
+			t.Errorf("no series %s", want)
+		}
+	}
+	if len(pods) != 3 {
+		t.Errorf("series of %d pods, want 3", len(pods))
+	}
+}
+
+func TestSynthesizedSeriesDriveTheSLIExactly(t *testing.T) {
+	otel := vllmSLO(t, "errors", "99.9%")
+	otel.Inference.Engine = "otel"
+	otel.Inference.Selector = `gen_ai_request_model="m"`
+	otel.SLI.Total.Expr = `gen_ai_server_request_duration_seconds_count{gen_ai_request_model="m"}`
+	otel.SLI.Bad.Expr = `gen_ai_server_request_duration_seconds_count{error_type!="",gen_ai_request_model="m"}`
+	goodRatio := gatewaySLO(t)
+	goodRatio.SLI.Bad = nil
+	goodRatio.SLI.Good = &model.Query{Expr: `sum(http_requests_total{code!~"5..",job="gateway"})`}
+	tests := []struct {
+		name string
+		slo  model.SLO
+	}{
+		{"a vLLM TTFT SLI counts slow requests in the histogram", vllmSLO(t, "ttft", "99%")},
+		{"a vLLM errors SLI counts finished_reason=error", vllmSLO(t, "errors", "99.9%")},
+		{"a plain ratio with a regex bad selector gets a 5xx series", gatewaySLO(t)},
+		{"a plain ratio with a negative good selector gets a failing series", goodRatio},
+		{"an engine whose errors are a histogram label falls back to the selectors", otel},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := newWorkload(tt.slo, Shape{Pods: 2, Models: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 1000 requests, 37 bad, on pod 0 only.
+			var series []labels.Labels
+			var incs []float64
+			for _, s := range w.series {
+				if s.pod == 0 {
+					series = append(series, s.labels)
+					incs = append(incs, s.coefN*1000+s.coefK*37)
+				}
+			}
+			total, bad, err := Events(tt.slo, series, incs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != 1000 || bad != 37 {
+				t.Errorf("the SLI counts %g events, %g bad; want 1000 and 37", total, bad)
+			}
+		})
+	}
+}
+
+func TestRegexLabelValuesMatchTheirSelectors(t *testing.T) {
+	for _, re := range []string{"5..", "5xx|error", "llama-3-.*", "(a|b)[0-9]+", "gpu-[a-f]{2}"} {
+		v, err := exampleOf(re)
+		if err != nil {
+			t.Errorf("%s: %v", re, err)
+			continue
+		}
+		m := labels.MustNewMatcher(labels.MatchRegexp, "x", re)
+		if !m.Matches(v) {
+			t.Errorf("%q does not match %s", v, re)
+		}
+	}
+}
+
+func TestRawRatioSLIsAreReportedNotSimulated(t *testing.T) {
+	slo := gatewaySLO(t)
+	slo.SLI = model.SLI{Raw: &model.Query{Expr: `avg(availability{job="gateway"})`}, RawType: "success"}
+	r, err := Run(model.Set{SLOs: []model.SLO{slo}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Checks) != 1 || !strings.Contains(r.Checks[0].Observed, "skipped") {
+		t.Fatalf("checks: %+v", r.Checks)
+	}
+}
