@@ -10,11 +10,14 @@ import (
 	"github.com/inferslo/inferslo/compiler/keda"
 	"github.com/inferslo/inferslo/compiler/kube"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/promtest"
 	"github.com/inferslo/inferslo/compiler/rules"
 )
 
 // Options tune the Kubernetes-facing artifacts.
 type Options struct {
+	// Tests adds promtool unit-test files beside the rule files.
+	Tests bool
 	// PrometheusRule objects: namespace and labels (a Prometheus selects
 	// rules by label, e.g. release=kube-prometheus-stack).
 	Kube kube.Options
@@ -43,7 +46,7 @@ func (o Options) backends() []backend {
 			return files, nil, err
 		}
 	}
-	return []backend{
+	bs := []backend{
 		{"prometheus rules", quiet(rules.Build)},
 		{"grafana dashboards", quiet(grafana.Build)},
 		{"keda scaledobjects", keda.Build},
@@ -63,6 +66,10 @@ func (o Options) backends() []backend {
 			return append(crs, ruler...), nil
 		})},
 	}
+	if o.Tests {
+		bs = append(bs, backend{"promtool tests", quiet(promtest.Build)})
+	}
+	return bs
 }
 
 // Compile runs every backend. Any error means no artifact at all.

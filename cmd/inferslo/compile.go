@@ -11,6 +11,7 @@ type compileCmd struct {
 	Specs  []string `arg:"" name:"spec" help:"Spec files or folders (*.yaml, *.yml, *.json)."`
 	Output string   `short:"o" required:"" help:"Output folder; replaced as a whole, atomically."`
 	Check  bool     `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
+	Tests  bool     `help:"Also write promtool unit tests (prometheus/<service>.test.yaml) for every alert tier."`
 
 	Namespace       string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
 	RuleLabel       map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`
@@ -19,6 +20,7 @@ type compileCmd struct {
 
 func (c *compileCmd) options() compiler.Options {
 	return compiler.Options{
+		Tests: c.Tests,
 		Kube:  kube.Options{Namespace: c.Namespace, Labels: c.RuleLabel, PartialResponseStrategy: c.PartialResponse},
 		Ruler: kube.RulerOptions{PartialResponseStrategy: c.PartialResponse},
 	}

@@ -23,6 +23,7 @@ type cli struct {
 	Compile  compileCmd  `cmd:"" help:"Compile specs into rules, alerts and dashboards in an output folder."`
 	Validate validateCmd `cmd:"" help:"Check specs and report every problem; writes nothing."`
 	Export   exportCmd   `cmd:"" help:"Print specs as plain OpenSLO v1 (the shorthand expanded)."`
+	Test     testCmd     `cmd:"" help:"Prove the alerts: replay burns through Prometheus' rule engine and check every SLO and tier."`
 	Plan     planCmd     `cmd:"" help:"Print the capacity plan: replicas needed at peak, with the arithmetic."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
