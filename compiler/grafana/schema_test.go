@@ -258,3 +258,23 @@ func countDescriptions(v any, inProperties bool) int {
 	}
 	return n
 }
+
+// TestExampleDashboardsMatchGrafanaSchemas validates the dashboards compiled
+// from the bundled examples (the golden files the compiler test keeps
+// current), with every panel kind the examples produce.
+func TestExampleDashboardsMatchGrafanaSchemas(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/golden/examples/grafana/*.json")
+	if err != nil || len(files) < 8 {
+		t.Fatalf("want the 7 example dashboards and the overview, found %v (%v)", files, err)
+	}
+	s := loadSchemas(t)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.validate(data); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	goldenfile "github.com/inferslo/inferslo/compiler/internal/golden"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -650,6 +651,33 @@ func BenchmarkBuild(b *testing.B) {
 	for b.Loop() {
 		if _, _, err := Build(s); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestExampleObjectsMatchTheCRD validates what the bundled examples compile
+// to (the golden files the compiler test keeps current), in strict mode.
+func TestExampleObjectsMatchTheCRD(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/golden/examples/keda/*.yaml")
+	if err != nil || len(files) < 2 {
+		t.Fatalf("want at least 2 example objects, found %v (%v)", files, err)
+	}
+	schema := compileCRD(t, true)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := crdschema.Validate(schema, data); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+		// The webhook rules the CRD cannot express hold too.
+		var o scaledObject
+		if err := yaml.Unmarshal(data, &o); err != nil {
+			t.Fatal(err)
+		}
+		if err := check(o); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	goldenfile "github.com/inferslo/inferslo/compiler/internal/golden"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -358,5 +359,25 @@ func TestFromSetWrapsTheRulesBackend(t *testing.T) {
 	}
 	if _, errs := rulefmt.Parse(ruler[0].Data, false, prommodel.UTF8Validation, parser.NewParser(parser.Options{}), slog.New(slog.DiscardHandler)); len(errs) > 0 {
 		t.Errorf("ruler file does not parse: %v", errs)
+	}
+}
+
+// TestExampleObjectsMatchTheCRD validates what the bundled examples compile
+// to (the golden files the compiler test keeps current), in strict mode.
+func TestExampleObjectsMatchTheCRD(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/golden/examples/kubernetes/*.prometheusrule.yaml")
+	if err != nil || len(files) < 7 {
+		t.Fatalf("want at least 7 example objects, found %v (%v)", files, err)
+	}
+	schema := compileCRD(t, true)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := crdschema.Validate(schema, data); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+
 	}
 }
