@@ -73,6 +73,28 @@ req_total{code="500",pod="2"} 0+4x40`,
 
 func evalRatio(t *testing.T, slo model.SLO, series string, until time.Duration) float64 {
 	t.Helper()
+	ll, _ := evaluate(t, slo, series, until)
+	start := time.Unix(0, 0).UTC()
+	q, err := ll.QueryEngine().NewInstantQuery(context.Background(), ll.Storage(), nil,
+		Selector(ErrorRatio, slo, slo.BaseWindow()), start.Add(until))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := q.Exec(context.Background())
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	v, ok := res.Value.(promql.Vector)
+	if !ok || len(v) != 1 {
+		t.Fatalf("error ratio = %v, want one sample", res.Value)
+	}
+	return v[0].F
+}
+
+// evaluate loads series and evaluates the SLO's rule group every minute
+// until the given time, failing on any rule evaluation error.
+func evaluate(t *testing.T, slo model.SLO, series string, until time.Duration) (*promqltest.LazyLoader, map[string]*rules.Group) {
+	t.Helper()
 	files, err := Build(model.Set{SLOs: []model.SLO{slo}})
 	if err != nil {
 		t.Fatal(err)
@@ -115,20 +137,7 @@ func evalRatio(t *testing.T, slo model.SLO, series string, until time.Duration) 
 			}
 		})
 	}
-	q, err := ll.QueryEngine().NewInstantQuery(context.Background(), ll.Storage(), nil,
-		Selector(ErrorRatio, slo, slo.BaseWindow()), start.Add(until))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := q.Exec(context.Background())
-	if res.Err != nil {
-		t.Fatal(res.Err)
-	}
-	v, ok := res.Value.(promql.Vector)
-	if !ok || len(v) != 1 {
-		t.Fatalf("error ratio = %v, want one sample", res.Value)
-	}
-	return v[0].F
+	return ll, groups
 }
 
 func indent(s string) string {
@@ -169,5 +178,55 @@ func TestNoTwoRulesOfAFileShareNameAndLabels(t *testing.T) {
 			}
 			seen[key] = true
 		}
+	}
+}
+
+// TestTheMinimumTrafficGateSilencesBurnsOnLowTraffic burns half of a 99%
+// budget's requests at 0.1 requests/s: the page fires without a gate and
+// with a gate below the traffic, and stays silent with a gate above it.
+func TestTheMinimumTrafficGateSilencesBurnsOnLowTraffic(t *testing.T) {
+	tests := []struct {
+		name  string
+		gate  string
+		fires bool
+	}{
+		{"no gate pages on a 50x burn", "0", true},
+		{"a gate under the traffic still pages", "0.05", true},
+		{"a gate over the traffic keeps the page silent", "1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tiers, err := model.WorkbookTiers(30*24*time.Hour, 2*time.Minute, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gate, err := model.ParseDecimal(tt.gate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slo := model.SLO{Name: "s", Service: model.Service{Name: "svc"}, Objective: model.NewDecimal(99, 100),
+				SLI:    model.SLI{Counter: true, Total: &model.Query{Expr: "req_total"}, Bad: &model.Query{Expr: `req_total{code="500"}`}},
+				Window: 30 * 24 * time.Hour, Evaluation: time.Minute, ScrapeInterval: 15 * time.Second,
+				Alerting: model.Alerting{Tiers: tiers, MinEventsPerSecond: gate}}
+			_, groups := evaluate(t, slo, `req_total{code="200"} 0+3x90
+req_total{code="500"} 0+3x90`, 80*time.Minute)
+			fired := false
+			for _, g := range groups {
+				for _, r := range g.Rules() {
+					a, ok := r.(*rules.AlertingRule)
+					if !ok {
+						continue
+					}
+					for _, al := range a.ActiveAlerts() {
+						if al.State == rules.StateFiring && al.Labels.Get(LabelSeverity) == "page" {
+							fired = true
+						}
+					}
+				}
+			}
+			if fired != tt.fires {
+				t.Errorf("page fired = %v, want %v", fired, tt.fires)
+			}
+		})
 	}
 }
