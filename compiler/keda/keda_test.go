@@ -121,11 +121,7 @@ func set(slos ...model.SLO) model.Set {
 
 func compileCRD(t *testing.T, strict bool) *jsonschema.Schema {
 	t.Helper()
-	crd, err := os.ReadFile(crdFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := crdschema.Compile(crd, "v1alpha1", strict)
+	s, err := crdschema.CompileFile(crdFile, "v1alpha1", strict)
 	if err != nil {
 		t.Fatal(err)
 	}

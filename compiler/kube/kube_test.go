@@ -69,11 +69,7 @@ func chatRules() ServiceRules {
 
 func compileCRD(t *testing.T, strict bool) *jsonschema.Schema {
 	t.Helper()
-	crd, err := os.ReadFile(crdFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := crdschema.Compile(crd, "v1", strict)
+	s, err := crdschema.CompileFile(crdFile, "v1", strict)
 	if err != nil {
 		t.Fatal(err)
 	}

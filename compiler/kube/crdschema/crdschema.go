@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/yaml"
@@ -75,6 +76,15 @@ func Compile(crd []byte, version string, strict bool) (*jsonschema.Schema, error
 		return nil, err
 	}
 	return c.Compile(url)
+}
+
+// CompileFile builds the schema of one version of the CRD in a file.
+func CompileFile(path, version string, strict bool) (*jsonschema.Schema, error) {
+	crd, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(crd, version, strict)
 }
 
 // Validate checks a YAML (or JSON) manifest against a compiled schema.
