@@ -24,6 +24,7 @@ type cli struct {
 	Validate validateCmd `cmd:"" help:"Check specs and report every problem; writes nothing."`
 	Export   exportCmd   `cmd:"" help:"Print specs as plain OpenSLO v1 (the shorthand expanded)."`
 	Test     testCmd     `cmd:"" help:"Prove the alerts: replay burns through Prometheus' rule engine and check every SLO and tier."`
+	Render   renderCmd   `cmd:"" help:"Render the dashboards over a simulated incident as one static HTML page for review."`
 	Plan     planCmd     `cmd:"" help:"Print the capacity plan: replicas needed at peak, with the arithmetic."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
