@@ -263,34 +263,30 @@ func (h *harness) eval(t time.Duration) error {
 
 // query runs an instant query at simulated time t.
 func (h *harness) query(qs string, t time.Duration) (promql.Vector, error) {
-	q, err := h.engine.NewInstantQuery(context.Background(), h.db, nil, qs, epoch().Add(t))
+	res, err := runQuery(h.engine.NewInstantQuery(context.Background(), h.db, nil, qs, epoch().Add(t)))
 	if err != nil {
 		return nil, err
 	}
-	defer q.Close()
-	res := q.Exec(context.Background())
-	if res.Err != nil {
-		return nil, res.Err
-	}
-	v, err := res.Vector()
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
+	return res.Vector()
 }
 
 // queryMatrix runs a range-vector instant query (every raw sample).
 func (h *harness) queryMatrix(qs string, t time.Duration) (promql.Matrix, error) {
-	q, err := h.engine.NewInstantQuery(context.Background(), h.db, nil, qs, epoch().Add(t))
+	res, err := runQuery(h.engine.NewInstantQuery(context.Background(), h.db, nil, qs, epoch().Add(t)))
+	if err != nil {
+		return nil, err
+	}
+	return res.Matrix()
+}
+
+// runQuery runs a query just made and releases it.
+func runQuery(q promql.Query, err error) (*promql.Result, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer q.Close()
 	res := q.Exec(context.Background())
-	if res.Err != nil {
-		return nil, res.Err
-	}
-	return res.Matrix()
+	return res, res.Err
 }
 
 // alertStates reads the state of every alert instance after an evaluation:

@@ -699,14 +699,9 @@ func mayRead(expr parser.Expr, slo model.SLO) bool {
 
 // rangeQuery runs a range query over simulated time.
 func (h *harness) rangeQuery(qs string, from, to, step time.Duration) (promql.Matrix, error) {
-	q, err := h.engine.NewRangeQuery(context.Background(), h.db, nil, qs, epoch().Add(from), epoch().Add(to), step)
+	res, err := runQuery(h.engine.NewRangeQuery(context.Background(), h.db, nil, qs, epoch().Add(from), epoch().Add(to), step))
 	if err != nil {
 		return nil, err
-	}
-	defer q.Close()
-	res := q.Exec(context.Background())
-	if res.Err != nil {
-		return nil, res.Err
 	}
 	return res.Matrix()
 }
