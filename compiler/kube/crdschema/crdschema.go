@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/yaml"
@@ -85,6 +86,27 @@ func CompileFile(path, version string, strict bool) (*jsonschema.Schema, error) 
 		return nil, err
 	}
 	return Compile(crd, version, strict)
+}
+
+// ValidateFiles checks every manifest matching a glob and returns them by
+// path; an error names the first file that fails.
+func ValidateFiles(s *jsonschema.Schema, glob string) (map[string][]byte, error) {
+	paths, err := filepath.Glob(glob)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := Validate(s, data); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Base(p), err)
+		}
+		out[p] = data
+	}
+	return out, nil
 }
 
 // Validate checks a YAML (or JSON) manifest against a compiled schema.
