@@ -26,6 +26,7 @@ type cli struct {
 	Test     testCmd     `cmd:"" help:"Prove the alerts: replay burns through Prometheus' rule engine and check every SLO and tier."`
 	Render   renderCmd   `cmd:"" help:"Render the dashboards over a simulated incident as one static HTML page for review."`
 	Plan     planCmd     `cmd:"" help:"Print the capacity plan: replicas needed at peak, with the arithmetic."`
+	Lint     lintCmd     `cmd:"" help:"Lint PromQL in rule files, dashboards, ScaledObjects and specs, with engine and SLO knowledge."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
 

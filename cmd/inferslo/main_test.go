@@ -42,6 +42,9 @@ func TestExitCodes(t *testing.T) {
 		{"help is not an error", []string{"--help"}, exitOK},
 		{"a missing spec is a problem", []string{"validate", "does-not-exist.yaml"}, exitProblems},
 		{"the examples validate", []string{"validate", "../../examples"}, exitOK},
+		{"an unknown lint format is a usage error", []string{"lint", "--format", "xml", "../../examples"}, exitUsage},
+		{"lint findings are problems", []string{"lint", "../../compiler/lint/testdata/bad"}, exitProblems},
+		{"clean files lint clean", []string{"lint", "../../compiler/lint/testdata/clean"}, exitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,137 @@
+package lint
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/spec/engine"
+)
+
+// Metric kinds.
+const (
+	kindHistogram = "histogram"
+	kindCounter   = "counter"
+	kindGauge     = "gauge"
+)
+
+// metricFacts is what the engine catalog says about one series name.
+type metricFacts struct {
+	Name, Family, Suffix string
+	Kind                 string
+	Engine               string
+	Buckets              []float64
+	// ReplacedBy and Removed are set for a metric an engine renamed or
+	// dropped.
+	ReplacedBy, Removed, Since, Note string
+}
+
+// catalog indexes the engine catalog by series name.
+type catalog struct {
+	families map[string]*metricFacts
+	// prefixes are the engine namespaces ("vllm:"), so an unknown name in
+	// one can be told apart from a metric of some other exporter.
+	prefixes map[string]string
+}
+
+func newCatalog(c *engine.Catalog) *catalog {
+	cat := &catalog{families: map[string]*metricFacts{}, prefixes: map[string]string{}}
+	add := func(e *engine.Engine, name, kind string, buckets []float64) {
+		if name == "" {
+			return
+		}
+		if _, ok := cat.families[name]; !ok {
+			cat.families[name] = &metricFacts{Name: name, Family: name, Kind: kind, Engine: e.ID, Buckets: buckets}
+		}
+		if i := strings.Index(name, ":"); i > 0 {
+			cat.prefixes[name[:i+1]] = e.ID
+		}
+	}
+	for _, id := range c.IDs() {
+		e := c.Engines[id]
+		for _, role := range sortedKeys(e.Histograms) {
+			h := e.Histograms[role]
+			add(e, h.Metric, kindHistogram, h.Buckets)
+		}
+		for _, role := range sortedKeys(e.Gauges) {
+			for _, n := range selectedNames(e.Gauges[role]) {
+				add(e, n, kindGauge, nil)
+			}
+		}
+		queries := []string{e.Requests, e.Errors.Total, e.Errors.Bad}
+		for _, role := range sortedKeys(e.Counters) {
+			queries = append(queries, e.Counters[role])
+		}
+		for _, q := range queries {
+			for _, n := range selectedNames(q) {
+				if _, ok := cat.lookup(n); !ok {
+					add(e, n, kindCounter, nil)
+				}
+			}
+		}
+	}
+	return cat
+}
+
+// lookup resolves a series name, histogram suffixes included.
+func (c *catalog) lookup(name string) (metricFacts, bool) {
+	if f, ok := c.families[name]; ok {
+		return *f, true
+	}
+	for _, suf := range []string{"_bucket", "_sum", "_count"} {
+		if fam, ok := strings.CutSuffix(name, suf); ok {
+			if f, ok := c.families[fam]; ok && f.Kind == kindHistogram {
+				out := *f
+				out.Name, out.Suffix = name, suf
+				return out, true
+			}
+		}
+	}
+	return metricFacts{}, false
+}
+
+// engineOf returns the engine whose namespace the name is in.
+func (c *catalog) engineOf(name string) (string, bool) {
+	if i := strings.Index(name, ":"); i > 0 {
+		id, ok := c.prefixes[name[:i+1]]
+		return id, ok
+	}
+	return "", false
+}
+
+// names lists the catalog's series families of an engine.
+func (c *catalog) names(engineID string) []string {
+	var out []string
+	for n, f := range c.families {
+		if f.Engine == engineID && f.ReplacedBy == "" && f.Removed == "" {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func selectedNames(query string) []string {
+	if strings.TrimSpace(query) == "" {
+		return nil
+	}
+	expr, err := parser.NewParser(parser.Options{}).ParseExpr(query)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, vs := range selectors(expr) {
+		out = append(out, metricName(vs))
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

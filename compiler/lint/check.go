@@ -1,0 +1,85 @@
+package lint
+
+import (
+	"regexp"
+
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/promql/parser/posrange"
+	"gopkg.in/yaml.v3"
+)
+
+// Check is one lint check: a stable id (documented in docs/lint.md), its
+// severity and what it looks at.
+type Check struct {
+	ID       string
+	Severity Severity
+	Summary  string
+	// Query runs on every expression that parsed; Rule on every rule.
+	Query func(r *reporter, q *Query)
+	Rule  func(r *reporter, rule *Rule)
+}
+
+// Checks lists every check in the order they run.
+func Checks() []Check {
+	return []Check{
+		checkSyntax, checkRuleFormat, checkSpec, checkSpecWarning,
+		checkLeNotABucket, checkLeFormat, checkUnknownMetric, checkRenamedMetric,
+		checkCounterWithoutRate, checkRateOnGauge,
+		checkQuantileWithoutLe, checkQuantileOfSumCount, checkAverageLatency,
+		checkRatioOfAverages, checkAverageOfRatios,
+		checkBurnNeverFires, checkWindowTooShort, checkShortWindow, checkForLongerThanWindow,
+		checkBurnWithoutFor, checkMissingSeverity, checkRunbookURL, checkTemplate,
+		checkUndefinedRecordingRule,
+		checkMetricsNoSeries, checkMetricsLabelValue, checkMetricsLe,
+	}
+}
+
+// atNode reports at a node of the query (its first byte).
+func (r *reporter) atNode(q *Query, n parser.Node, format string, args ...any) {
+	r.atRange(q, n.PositionRange(), format, args...)
+}
+
+func (r *reporter) atRange(q *Query, pr posrange.PositionRange, format string, args ...any) {
+	line, col := q.Pos(int(pr.Start))
+	r.at(q.File, line, col, format, args...)
+}
+
+// atLabel reports at a label matcher of a selector, found in the text.
+func (r *reporter) atLabel(q *Query, vs *parser.VectorSelector, label string, format string, args ...any) {
+	pr := vs.PositionRange()
+	start, end := int(pr.Start), int(pr.End)
+	if end > len(q.Text) || start > end {
+		r.atNode(q, vs, format, args...)
+		return
+	}
+	re := regexp.MustCompile(`[{,\s]` + regexp.QuoteMeta(label) + `\s*[=!]`)
+	if loc := re.FindStringIndex(q.Text[start:end]); loc != nil {
+		pr.Start = posrange.Pos(start + loc[0] + 1)
+	}
+	r.atRange(q, pr, format, args...)
+}
+
+// atYAML reports at a YAML node.
+func (r *reporter) atYAML(f *File, n *yaml.Node, format string, args ...any) {
+	r.at(f, n.Line, n.Column, format, args...)
+}
+
+var checkSyntax = Check{
+	ID: "promql/syntax", Severity: Error,
+	Summary: "The file, a rule or a PromQL expression does not parse.",
+}
+
+var checkRuleFormat = Check{
+	ID: "rules/invalid", Severity: Error,
+	Summary: "Prometheus refuses the rule file (model/rulefmt): duplicate group, record and alert both set, invalid names.",
+}
+
+var checkSpec = Check{
+	ID: "spec/invalid", Severity: Error,
+	Summary: "An inferslo or OpenSLO spec has a problem `inferslo validate` reports.",
+}
+
+var checkSpecWarning = Check{
+	ID: "spec/warning", Severity: Warning,
+	Summary: "An inferslo or OpenSLO spec has a warning `inferslo validate` reports.",
+}

@@ -1,0 +1,24 @@
+package lint
+
+import "strings"
+
+// A panel reading a recording rule that nothing records stays empty.
+var checkUndefinedRecordingRule = Check{
+	ID: "dashboard/undefined-recording-rule", Severity: Warning,
+	Summary: "A dashboard query reads a recording rule that no rule file in the lint set defines.",
+	Query: func(r *reporter, q *Query) {
+		if q.File.Kind != KindDashboard {
+			return
+		}
+		for _, vs := range selectors(q.Expr) {
+			name := metricName(vs)
+			if !strings.Contains(name, ":") || r.recorded[name] {
+				continue
+			}
+			if _, engine := r.catalog.engineOf(name); engine {
+				continue
+			}
+			r.atNode(q, vs, "%s looks like a recording rule, but no rule file in the lint set records it", name)
+		}
+	},
+}

@@ -1,0 +1,64 @@
+package lint
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/prometheus/prometheus/model/labels"
+)
+
+// An le that is not one of the engine's buckets matches no series: the
+// SLI is empty and the alert reads nothing (or always fires).
+var checkLeNotABucket = Check{
+	ID: "engine/le-not-a-bucket", Severity: Error,
+	Summary: "A known engine histogram is read at an `le` that is not one of its buckets.",
+	Query: func(r *reporter, q *Query) {
+		for _, vs := range selectors(q.Expr) {
+			m := matcher(vs, "le")
+			if m == nil || m.Type != labels.MatchEqual {
+				continue
+			}
+			facts, ok := r.catalog.lookup(metricName(vs))
+			if !ok || facts.Kind != kindHistogram || facts.Suffix != "_bucket" || len(facts.Buckets) == 0 {
+				continue
+			}
+			v, err := strconv.ParseFloat(m.Value, 64)
+			if err != nil || math.IsInf(v, 0) || hasBucket(facts.Buckets, v) {
+				continue
+			}
+			r.atLabel(q, vs, "le", "%s has no bucket le=%q: %s; the selector matches no series",
+				facts.Family, m.Value, neighbours(facts.Buckets, v))
+		}
+	},
+}
+
+func hasBucket(buckets []float64, v float64) bool {
+	for _, b := range buckets {
+		if math.Abs(b-v) <= 1e-9*math.Max(math.Abs(b), math.Abs(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// neighbours names the buckets either side of v, in the form Prometheus 3
+// stores them.
+func neighbours(buckets []float64, v float64) string {
+	below, above := math.NaN(), math.NaN()
+	for _, b := range buckets {
+		if b < v {
+			below = b
+		} else if b > v && math.IsNaN(above) {
+			above = b
+		}
+	}
+	q := func(f float64) string { return strconv.Quote(labels.FormatOpenMetricsFloat(f)) }
+	switch {
+	case math.IsNaN(below):
+		return "the lowest bucket is le=" + q(above)
+	case math.IsNaN(above):
+		return "the highest bucket is le=" + q(below)
+	}
+	return "the neighbours are le=" + q(below) + " and le=" + q(above)
+}
+

@@ -1,0 +1,42 @@
+package lint
+
+import (
+	"slices"
+
+	"github.com/prometheus/prometheus/promql/parser"
+)
+
+// histogram_quantile needs the le label; an aggregation that drops it
+// leaves one series without buckets and the quantile is NaN.
+var checkQuantileWithoutLe = Check{
+	ID: "histogram/quantile-without-le", Severity: Error,
+	Summary: "histogram_quantile reads buckets aggregated without `by (le)`.",
+	Query: func(r *reporter, q *Query) {
+		walk(q.Expr, func(n parser.Node, _ []parser.Node) {
+			call, ok := n.(*parser.Call)
+			if !ok || call.Func.Name != "histogram_quantile" || len(call.Args) < 2 {
+				return
+			}
+			agg, ok := unwrap(call.Args[1]).(*parser.AggregateExpr)
+			if !ok || agg.Op == parser.TOPK || agg.Op == parser.BOTTOMK || agg.Op == parser.LIMITK {
+				return
+			}
+			has := slices.Contains(agg.Grouping, "le")
+			if agg.Without == has {
+				how := "by (" + joinComma(append(slices.Clone(agg.Grouping), "le")) + ")"
+				r.atNode(q, agg, "the buckets are aggregated without le, so histogram_quantile gets no buckets; aggregate %s", how)
+			}
+		})
+	},
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}

@@ -1,0 +1,161 @@
+// Package lint checks PromQL where teams keep it — Prometheus rule files,
+// PrometheusRule objects, Thanos and Mimir ruler files, Grafana dashboards,
+// KEDA ScaledObjects — and inferslo specs, with what inferslo knows about
+// inference engines and SLO arithmetic. Every finding has a stable check id,
+// a severity and a location inside the file, the PromQL position mapped back
+// to the YAML or JSON line and column.
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/inferslo/inferslo/spec/engine"
+)
+
+// Severity of a finding, from most to least serious.
+type Severity string
+
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Info    Severity = "info"
+)
+
+// rank orders severities so --fail-on can compare them.
+func (s Severity) rank() int {
+	switch s {
+	case Error:
+		return 3
+	case Warning:
+		return 2
+	}
+	return 1
+}
+
+// AtLeast says whether s is as serious as level.
+func (s Severity) AtLeast(level Severity) bool { return s.rank() >= level.rank() }
+
+// Finding is one located problem.
+type Finding struct {
+	Check    string   `json:"check"`
+	Severity Severity `json:"severity"`
+	File     string   `json:"file"`
+	Line     int      `json:"line"`   // 1-based; 0 when the whole file is meant
+	Column   int      `json:"column"` // 1-based; 0 when unknown
+	Message  string   `json:"message"`
+	// Source is the text of the line, for the caret.
+	Source string `json:"-"`
+}
+
+// Source is one input file.
+type Source struct {
+	Name string
+	Data []byte
+}
+
+// Options tune the checks.
+type Options struct {
+	// ScrapeInterval is the interval the engines are scraped at; burn-rate
+	// windows shorter than four of them see too few samples.
+	ScrapeInterval time.Duration
+	// Scrape, when set, is a real /metrics exposition every selector is
+	// checked against.
+	Scrape *Scrape
+}
+
+// Result is every finding of a run, sorted by file and line.
+type Result struct {
+	Findings []Finding
+	Files    int
+}
+
+// Count returns how many findings are at least as serious as level.
+func (r Result) Count(level Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity.AtLeast(level) {
+			n++
+		}
+	}
+	return n
+}
+
+// Run lints the sources together: a dashboard may read a recording rule
+// defined in another file of the set.
+func Run(sources []Source, opts Options) (Result, error) {
+	if opts.ScrapeInterval <= 0 {
+		opts.ScrapeInterval = 30 * time.Second
+	}
+	cat, err := engine.Load()
+	if err != nil {
+		return Result{}, err
+	}
+	p := &pass{opts: opts, catalog: newCatalog(cat), recorded: map[string]bool{}}
+	for _, s := range sources {
+		p.files = append(p.files, readFile(p, s))
+	}
+	p.specs(sources)
+	for _, f := range p.files {
+		for _, r := range f.rules {
+			if r.Record != "" {
+				p.recorded[r.Record] = true
+			}
+		}
+	}
+	for _, c := range Checks() {
+		for _, f := range p.files {
+			for _, q := range f.queries {
+				if q.Expr != nil && c.Query != nil {
+					c.Query(p.with(c), q)
+				}
+			}
+			for _, r := range f.rules {
+				if c.Rule != nil {
+					c.Rule(p.with(c), r)
+				}
+			}
+		}
+	}
+	out := p.suppress(p.findings)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Check < b.Check
+	})
+	return Result{Findings: out, Files: len(sources)}, nil
+}
+
+// pass is the state of one run; reporter binds it to the check reporting.
+type pass struct {
+	opts     Options
+	catalog  *catalog
+	files    []*File
+	recorded map[string]bool
+	findings []Finding
+}
+
+// reporter reports findings for one check.
+type reporter struct {
+	*pass
+	check Check
+}
+
+func (p *pass) with(c Check) *reporter { return &reporter{pass: p, check: c} }
+
+// at reports a finding at a file position.
+func (r *reporter) at(f *File, line, col int, format string, args ...any) {
+	r.findings = append(r.findings, Finding{
+		Check: r.check.ID, Severity: r.check.Severity, File: f.Name,
+		Line: line, Column: col, Message: fmt.Sprintf(format, args...), Source: f.line(line),
+	})
+}

@@ -1,0 +1,225 @@
+package lint
+
+import (
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// scalarPos maps a byte offset of a scalar's value to the file line and
+// column where that byte is written. yaml.v3 gives where the scalar
+// starts; block scalars start on the next line at their indentation, and
+// flow scalars continue on later lines after their leading spaces.
+func scalarPos(lines []string, n *yaml.Node, off int) (line, col int) {
+	if n == nil {
+		return 0, 0
+	}
+	block := n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
+	quoted := n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0
+	start := 0 // offset of the current source line in the value
+	for i := n.Line - 1; i < len(lines); i++ {
+		if i < 0 {
+			break
+		}
+		src := lines[i]
+		var from int // byte of src where the value's text begins
+		switch {
+		case block && i == n.Line-1:
+			continue // the | or > indicator line
+		case block:
+			from = indentOf(lines, n.Line)
+			if len(strings.TrimSpace(src)) == 0 {
+				start++
+				continue
+			}
+		case i == n.Line-1:
+			from = n.Column - 1
+			if quoted {
+				from++
+			}
+		default:
+			from = len(src) - len(strings.TrimLeft(src, " \t"))
+		}
+		if from > len(src) {
+			from = len(src)
+		}
+		text := src[from:]
+		if n.Style&yaml.DoubleQuotedStyle != 0 {
+			// Escapes take more bytes in the file than in the value.
+			if raw, ok := rawOffset(text, off-start); ok {
+				return i + 1, from + raw + 1
+			}
+			start += decodedLen(text) + 1
+			continue
+		}
+		if off-start <= len(text) || i == len(lines)-1 {
+			return i + 1, from + (off - start) + 1
+		}
+		start += len(text) + 1
+	}
+	return n.Line, n.Column
+}
+
+// indentOf is the indentation of a block scalar's first content line.
+func indentOf(lines []string, indicator int) int {
+	for i := indicator; i < len(lines); i++ {
+		if t := strings.TrimLeft(lines[i], " "); t != "" {
+			return len(lines[i]) - len(t)
+		}
+	}
+	return 0
+}
+
+// rawOffset walks a double-quoted line until want decoded bytes are
+// consumed; it fails when the line ends (or its closing quote comes) first.
+func rawOffset(text string, want int) (int, bool) {
+	got := 0
+	for i := 0; i < len(text); {
+		if got == want {
+			return i, true
+		}
+		switch {
+		case text[i] == '"':
+			return 0, false
+		case text[i] == '\\' && i+1 < len(text) && text[i+1] == 'u':
+			i += 6
+		case text[i] == '\\':
+			i += 2
+		default:
+			i++
+		}
+		got++
+	}
+	if got == want {
+		return len(text), true
+	}
+	return 0, false
+}
+
+func decodedLen(text string) int {
+	n := 0
+	for i := 0; i < len(text) && text[i] != '"'; n++ {
+		switch {
+		case text[i] == '\\' && i+1 < len(text) && text[i+1] == 'u':
+			i += 6
+		case text[i] == '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return n
+}
+
+var grafanaVar = regexp.MustCompile(`\$__\w+|\$\{[^}]*\}|\$\w+|\[\[\w+(?::\w+)?\]\]`)
+
+// substituteVariables replaces Grafana template variables by values that
+// parse: a duration inside a range, a number elsewhere; inside a quoted
+// label value a variable is left as it is (it is just text there). orig
+// maps offsets of the result back to the input.
+func substituteVariables(s string) (out string, orig func(int) int, vars bool) {
+	locs := grafanaVar.FindAllStringIndex(s, -1)
+	if len(locs) == 0 {
+		return s, nil, false
+	}
+	type shift struct{ at, in int } // output offset at, input offset in
+	var b strings.Builder
+	var shifts []shift
+	last := 0
+	for _, l := range locs {
+		b.WriteString(s[last:l[0]])
+		v := s[l[0]:l[1]]
+		repl := v
+		before := strings.TrimRight(s[:l[0]], " ")
+		switch {
+		case insideQuotes(s[:l[0]]):
+		case strings.HasSuffix(before, "[") || strings.HasSuffix(before, ":") || strings.Contains(v, "interval") || strings.Contains(v, "range"):
+			repl = "5m"
+		default:
+			repl = "1"
+		}
+		b.WriteString(repl)
+		shifts = append(shifts, shift{at: b.Len(), in: l[1]})
+		last = l[1]
+	}
+	b.WriteString(s[last:])
+	return b.String(), func(off int) int {
+		base, in := 0, 0
+		for _, sh := range shifts {
+			if off >= sh.at {
+				base, in = sh.at, sh.in
+			}
+		}
+		return in + off - base
+	}, true
+}
+
+func insideQuotes(prefix string) bool {
+	n := 0
+	for i := 0; i < len(prefix); i++ {
+		switch prefix[i] {
+		case '\\':
+			i++
+		case '"':
+			n++
+		}
+	}
+	return n%2 == 1
+}
+
+var disableComment = regexp.MustCompile(`inferslo-lint:\s*disable=([\w/.,-]+)`)
+
+// disables finds `# inferslo-lint: disable=<id>[,<id>]` comments.
+func disables(lines []string) map[int][]string {
+	out := map[int][]string{}
+	for i, l := range lines {
+		if m := disableComment.FindStringSubmatch(l); m != nil {
+			out[i+1] = strings.Split(m[1], ",")
+		}
+	}
+	return out
+}
+
+// suppress drops findings disabled on their line, or anywhere on the rule
+// they belong to (including the comment line just above it).
+func (p *pass) suppress(in []Finding) []Finding {
+	files := map[string]*File{}
+	for _, f := range p.files {
+		files[f.Name] = f
+	}
+	var out []Finding
+	for _, fd := range in {
+		f := files[fd.File]
+		if f != nil && f.disables(fd) {
+			continue
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+func (f *File) disables(fd Finding) bool {
+	off := func(line int) bool {
+		for _, id := range f.disabled[line] {
+			if id == fd.Check || id == "all" {
+				return true
+			}
+		}
+		return false
+	}
+	if off(fd.Line) {
+		return true
+	}
+	for _, r := range f.rules {
+		if fd.Line < r.first || fd.Line > r.last {
+			continue
+		}
+		for l := r.first - 1; l <= r.last; l++ {
+			if off(l) {
+				return true
+			}
+		}
+	}
+	return false
+}

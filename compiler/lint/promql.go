@@ -1,0 +1,145 @@
+package lint
+
+import (
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+)
+
+// selectors lists the vector selectors of an expression in order.
+func selectors(e parser.Expr) []*parser.VectorSelector {
+	var out []*parser.VectorSelector
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		if vs, ok := n.(*parser.VectorSelector); ok {
+			out = append(out, vs)
+		}
+		return nil
+	})
+	return out
+}
+
+// metricName is the name a selector selects, or "".
+func metricName(vs *parser.VectorSelector) string {
+	if vs.Name != "" {
+		return vs.Name
+	}
+	for _, m := range vs.LabelMatchers {
+		if m.Name == labels.MetricName && m.Type == labels.MatchEqual {
+			return m.Value
+		}
+	}
+	return ""
+}
+
+// matcher returns the selector's matcher on a label.
+func matcher(vs *parser.VectorSelector, name string) *labels.Matcher {
+	for _, m := range vs.LabelMatchers {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// walk visits every node with the path of its ancestors, outermost first.
+func walk(e parser.Expr, fn func(n parser.Node, path []parser.Node)) {
+	parser.Inspect(e, func(n parser.Node, path []parser.Node) error {
+		fn(n, path)
+		return nil
+	})
+}
+
+// unwrap strips parentheses.
+func unwrap(e parser.Expr) parser.Expr {
+	for {
+		p, ok := e.(*parser.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.Expr
+	}
+}
+
+// constant evaluates an expression made of numbers only.
+func constant(e parser.Expr) (float64, bool) {
+	switch v := unwrap(e).(type) {
+	case *parser.NumberLiteral:
+		return v.Val, true
+	case *parser.UnaryExpr:
+		x, ok := constant(v.Expr)
+		if v.Op == parser.SUB {
+			x = -x
+		}
+		return x, ok
+	case *parser.BinaryExpr:
+		a, ok1 := constant(v.LHS)
+		b, ok2 := constant(v.RHS)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		switch v.Op {
+		case parser.ADD:
+			return a + b, true
+		case parser.SUB:
+			return a - b, true
+		case parser.MUL:
+			return a * b, true
+		case parser.DIV:
+			return a / b, true
+		}
+	}
+	return 0, false
+}
+
+// windowSuffix reads the window of a recording rule named the sloth or
+// pyrra way (…:ratio_rate5m, …_rate1h).
+var windowSuffix = regexp.MustCompile(`rate(\d+[smhdwy])$`)
+
+// window is a time window an expression reads, and where.
+type window struct {
+	d    time.Duration
+	node parser.Node
+}
+
+// windows lists the time windows an expression reads: its range
+// selectors, `window` label matchers and windows in recording rule names.
+func windows(e parser.Expr) []window {
+	var out []window
+	walk(e, func(n parser.Node, _ []parser.Node) {
+		switch v := n.(type) {
+		case *parser.MatrixSelector:
+			out = append(out, window{v.Range, v})
+		case *parser.VectorSelector:
+			if m := matcher(v, "window"); m != nil && m.Type == labels.MatchEqual {
+				if d, err := model.ParseDuration(m.Value); err == nil {
+					out = append(out, window{time.Duration(d), v})
+					return
+				}
+			}
+			if m := windowSuffix.FindStringSubmatch(metricName(v)); m != nil {
+				if d, err := model.ParseDuration(m[1]); err == nil {
+					out = append(out, window{time.Duration(d), v})
+				}
+			}
+		}
+	})
+	return out
+}
+
+func longest(ws []window) time.Duration {
+	var m time.Duration
+	for _, w := range ws {
+		if w.d > m {
+			m = w.d
+		}
+	}
+	return m
+}
+
+func formatDuration(d time.Duration) string { return model.Duration(d).String() }
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
