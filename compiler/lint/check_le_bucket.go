@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
 )
 
 // An le that is not one of the engine's buckets matches no series: the
@@ -13,22 +14,14 @@ var checkLeNotABucket = Check{
 	ID: "engine/le-not-a-bucket", Severity: Error,
 	Summary: "A known engine histogram is read at an `le` that is not one of its buckets.",
 	Query: func(r *reporter, q *Query) {
-		for _, vs := range selectors(q.Expr) {
-			m := matcher(vs, "le")
-			if m == nil || m.Type != labels.MatchEqual {
-				continue
-			}
+		leMatchers(q.Expr, func(vs *parser.VectorSelector, m *labels.Matcher, v float64) {
 			facts, ok := r.catalog.lookup(metricName(vs))
-			if !ok || facts.Kind != kindHistogram || facts.Suffix != "_bucket" || len(facts.Buckets) == 0 {
-				continue
-			}
-			v, err := strconv.ParseFloat(m.Value, 64)
-			if err != nil || math.IsInf(v, 0) || hasBucket(facts.Buckets, v) {
-				continue
+			if !ok || facts.Kind != kindHistogram || facts.Suffix != "_bucket" || len(facts.Buckets) == 0 || math.IsInf(v, 0) || hasBucket(facts.Buckets, v) {
+				return
 			}
 			r.atLabel(q, vs, "le", "%s has no bucket le=%q: %s; the selector matches no series",
 				facts.Family, m.Value, neighbours(facts.Buckets, v))
-		}
+		})
 	},
 }
 
@@ -61,4 +54,3 @@ func neighbours(buckets []float64, v float64) string {
 	}
 	return "the neighbours are le=" + q(below) + " and le=" + q(above)
 }
-

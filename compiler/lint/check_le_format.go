@@ -1,10 +1,8 @@
 package lint
 
 import (
-	"math"
-	"strconv"
-
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
 )
 
 // Prometheus 3 normalises classic histogram bounds when it scrapes them:
@@ -13,19 +11,11 @@ var checkLeFormat = Check{
 	ID: "promql/le-format", Severity: Error,
 	Summary: "An `le` matcher is written in a form Prometheus 3 does not store (\"1\" instead of \"1.0\").",
 	Query: func(r *reporter, q *Query) {
-		for _, vs := range selectors(q.Expr) {
-			m := matcher(vs, "le")
-			if m == nil || m.Type != labels.MatchEqual {
-				continue
-			}
-			v, err := strconv.ParseFloat(m.Value, 64)
-			if err != nil || math.IsNaN(v) {
-				continue
-			}
+		leMatchers(q.Expr, func(vs *parser.VectorSelector, m *labels.Matcher, v float64) {
 			if want := labels.FormatOpenMetricsFloat(v); want != m.Value {
 				r.atLabel(q, vs, "le", "Prometheus 3 stores this bucket as le=%q, so le=%q matches no series; write le=%q",
 					want, m.Value, want)
 			}
-		}
+		})
 	},
 }

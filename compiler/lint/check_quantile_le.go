@@ -2,6 +2,7 @@ package lint
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -23,20 +24,9 @@ var checkQuantileWithoutLe = Check{
 			}
 			has := slices.Contains(agg.Grouping, "le")
 			if agg.Without == has {
-				how := "by (" + joinComma(append(slices.Clone(agg.Grouping), "le")) + ")"
+				how := "by (" + strings.Join(append(slices.Clone(agg.Grouping), "le"), ", ") + ")"
 				r.atNode(q, agg, "the buckets are aggregated without le, so histogram_quantile gets no buckets; aggregate %s", how)
 			}
 		})
 	},
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
 }

@@ -241,7 +241,7 @@ func TestOpenMetricsScrapesParse(t *testing.T) {
 func TestPositionsMapIntoTheFile(t *testing.T) {
 	tests := []struct {
 		name, file, at string // at: text the finding's column must point to
-		line            int
+		line           int
 	}{
 		{"a plain scalar", "groups:\n- name: g\n  rules:\n  - record: r\n    expr: sum(rate(vllm:time_to_first_token_seconds_bucket{le=\"0.3\"}[5m]))\n", `le="0.3"`, 5},
 		{"a double-quoted scalar with escapes", "groups:\n- name: g\n  rules:\n  - record: r\n    expr: \"sum(x{a=\\\"b\\\"}) + sum(rate(vllm:time_to_first_token_seconds_bucket{le=\\\"0.3\\\"}[5m]))\"\n", `le=\"0.3\"`, 5},
@@ -294,7 +294,9 @@ func TestOutputFormats(t *testing.T) {
 	var sarif struct {
 		Version string
 		Runs    []struct {
-			Tool struct{ Driver struct{ Rules []struct{ ID string } } }
+			Tool struct {
+				Driver struct{ Rules []struct{ ID string } }
+			}
 			Results []struct {
 				RuleID    string
 				Locations []struct {

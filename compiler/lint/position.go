@@ -72,44 +72,33 @@ func indentOf(lines []string, indicator int) int {
 }
 
 // rawOffset walks a double-quoted line until want decoded bytes are
-// consumed; it fails when the line ends (or its closing quote comes) first.
+// consumed; it fails when the closing quote or the line end comes first.
 func rawOffset(text string, want int) (int, bool) {
-	got := 0
-	for i := 0; i < len(text); {
-		if got == want {
-			return i, true
-		}
-		switch {
-		case text[i] == '"':
-			return 0, false
-		case text[i] == '\\' && i+1 < len(text) && text[i+1] == 'u':
-			i += 6
-		case text[i] == '\\':
-			i += 2
-		default:
-			i++
-		}
-		got++
-	}
-	if got == want {
-		return len(text), true
-	}
-	return 0, false
+	raw, got := scanQuoted(text, want)
+	return raw, got == want
 }
 
+// decodedLen is how many bytes a double-quoted line holds once decoded.
 func decodedLen(text string) int {
-	n := 0
-	for i := 0; i < len(text) && text[i] != '"'; n++ {
+	_, got := scanQuoted(text, -1)
+	return got
+}
+
+// scanQuoted decodes a double-quoted line up to stop decoded bytes (or all
+// of it when stop is negative), returning the raw and decoded lengths.
+func scanQuoted(text string, stop int) (raw, decoded int) {
+	for raw < len(text) && text[raw] != '"' && decoded != stop {
 		switch {
-		case text[i] == '\\' && i+1 < len(text) && text[i+1] == 'u':
-			i += 6
-		case text[i] == '\\':
-			i += 2
+		case text[raw] == '\\' && raw+1 < len(text) && text[raw+1] == 'u':
+			raw += 6
+		case text[raw] == '\\':
+			raw += 2
 		default:
-			i++
+			raw++
 		}
+		decoded++
 	}
-	return n
+	return min(raw, len(text)), decoded
 }
 
 var grafanaVar = regexp.MustCompile(`\$__\w+|\$\{[^}]*\}|\$\w+|\[\[\w+(?::\w+)?\]\]`)

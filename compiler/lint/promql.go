@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"time"
@@ -143,3 +144,17 @@ func longest(ws []window) time.Duration {
 func formatDuration(d time.Duration) string { return model.Duration(d).String() }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
+
+// leMatchers calls fn for every le="…" equality matcher whose value is a
+// number.
+func leMatchers(e parser.Expr, fn func(vs *parser.VectorSelector, m *labels.Matcher, v float64)) {
+	for _, vs := range selectors(e) {
+		m := matcher(vs, "le")
+		if m == nil || m.Type != labels.MatchEqual {
+			continue
+		}
+		if v, err := strconv.ParseFloat(m.Value, 64); err == nil && !math.IsNaN(v) {
+			fn(vs, m, v)
+		}
+	}
+}
