@@ -71,7 +71,7 @@ var checkSyntax = Check{
 
 var checkRuleFormat = Check{
 	ID: "rules/invalid", Severity: Error,
-	Summary: "Prometheus refuses the rule file (model/rulefmt): duplicate group, record and alert both set, invalid names.",
+	Summary: "Prometheus refuses the rule file: a repeated group name, or a rule model/rulefmt refuses (record and alert both set, invalid names).",
 }
 
 var checkSpec = Check{

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -154,61 +151,46 @@ func (f *File) object(p *pass, n *yaml.Node) {
 	case mapValue(n, "groups") != nil:
 		f.Kind = KindRules
 		f.groups(p, mapValue(n, "groups"))
-		f.ruleFormat(p)
 	case mapValue(n, "panels") != nil || mapValue(mapValue(n, "dashboard"), "panels") != nil:
 		f.Kind = KindDashboard
 		f.targets(p, n)
 	}
 }
 
-// rulefmtPosition is the "line:col: " rulefmt puts before a located error.
-var rulefmtPosition = regexp.MustCompile(`^(\d+):(\d+): (?:\d+:\d+: )?`)
-
-// ruleFormat reports what Prometheus' own rule file validation refuses
-// (duplicate groups, record and alert both set, bad names ...), except the
-// PromQL and template errors the checks locate more precisely. Unknown
-// fields are allowed: Thanos and Mimir add their own.
-func (f *File) ruleFormat(p *pass) {
-	data := []byte(strings.Join(f.lines, "\n"))
-	_, errs := rulefmt.Parse(data, true, model.UTF8Validation, parser.NewParser(parser.Options{}), slog.New(slog.DiscardHandler))
-	for _, err := range errs {
-		msg := err.Error()
-		if strings.Contains(msg, "could not parse expression") || strings.Contains(msg, "template:") || strings.Contains(msg, "'expr' must be set") {
-			continue
-		}
-		line, col := yamlErrorLine(err), 0
-		if m := rulefmtPosition.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			col, _ = strconv.Atoi(m[2])
-			msg = msg[len(m[0]):]
-		}
-		if line == 0 {
-			line, col = f.find(quoted.FindString(msg))
-		}
-		p.with(checkRuleFormat).at(f, line, col, "%s", strings.TrimPrefix(msg, "yaml: "))
-	}
-}
-
-var quoted = regexp.MustCompile(`"[^"]+"`)
-
-// find locates the last line naming a quoted name (a repeat is the later
-// occurrence), for errors rulefmt gives without a position.
-func (f *File) find(q string) (line, col int) {
-	name, err := strconv.Unquote(q)
-	if err != nil {
-		return 0, 0
-	}
-	for i, l := range f.lines {
-		if c := strings.Index(l, name); c >= 0 {
-			line, col = i+1, c+1
+// validateRule reports what Prometheus' own rule validation
+// (model/rulefmt) refuses in a rule: record and alert both set or both
+// missing, a bad rule name, for or annotations on a recording rule. The
+// expression and the templates are left to promql/syntax and
+// alert/template, which locate their errors precisely.
+func (f *File) validateRule(p *pass, r *Rule) {
+	rr := rulefmt.Rule{Record: r.Record, Alert: r.Alert, Expr: "0", For: model.Duration(r.For)}
+	if r.Alert == "" {
+		rr.Labels, rr.Annotations = r.Labels, r.Annotations // no templates on recording rules
+	} else {
+		for _, k := range sortedKeys(r.Labels) {
+			if !model.UTF8Validation.IsValidLabelName(k) {
+				p.with(checkRuleFormat).atYAML(f, r.key("labels"), "invalid label name: %s", k)
+			}
 		}
 	}
-	return line, col
+	for _, we := range rr.Validate(rulefmt.RuleNode{}, model.UTF8Validation, parser.NewParser(parser.Options{})) {
+		p.with(checkRuleFormat).atYAML(f, r.node, "%v", we.Unwrap())
+	}
 }
 
 // groups reads rule groups.
 func (f *File) groups(p *pass, groups *yaml.Node) {
+	names := map[string]bool{}
 	for _, g := range items(groups) {
+		name := mapValue(g, "name")
+		switch {
+		case name == nil || name.Value == "":
+			p.with(checkRuleFormat).atYAML(f, g, "a rule group needs a name")
+		case names[name.Value]:
+			p.with(checkRuleFormat).atYAML(f, name, "group name %q is repeated in the same file", name.Value)
+		default:
+			names[name.Value] = true
+		}
 		for _, rn := range items(mapValue(g, "rules")) {
 			r := &Rule{File: f, node: rn, Record: scalarAt(rn, "record"), Alert: scalarAt(rn, "alert"),
 				Labels: stringMap(mapValue(rn, "labels")), Annotations: stringMap(mapValue(rn, "annotations"))}
@@ -225,6 +207,7 @@ func (f *File) groups(p *pass, groups *yaml.Node) {
 			} else {
 				p.with(checkSyntax).at(f, rn.Line, rn.Column, "rule has no expr")
 			}
+			f.validateRule(p, r)
 			f.rules = append(f.rules, r)
 		}
 	}
