@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/spec"
@@ -354,21 +357,30 @@ func TestEveryCheckIsDocumented(t *testing.T) {
 	}
 }
 
-// BenchmarkLint1000RuleFiles lints 1,000 rule files of 12 rules each.
-func BenchmarkLint1000RuleFiles(b *testing.B) {
-	clean, err := os.ReadFile("testdata/clean/vllm.rules.yaml")
+func TestScrapeURLIsFetchedOnce(t *testing.T) {
+	data, err := os.ReadFile("testdata/vllm-metrics.prom")
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
-	sources := make([]Source, 1000)
-	for i := range sources {
-		sources[i] = Source{Name: fmt.Sprintf("rules/%04d.yaml", i), Data: clean}
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		w.Write(data)
+	}))
+	defer srv.Close()
+	s, err := LoadScrape(t.Context(), srv.URL+"/metrics", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
 	}
-	b.ResetTimer()
-	for b.Loop() {
-		res, err := Run(sources, Options{})
-		if err != nil || len(res.Findings) != 0 {
-			b.Fatal(err, len(res.Findings))
-		}
+	if hits != 1 || len(s.series["vllm:num_requests_waiting"]) != 1 {
+		t.Fatalf("%d requests, series %v", hits, s.series["vllm:num_requests_waiting"])
+	}
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	defer slow.Close()
+	if _, err := LoadScrape(t.Context(), slow.URL, 50*time.Millisecond); err == nil {
+		t.Fatal("a scrape that never answers did not time out")
 	}
 }
