@@ -31,7 +31,7 @@ func BenchmarkLint1000RuleFiles(b *testing.B) {
 		}
 		n++
 	}
-	b.ReportMetric((cpuTime(b) - start).Seconds()/float64(n), "cpu-s/op")
+	b.ReportMetric((cpuTime(b)-start).Seconds()/float64(n), "cpu-s/op")
 }
 
 func cpuTime(b *testing.B) time.Duration {
