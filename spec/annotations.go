@@ -19,6 +19,7 @@ const (
 	AnnotationMinEvents       = annotationPrefix + "min-events-per-second" // 0.5
 	AnnotationAutoscaling     = annotationPrefix + "autoscaling"           // JSON of the shorthand's autoscaling section
 	AnnotationBurnAlerts      = annotationPrefix + "burn-alerts"           // "false" turns the default tiers off
+	AnnotationGroupBy         = annotationPrefix + "group-by"              // model_name,region: one SLO per group
 	// On an AlertCondition:
 	AnnotationShortWindow = annotationPrefix + "short-window" // 5m
 )
@@ -26,5 +27,5 @@ const (
 var sloAnnotations = []string{
 	AnnotationEngine, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
 	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
-	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts,
+	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
 }

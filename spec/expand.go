@@ -115,6 +115,9 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		if selector != "" {
 			ann[AnnotationSelector] = selector
 		}
+		if len(s.Spec.GroupBy) > 0 {
+			ann[AnnotationGroupBy] = strings.Join(s.Spec.GroupBy, ",")
+		}
 		policies, aPs := expandAlerting(d, s, slo, scrape, evaluation)
 		ps = append(ps, aPs...)
 		slo.Spec.AlertPolicies = policies
@@ -140,6 +143,8 @@ func objectivePaths(objective string) func(string) string {
 			return "spec.window"
 		case strings.HasPrefix(p, "spec.alertPolicies"):
 			return "spec.alerting"
+		case strings.HasPrefix(p, "metadata.annotations."+AnnotationGroupBy):
+			return "spec.groupBy" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationGroupBy)
 		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAutoscaling):
 			return "spec.autoscaling" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAutoscaling)
 		case strings.HasPrefix(p, "metadata.annotations"):

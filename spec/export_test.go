@@ -79,3 +79,25 @@ func body(b []byte) string {
 	_, rest, _ := strings.Cut(string(b), "\n")
 	return rest
 }
+
+func TestExportKeepsTheGroupingOfAGroupedSLO(t *testing.T) {
+	exported, problems, err := spec.Export("testdata/grouped.yaml")
+	if err != nil || len(problems.Errors()) > 0 {
+		t.Fatalf("export: %v %v", err, problems)
+	}
+	if !strings.Contains(string(exported), spec.AnnotationGroupBy+": model_name") {
+		t.Fatalf("the export lacks the %s annotation:\n%s", spec.AnnotationGroupBy, exported)
+	}
+	plain := filepath.Join(t.TempDir(), "plain.yaml")
+	if err := os.WriteFile(plain, exported, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := compileRules(t, "testdata/grouped.yaml")
+	got := compileRules(t, plain)
+	if len(want) != 1 || len(got) != 1 || body(got[0]) != body(want[0]) {
+		t.Fatal("rules of the export differ from the shorthand's")
+	}
+	if !strings.Contains(string(want[0]), "sum by (model_name) (rate(") {
+		t.Errorf("the rules do not keep model_name:\n%s", want[0])
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
+	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -87,6 +88,7 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		sliSpec := sli
 		base.SLI = l.ratio(*sliObj, sliSpec, &ps)
 	}
+	base.GroupBy = groupBy(o, &ps)
 	base.Inference = l.inference(o, &ps)
 	base.Autoscaling = autoscaling(o, &ps)
 	if len(ps.Errors()) > 0 {
@@ -485,6 +487,35 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 		t.For = cond.AlertAfter.Duration()
 	}
 	return model.WindowPair{Long: long, Short: short, Factor: model.DecimalFromFloat(*cond.Threshold)}, t, true
+}
+
+// reservedGroupLabels are labels the generated series and alerts set
+// themselves, so a group cannot be named by them.
+var reservedGroupLabels = []string{rules.LabelSLO, rules.LabelService, rules.LabelSLI, rules.LabelWindow, rules.LabelSeverity, "le", "alertname"}
+
+// groupBy reads the grouping labels from their annotation: label names,
+// comma-separated.
+func groupBy(o object[v1.SLO], ps *Problems) []string {
+	raw, ok := o.v.Metadata.Annotations[AnnotationGroupBy]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i, name := range strings.Split(raw, ",") {
+		name = strings.TrimSpace(name)
+		path := fmt.Sprintf("metadata.annotations.%s[%d]", AnnotationGroupBy, i)
+		switch {
+		case !prommodel.LabelName(name).IsValidLegacy() || strings.HasPrefix(name, "__"):
+			*ps = append(*ps, o.errorf(path, "%q is not a Prometheus label name; group by labels of the SLI's series, such as model_name", name))
+		case contains(reservedGroupLabels, name):
+			*ps = append(*ps, o.errorf(path, "%q is a label inferslo sets on its own series and alerts; group by a label of the SLI's series, such as model_name", name))
+		case contains(out, name):
+			*ps = append(*ps, o.errorf(path, "%q is listed twice", name))
+		default:
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // autoscaling reads the KEDA section from its annotation.

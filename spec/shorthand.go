@@ -40,6 +40,9 @@ type ShorthandSpec struct {
 	Engine string `yaml:"engine"`
 	// Selector is label equality matchers applied to every engine series.
 	Selector map[string]string `yaml:"selector,omitempty"`
+	// GroupBy splits every objective into one SLO per value of these labels
+	// (per model, say), each with its own budget and alerts.
+	GroupBy []string `yaml:"groupBy,omitempty"`
 	// Window is the rolling SLO window, 1d to 90d.
 	Window string `yaml:"window"`
 	// ScrapeInterval of the engine's metrics (default 30s); rate windows

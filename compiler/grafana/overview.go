@@ -20,14 +20,14 @@ func overviewDashboard(set model.Set) (dashboard, error) {
 		generatedHeader(set.SLOs)+"\n\n"+sloTable(set.SLOs, true)), gridWidth, 4+2*len(set.SLOs))
 
 	g.row("Now")
-	g.add(budgetStat(set.SLOs), 12, 8)
+	g.add(budgetStat(set.SLOs, false), 12, 8)
 	g.add(burnNowStat(set.SLOs), 12, 8)
 
 	g.row("History")
 	var budget, burn []target
 	for _, s := range set.SLOs {
-		budget = append(budget, query(rules.Selector(rules.BudgetRemaining, s, 0), s.Name))
-		burn = append(burn, query(rules.Selector(rules.BurnRate, s, s.BaseWindow()), s.Name))
+		budget = append(budget, query(rules.Selector(rules.BudgetRemaining, s, 0), seriesLegend(s, s.Name)))
+		burn = append(burn, query(rules.Selector(rules.BurnRate, s, s.BaseWindow()), seriesLegend(s, s.Name)))
 	}
 	g.add(timeseriesPanel("Error budget remaining over time",
 		"Share of each SLO's error budget left over its window, from "+rules.BudgetRemaining+". "+
@@ -46,7 +46,7 @@ func overviewDashboard(set model.Set) (dashboard, error) {
 func burnNowStat(slos []model.SLO) panel {
 	var ts []target
 	for _, s := range slos {
-		ts = append(ts, query(rules.Selector(rules.BurnRate, s, s.BaseWindow()), s.Name))
+		ts = append(ts, query(rules.Selector(rules.BurnRate, s, s.BaseWindow()), seriesLegend(s, s.Name)))
 	}
 	return statPanel("Burn rate now",
 		"How many times faster than sustainable each SLO spends its error budget over its shortest alert window, from "+rules.BurnRate+". "+

@@ -73,11 +73,11 @@ func usableVariable(label string) bool {
 }
 
 // varLabels lists the labels of an inference SLO that get a dashboard
-// variable: its selector labels, then instance.
-func varLabels(inf *model.Inference) []string {
+// variable: its selector labels, its grouping labels, then instance.
+func varLabels(slo model.SLO) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, l := range append(append([]string{}, inf.SelectorLabels...), instanceLabel) {
+	for _, l := range append(append(append([]string{}, slo.Inference.SelectorLabels...), slo.GroupBy...), instanceLabel) {
 		if usableVariable(l) && !seen[l] {
 			seen[l] = true
 			out = append(out, l)
@@ -89,12 +89,12 @@ func varLabels(inf *model.Inference) []string {
 // rawSelector is the matchers text for raw engine series of one SLO: the
 // spec's selector keeps the SLO's scope, and one regex matcher per variable
 // lets a reader narrow it (the "All" value is .*, which keeps everything).
-func rawSelector(inf *model.Inference) string {
+func rawSelector(slo model.SLO) string {
 	parts := []string{}
-	if s := strings.TrimSpace(inf.Selector); s != "" {
+	if s := strings.TrimSpace(slo.Inference.Selector); s != "" {
 		parts = append(parts, s)
 	}
-	for _, l := range varLabels(inf) {
+	for _, l := range varLabels(slo) {
 		parts = append(parts, fmt.Sprintf(`%s=~"$%s"`, l, l))
 	}
 	return strings.Join(parts, ",")
@@ -113,6 +113,35 @@ func probeMetric(inf *model.Inference) string {
 	default:
 		return inf.Signals.QueueDepth
 	}
+}
+
+// recorded selects a recorded series of one SLO (and window, when
+// non-zero). On a dashboard with variables, a grouped SLO's series are
+// narrowed to the groups chosen.
+func recorded(name string, slo model.SLO, window time.Duration, narrow bool) string {
+	sel := rules.Selector(name, slo, window)
+	if !narrow {
+		return sel
+	}
+	var extra []string
+	for _, l := range slo.GroupBy {
+		if usableVariable(l) {
+			extra = append(extra, fmt.Sprintf(`%s=~"$%s"`, l, l))
+		}
+	}
+	if len(extra) == 0 {
+		return sel
+	}
+	return strings.TrimSuffix(sel, "}") + "," + strings.Join(extra, ",") + "}"
+}
+
+// seriesLegend names a series of an SLO in a panel: the text given, then the
+// group of a grouped SLO ("chat-ttft llama-3-8b").
+func seriesLegend(slo model.SLO, text string) string {
+	for _, l := range slo.GroupBy {
+		text += " {{" + l + "}}"
+	}
+	return text
 }
 
 // windowsOfTiers lists the distinct alert windows of an SLO, ascending; the

@@ -40,7 +40,7 @@ func serviceDashboard(service string, slos []model.SLO) (dashboard, error) {
 		about), gridWidth, 4+2*len(slos))
 
 	g.row("Summary")
-	g.add(budgetStat(slos), 12, 7)
+	g.add(budgetStat(slos, true), 12, 7)
 	g.add(alertsPanel(serviceMatcher, "Alerts on this service's SLOs"), 12, 7)
 
 	var latency []panel
@@ -108,36 +108,54 @@ func serviceVariables(slos []model.SLO) ([]variable, error) {
 		if err := parses(series); err != nil {
 			return nil, fmt.Errorf("selector of SLO %s: %w", slo.Name, err)
 		}
-		for _, l := range varLabels(inf) {
+		for _, l := range varLabels(slo) {
 			if seen[l] {
 				continue
 			}
 			seen[l] = true
-			q := fmt.Sprintf("label_values(%s, %s)", series, l)
-			out = append(out, variable{
-				Type:       "query",
-				Name:       l,
-				Label:      l,
-				Query:      q,
-				Datasource: ptr(promDS()),
-				Definition: q,
-				Current:    &option{Text: "All", Value: "$__all"},
-				Refresh:    2, // on time-range change: replicas come and go
-				Multi:      true,
-				IncludeAll: true,
-				AllValue:   ".*",
-				Sort:       1,
-			})
+			out = append(out, labelVariable(l, series))
+		}
+	}
+	// A grouped SLO without engine series lists its groups from its own
+	// recordings.
+	for _, slo := range slos {
+		for _, l := range slo.GroupBy {
+			if seen[l] || !usableVariable(l) {
+				continue
+			}
+			seen[l] = true
+			out = append(out, labelVariable(l, rules.Selector(rules.BurnRate, slo, 0)))
 		}
 	}
 	return out, nil
 }
 
-// budgetStat shows the budget left of every SLO of the service.
-func budgetStat(slos []model.SLO) panel {
+// labelVariable lets a reader pick values of a label among those of the
+// series given, all of them by default.
+func labelVariable(label, series string) variable {
+	q := fmt.Sprintf("label_values(%s, %s)", series, label)
+	return variable{
+		Type:       "query",
+		Name:       label,
+		Label:      label,
+		Query:      q,
+		Datasource: ptr(promDS()),
+		Definition: q,
+		Current:    &option{Text: "All", Value: "$__all"},
+		Refresh:    2, // on time-range change: replicas come and go
+		Multi:      true,
+		IncludeAll: true,
+		AllValue:   ".*",
+		Sort:       1,
+	}
+}
+
+// budgetStat shows the budget left of every SLO, and of every group of a
+// grouped SLO; narrow applies the dashboard's group variables.
+func budgetStat(slos []model.SLO, narrow bool) panel {
 	var ts []target
 	for _, s := range slos {
-		ts = append(ts, query(rules.Selector(rules.BudgetRemaining, s, 0), s.Name))
+		ts = append(ts, query(recorded(rules.BudgetRemaining, s, 0, narrow), seriesLegend(s, s.Name)))
 	}
 	return statPanel("Error budget remaining",
 		"Share of each SLO's error budget still unspent over its whole window (from "+rules.BudgetRemaining+"). "+
@@ -165,15 +183,15 @@ func latencyPanel(role string, slos []model.SLO) (panel, bool) {
 			withRole = append(withRole, s)
 		}
 	}
-	var source *model.Inference
+	var source *model.SLO
 	var histogram string
 	switch {
 	case len(withRole) > 0:
-		source, histogram = withRole[0].Inference, withRole[0].Inference.Histogram
+		source, histogram = &withRole[0], withRole[0].Inference.Histogram
 	case role == "ttft":
 		for _, s := range inferenceSLOs(slos) {
 			if s.Inference.Signals.TTFT != "" {
-				source, histogram = s.Inference, s.Inference.Signals.TTFT
+				source, histogram = &s, s.Inference.Signals.TTFT
 				break
 			}
 		}
@@ -183,7 +201,7 @@ func latencyPanel(role string, slos []model.SLO) (panel, bool) {
 	}
 	var ts []target
 	for _, p := range percentiles() {
-		ts = append(ts, query(percentileQuery(p.q, histogram, rawSelector(source)), p.name))
+		ts = append(ts, query(percentileQuery(p.q, histogram, rawSelector(*source)), p.name))
 	}
 	// One line per distinct threshold: two SLOs may bound the same latency
 	// at different targets.
@@ -220,7 +238,7 @@ func budgetSeries(slo model.SLO) panel {
 		fmt.Sprintf("Share of the %s error budget (%s of events may be bad) left over the rolling %s window, from %s. "+
 			"The slope tells how fast it is spent; the line at 0 is where the SLO breaks.",
 			slo.Name, percent(slo.ErrorBudget()), dur(slo.Window), rules.BudgetRemaining),
-		[]target{query(rules.Selector(rules.BudgetRemaining, slo, 0), "budget remaining")},
+		[]target{query(recorded(rules.BudgetRemaining, slo, 0, true), seriesLegend(slo, "budget remaining"))},
 		seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"})
 }
 
@@ -233,7 +251,7 @@ func errorRatioPanel(slo model.SLO) panel {
 		if len(ts) > 0 && w == slo.BaseWindow() {
 			continue
 		}
-		ts = append(ts, query(rules.Selector(rules.ErrorRatio, slo, w), "error ratio over "+dur(w)))
+		ts = append(ts, query(recorded(rules.ErrorRatio, slo, w, true), seriesLegend(slo, "error ratio over "+dur(w))))
 	}
 	return timeseriesPanel("Error ratio",
 		fmt.Sprintf("Bad events / all events of %s (%s) over the last %s and over the whole %s window, from %s. "+
@@ -250,7 +268,7 @@ func errorRatioPanel(slo model.SLO) panel {
 func burnRatePanel(slo model.SLO) panel {
 	var ts []target
 	for _, w := range windowsOfTiers(slo) {
-		ts = append(ts, query(rules.Selector(rules.BurnRate, slo, w), "burn rate over "+dur(w)))
+		ts = append(ts, query(recorded(rules.BurnRate, slo, w, true), seriesLegend(slo, "burn rate over "+dur(w))))
 	}
 	colors := map[string]string{}
 	var factors []model.Decimal
@@ -286,7 +304,7 @@ func throughputPanel(slos []model.SLO) (panel, bool) {
 	var ts []target
 	for _, s := range slos {
 		if s.SLI.Raw == nil {
-			ts = append(ts, query(rules.Selector(rules.EventsRate, s, s.BaseWindow()), s.Name))
+			ts = append(ts, query(recorded(rules.EventsRate, s, s.BaseWindow(), true), seriesLegend(s, s.Name)))
 		}
 	}
 	if len(ts) == 0 {
@@ -305,46 +323,46 @@ func throughputPanel(slos []model.SLO) (panel, bool) {
 // enginePanels draws token throughput, queue depth and KV-cache usage when
 // the engine exposes them; these read raw engine series, no rule records them.
 func enginePanels(slos []model.SLO) []panel {
-	first := func(has func(model.Signals) bool) *model.Inference {
+	first := func(has func(model.Signals) bool) (model.SLO, *model.Inference) {
 		for _, s := range inferenceSLOs(slos) {
 			if has(s.Inference.Signals) {
-				return s.Inference
+				return s, s.Inference
 			}
 		}
-		return nil
+		return model.SLO{}, nil
 	}
 	var out []panel
-	if inf := first(func(s model.Signals) bool { return s.PromptTokens != "" || s.GenerationTokens != "" }); inf != nil {
+	if slo, inf := first(func(s model.Signals) bool { return s.PromptTokens != "" || s.GenerationTokens != "" }); inf != nil {
 		var ts []target
 		if c := inf.Signals.PromptTokens; c != "" {
-			ts = append(ts, query(counterRateQuery(c, rawSelector(inf)), "prompt tokens/s"))
+			ts = append(ts, query(counterRateQuery(c, rawSelector(slo)), "prompt tokens/s"))
 		}
 		if c := inf.Signals.GenerationTokens; c != "" {
-			ts = append(ts, query(counterRateQuery(c, rawSelector(inf)), "generated tokens/s"))
+			ts = append(ts, query(counterRateQuery(c, rawSelector(slo)), "generated tokens/s"))
 		}
 		out = append(out, timeseriesPanel("Token throughput",
 			"Prompt tokens prefilled and tokens generated per second, from the engine's token counters. "+
 				"Token rate, not request rate, is what loads the GPUs: a shift to longer prompts raises TTFT at the same request rate.",
 			ts, seriesSpec{unit: "suffix: tok/s", min: num("0")}))
 	}
-	if inf := first(func(s model.Signals) bool { return s.QueueDepth != "" || s.Running != "" }); inf != nil {
+	if slo, inf := first(func(s model.Signals) bool { return s.QueueDepth != "" || s.Running != "" }); inf != nil {
 		var ts []target
 		if g := inf.Signals.QueueDepth; g != "" {
-			ts = append(ts, query(gaugeSumQuery(g, rawSelector(inf)), "waiting"))
+			ts = append(ts, query(gaugeSumQuery(g, rawSelector(slo)), "waiting"))
 		}
 		if g := inf.Signals.Running; g != "" {
-			ts = append(ts, query(gaugeSumQuery(g, rawSelector(inf)), "running"))
+			ts = append(ts, query(gaugeSumQuery(g, rawSelector(slo)), "running"))
 		}
 		out = append(out, timeseriesPanel("Queue depth",
 			"Requests waiting for a batch slot and requests running, summed over replicas, from the engine's gauges. "+
 				"A waiting queue that keeps growing shows up in TTFT next: it is the earliest sign that replicas are short.",
 			ts, seriesSpec{unit: "short", min: num("0")}))
 	}
-	if inf := first(func(s model.Signals) bool { return s.KVCacheUsage != "" }); inf != nil {
+	if slo, inf := first(func(s model.Signals) bool { return s.KVCacheUsage != "" }); inf != nil {
 		out = append(out, timeseriesPanel("KV-cache usage",
 			"Share of KV-cache blocks in use, per replica (the fullest engine of each), from "+inf.Signals.KVCacheUsage+". "+
 				"Near 100% the engine stops admitting requests or preempts running ones, which raises queueing, TTFT and ITL.",
-			[]target{query(gaugeMaxByInstanceQuery(inf.Signals.KVCacheUsage, rawSelector(inf)), "{{instance}}")},
+			[]target{query(gaugeMaxByInstanceQuery(inf.Signals.KVCacheUsage, rawSelector(slo)), "{{instance}}")},
 			seriesSpec{unit: "percentunit", min: num("0"), max: num("1")}))
 	}
 	return out

@@ -62,7 +62,11 @@ type SLO struct {
 	// Source is the spec file the SLO came from, for generated-file headers.
 	Source string
 
-	SLI       SLI
+	SLI SLI
+	// GroupBy are label names that split the SLO into one SLO per label
+	// value set (per model, say): every recording keeps them, and each group
+	// has its own burn rate, budget and alerts. Empty: one group.
+	GroupBy   []string
 	Objective Decimal // target ratio of good events, e.g. 0.99
 	Window    time.Duration
 	// Budgeting is always "Occurrences" today; kept to say so in outputs.

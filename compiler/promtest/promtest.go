@@ -157,7 +157,7 @@ func ServiceTests(set model.Set, service string) (File, error) {
 				name string
 				burn float64
 			}{
-				{fmt.Sprintf("%s: the %s alert fires during a %sx burn", slo.Name, tier.Severity, trim(burn)), burn},
+				{fmt.Sprintf("%s: the %s alert fires during a %sx burn%s", slo.Name, tier.Severity, trim(burn), groupsNote(slo)), burn},
 				{fmt.Sprintf("%s: the %s alert is silent at half the budget rate", slo.Name, tier.Severity), 0.5},
 			} {
 				t, err := b.test(slo, c.name, c.burn)
@@ -208,6 +208,54 @@ func tierBurn(slo model.SLO, tier model.Tier) (float64, bool) {
 
 func trim(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
+// groupsNote tells, in a test's name, that a grouped SLO burns in one group.
+func groupsNote(slo model.SLO) string {
+	if len(slo.GroupBy) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" of %s %s and stays silent for %s", strings.Join(slo.GroupBy, ","), groupValue(slo, 0), groupValue(slo, 1))
+}
+
+// groupValue is the value of every grouping label in the i-th group of a
+// test: the first burns, the second runs at half the budget rate.
+func groupValue(slo model.SLO, i int) string { return fmt.Sprintf("%s-%c", slo.Name, 'a'+i) }
+
+// grouped copies the counters into two groups of a grouped SLO, the second
+// at half the budget rate. A selector that fixes a grouping label to one
+// value leaves one group: the copies would not be selected.
+func grouped(slo model.SLO, counters []simulate.Counter, perScrape, bad float64) ([]labels.Labels, []float64, error) {
+	halfBad := math.Round(perScrape * slo.ErrorBudget().Float() * 0.5)
+	var series []labels.Labels
+	var incs []float64
+	for i, badPerScrape := range []float64{bad, halfBad} {
+		var gs []labels.Labels
+		var gi []float64
+		for _, c := range counters {
+			lb := labels.NewBuilder(c.Labels)
+			for _, l := range slo.GroupBy {
+				lb.Set(l, groupValue(slo, i))
+			}
+			gs = append(gs, lb.Labels())
+			gi = append(gi, c.PerRequest*perScrape+c.PerBad*badPerScrape)
+		}
+		total, _, err := simulate.Events(slo, gs, gi)
+		if err != nil {
+			return nil, nil, err
+		}
+		if total <= 0 {
+			break
+		}
+		series, incs = append(series, gs...), append(incs, gi...)
+	}
+	if len(series) == 0 {
+		for _, c := range counters {
+			series = append(series, c.Labels)
+			incs = append(incs, c.PerRequest*perScrape+c.PerBad*bad)
+		}
+	}
+	return series, incs, nil
+}
+
 type builder struct {
 	slos   []model.SLO
 	groups []rulefmt.RuleGroup
@@ -237,11 +285,18 @@ func (b builder) test(slo model.SLO, name string, burn float64) (Test, error) {
 	t := Test{Name: name, Interval: model.FormatDuration(scrape)}
 	var series []labels.Labels
 	var incs []float64
-	for _, c := range counters {
-		step := c.PerRequest*perScrape + c.PerBad*bad
-		t.InputSeries = append(t.InputSeries, Series{Series: seriesName(c.Labels), Values: fmt.Sprintf("0+%sx%d", trim(step), steps)})
-		series = append(series, c.Labels)
-		incs = append(incs, step)
+	if len(slo.GroupBy) > 0 {
+		if series, incs, err = grouped(slo, counters, perScrape, bad); err != nil {
+			return Test{}, err
+		}
+	} else {
+		for _, c := range counters {
+			series = append(series, c.Labels)
+			incs = append(incs, c.PerRequest*perScrape+c.PerBad*bad)
+		}
+	}
+	for i, ls := range series {
+		t.InputSeries = append(t.InputSeries, Series{Series: seriesName(ls), Values: fmt.Sprintf("0+%sx%d", trim(incs[i]), steps)})
 	}
 	exp, err := b.expected(series, incs, scrape, evalAt)
 	if err != nil {
@@ -275,30 +330,67 @@ func (b builder) expected(series []labels.Labels, incs []float64, scrape, at tim
 		if slo.SLI.Raw != nil {
 			continue
 		}
-		total, bad, err := simulate.Events(slo, series, incs)
-		if err != nil {
-			return nil, err
-		}
-		if total <= 0 {
-			continue
-		}
-		burn := bad / total / slo.ErrorBudget().Float()
-		rate := total / scrape.Seconds()
-		for _, tier := range slo.Alerting.Tiers {
-			if !fires(tier, burn, rate, slo.Alerting.MinEventsPerSecond.Float()) {
-				continue
+		for _, g := range groupsOf(slo, series) {
+			var gs []labels.Labels
+			var gi []float64
+			for _, i := range g.series {
+				gs, gi = append(gs, series[i]), append(gi, incs[i])
 			}
-			a, err := b.alert(slo, tier, burn, at)
+			total, bad, err := simulate.Events(slo, gs, gi)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, a)
+			if total <= 0 {
+				continue
+			}
+			burn := bad / total / slo.ErrorBudget().Float()
+			rate := total / scrape.Seconds()
+			for _, tier := range slo.Alerting.Tiers {
+				if !fires(tier, burn, rate, slo.Alerting.MinEventsPerSecond.Float()) {
+					continue
+				}
+				a, err := b.alert(slo, tier, burn, at, g.labels)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, a)
+			}
 		}
 	}
+	key := func(a ExpectedAlert) string {
+		return labels.FromMap(a.Labels).String()
+	}
 	sort.Slice(out, func(i, j int) bool {
-		return out[i].Labels["slo"]+out[i].Labels["severity"] < out[j].Labels["slo"]+out[j].Labels["severity"]
+		return out[i].Labels["slo"]+out[i].Labels["severity"]+key(out[i]) < out[j].Labels["slo"]+out[j].Labels["severity"]+key(out[j])
 	})
 	return out, nil
+}
+
+type group struct {
+	labels map[string]string // the grouping labels' values
+	series []int
+}
+
+// groupsOf splits series by the SLO's grouping labels, in order of first
+// appearance: each group is counted, and alerts, on its own.
+func groupsOf(slo model.SLO, series []labels.Labels) []group {
+	var out []group
+	index := map[string]int{}
+	for i, ls := range series {
+		g := map[string]string{}
+		for _, l := range slo.GroupBy {
+			g[l] = ls.Get(l)
+		}
+		k := labels.FromMap(g).String()
+		j, ok := index[k]
+		if !ok {
+			j = len(out)
+			index[k] = j
+			out = append(out, group{labels: g})
+		}
+		out[j].series = append(out[j].series, i)
+	}
+	return out
 }
 
 // fires tells whether a constant burn keeps some pair of the tier above its
@@ -318,12 +410,17 @@ func fires(tier model.Tier, burn, rate, minRate float64) bool {
 // alert is the expected alert of one tier: the rule's labels plus the
 // recorded series' identity, and its annotations expanded the way the
 // rules manager does, with the burn rate as $value.
-func (b builder) alert(slo model.SLO, tier model.Tier, burn float64, at time.Duration) (ExpectedAlert, error) {
+func (b builder) alert(slo model.SLO, tier model.Tier, burn float64, at time.Duration, group map[string]string) (ExpectedAlert, error) {
 	rule, ok := b.rule(slo, tier.Severity)
 	if !ok {
 		return ExpectedAlert{}, fmt.Errorf("no %s alert for tier %s", rules.AlertBurn, tier.Severity)
 	}
 	id := map[string]string{rules.LabelSLO: slo.Name, rules.LabelService: slo.Service.Name, rules.LabelSLI: rules.SLIName(slo)}
+	for k, v := range group {
+		if v != "" {
+			id[k] = v
+		}
+	}
 	lbls := map[string]string{}
 	for k, v := range id {
 		lbls[k] = v

@@ -15,6 +15,11 @@ func newParser() parser.Parser { return parser.NewParser(parser.Options{}) }
 // aggregation, so `sum(x{a="b"})` becomes `sum(rate(x{a="b"}[5m]))`: summing
 // then rating would break on counter resets of single series.
 func RateOf(query string, window time.Duration) (string, error) {
+	return RateBy(query, window, nil)
+}
+
+// RateBy is RateOf keeping the given labels: one series per value set.
+func RateBy(query string, window time.Duration, by []string) (string, error) {
 	expr, err := newParser().ParseExpr(query)
 	if err != nil {
 		return "", fmt.Errorf("parse %q: %w", query, err)
@@ -23,16 +28,32 @@ func RateOf(query string, window time.Duration) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("query %q: %w", query, err)
 	}
-	return sumOf(rated).String(), nil
+	return sumOf(rated, by).String(), nil
 }
 
 // SumOf sums a query that already yields rates to one series.
-func SumOf(query string) (string, error) {
+func SumOf(query string) (string, error) { return SumBy(query, nil) }
+
+// SumBy sums a query that already yields rates to one series per value set
+// of the given labels.
+func SumBy(query string, by []string) (string, error) {
 	expr, err := newParser().ParseExpr(query)
 	if err != nil {
 		return "", fmt.Errorf("parse %q: %w", query, err)
 	}
-	return sumOf(expr).String(), nil
+	return sumOf(expr, by).String(), nil
+}
+
+// AvgBy averages a query that yields ratios, per value set of the labels.
+func AvgBy(query string, by []string) (string, error) {
+	expr, err := newParser().ParseExpr(query)
+	if err != nil {
+		return "", fmt.Errorf("parse %q: %w", query, err)
+	}
+	a := sumOf(expr, by).(*parser.AggregateExpr)
+	c := *a
+	c.Op = parser.AVG
+	return c.String(), nil
 }
 
 func rateSelectors(e parser.Expr, window time.Duration) (parser.Expr, error) {
@@ -82,13 +103,17 @@ func rateSelectors(e parser.Expr, window time.Duration) (parser.Expr, error) {
 	}
 }
 
-// sumOf wraps e in sum() unless it already is a sum to one series.
-func sumOf(e parser.Expr) parser.Expr {
+// sumOf wraps e in sum by (by) unless it already is a sum to one series,
+// which then sums by (by) itself: a query's plain sum() would otherwise drop
+// the grouping labels before the outer sum could keep them.
+func sumOf(e parser.Expr, by []string) parser.Expr {
 	if a, ok := e.(*parser.AggregateExpr); ok && a.Op == parser.SUM && len(a.Grouping) == 0 && !a.Without {
-		return a
+		c := *a
+		c.Grouping = by
+		return &c
 	}
 	if p, ok := e.(*parser.ParenExpr); ok {
 		e = p.Expr
 	}
-	return &parser.AggregateExpr{Op: parser.SUM, Expr: e}
+	return &parser.AggregateExpr{Op: parser.SUM, Expr: e, Grouping: by}
 }

@@ -152,7 +152,7 @@ func (b *builder) recordings() error {
 			return fmt.Errorf("bad query: %w", err)
 		}
 		// A bad-event series that never appeared means no bad events yet.
-		b.record(BadEventsRate, fmt.Sprintf("%s or on () (0 * %s)", bad, events), b.identity(b.base))
+		b.record(BadEventsRate, fmt.Sprintf("%s or %s (0 * %s)", bad, b.on(), events), b.identity(b.base))
 	case sli.Good != nil:
 		good, err := b.rate(sli.Good.Expr)
 		if err != nil {
@@ -162,7 +162,7 @@ func (b *builder) recordings() error {
 		// below zero for a moment; no good series at all means no good
 		// events. group_left keeps the events' labels, so the `or` fallback
 		// matches and drops out instead of adding a second series.
-		b.record(BadEventsRate, fmt.Sprintf("clamp_min(%s - on () group_left () %s, 0) or %s", events, good, events), b.identity(b.base))
+		b.record(BadEventsRate, fmt.Sprintf("clamp_min(%s - %s group_left () %s, 0) or %s", events, b.on(), good, events), b.identity(b.base))
 	default:
 		return fmt.Errorf("the SLI has neither good nor bad events")
 	}
@@ -185,11 +185,10 @@ func (b *builder) recordings() error {
 // event counts to weigh by, longer windows average the base ratio over time.
 func (b *builder) rawRecordings() error {
 	sli := b.slo.SLI
-	q, err := SumOf(sli.Raw.Expr)
+	q, err := AvgBy(sli.Raw.Expr, b.slo.GroupBy)
 	if err != nil {
 		return fmt.Errorf("raw query: %w", err)
 	}
-	q = strings.Replace(q, "sum(", "avg(", 1)
 	if sli.RawType == "success" {
 		q = "1 - " + q
 	}
@@ -215,9 +214,14 @@ func (b *builder) burnRates() {
 
 func (b *builder) rate(query string) (string, error) {
 	if b.slo.SLI.Counter {
-		return RateOf(query, b.base)
+		return RateBy(query, b.base, b.slo.GroupBy)
 	}
-	return SumOf(query)
+	return SumBy(query, b.slo.GroupBy)
+}
+
+// on matches the series of one group: `on ()` for an SLO of one group.
+func (b *builder) on(labels ...string) string {
+	return "on (" + strings.Join(append(labels, b.slo.GroupBy...), ", ") + ")"
 }
 
 func (b *builder) metadata() {
@@ -244,13 +248,14 @@ func (b *builder) alerts() {
 		var pairs []string
 		for _, p := range t.Windows {
 			f := p.Factor.String()
-			cond := fmt.Sprintf("%s > %s\n    and on (slo)\n    %s > %s", b.sel(BurnRate, p.Long), f, b.sel(BurnRate, p.Short), f)
+			on := b.on(LabelSLO)
+			cond := fmt.Sprintf("%s > %s\n    and %s\n    %s > %s", b.sel(BurnRate, p.Long), f, on, b.sel(BurnRate, p.Short), f)
 			if !al.MinEventsPerSecond.IsZero() {
-				cond += fmt.Sprintf("\n    and on (slo)\n    %s >= %s", b.sel(EventsRate, p.Long), al.MinEventsPerSecond)
+				cond += fmt.Sprintf("\n    and %s\n    %s >= %s", on, b.sel(EventsRate, p.Long), al.MinEventsPerSecond)
 			}
 			pairs = append(pairs, "  (\n    "+cond+"\n  )")
 		}
-		expr := "max without (window) (\n" + strings.Join(pairs, "\n  or on (slo)\n") + "\n)\n"
+		expr := "max without (window) (\n" + strings.Join(pairs, "\n  or "+b.on(LabelSLO)+"\n") + "\n)\n"
 		b.rules = append(b.rules, rulefmt.Rule{
 			Alert:       AlertBurn,
 			Expr:        expr,
@@ -264,18 +269,71 @@ func (b *builder) alerts() {
 		if b.slo.SLI.Raw != nil {
 			events = b.slo.SLI.Raw.Expr
 		}
+		expr := fmt.Sprintf("absent(%s)", events)
+		if len(b.slo.GroupBy) > 0 {
+			expr = b.groupsMissing()
+		}
 		labels := b.alertLabels("ticket")
 		b.rules = append(b.rules, rulefmt.Rule{
 			Alert:  AlertNoData,
-			Expr:   fmt.Sprintf("absent(%s)", events),
+			Expr:   expr,
 			For:    prommodel.Duration(noDataFor(b.base)),
 			Labels: labels,
 			Annotations: b.withRunbook(map[string]string{
-				"summary":     fmt.Sprintf("SLO %s has no data", b.slo.Name),
-				"description": fmt.Sprintf("The series behind SLO %s (service %s) are missing, so its error budget and burn-rate alerts are blind. Check that the metrics are scraped and that the selectors still match.", b.slo.Name, b.slo.Service.Name),
+				"summary":     fmt.Sprintf("SLO %s has no data%s", b.slo.Name, b.groupText(true)),
+				"description": fmt.Sprintf("The series behind SLO %s (service %s)%s are missing, so its error budget and burn-rate alerts are blind. Check that the metrics are scraped and that the selectors still match.", b.slo.Name, b.slo.Service.Name, b.groupText(true)),
 			}),
 		})
 	}
+}
+
+// groupsMissing is the no-data condition of a grouped SLO: every group seen
+// within the SLO window whose base series are gone, and the whole SLI when no
+// group was ever seen. The SLO-window recording is the set of groups seen: it
+// averages the base series, so it holds a group for a whole window after its
+// last sample and never holds a group that never reported.
+func (b *builder) groupsMissing() string {
+	present := EventsRate
+	if b.slo.SLI.Raw != nil {
+		present = ErrorRatio
+	}
+	now := b.sel(present, b.base)
+	return fmt.Sprintf("group without (window) (\n  %s\n  unless %s\n  %s\n)\nor\nabsent(%s)\n",
+		b.sel(present, b.slo.Window), b.on(LabelSLO), now, now)
+}
+
+// groupText names the alert's group in annotation text, from the alert's
+// labels (never from spec text): " for model_name=llama-3-8b". With optional
+// set, a series without the labels (the absent() branch) names no group.
+func (b *builder) groupText(optional bool) string {
+	if len(b.slo.GroupBy) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, l := range b.slo.GroupBy {
+		parts = append(parts, fmt.Sprintf(`%s={{ index $labels %q }}`, l, l))
+	}
+	text := " for " + strings.Join(parts, ", ")
+	if optional {
+		return fmt.Sprintf(`{{ if index $labels %q }}%s{{ end }}`, b.slo.GroupBy[0], text)
+	}
+	return text
+}
+
+// budgetQuery is annotation template code that queries the budget left of
+// the alert's own group.
+func (b *builder) budgetQuery() string {
+	sel := b.sel(BudgetRemaining, 0)
+	if len(b.slo.GroupBy) == 0 {
+		return fmt.Sprintf("printf `%s`", sel)
+	}
+	var matchers, args []string
+	for _, l := range b.slo.GroupBy {
+		matchers = append(matchers, l+"=%q")
+		args = append(args, fmt.Sprintf("(index $labels %q)", l))
+	}
+	sel = strings.TrimSuffix(sel, "}") + "," + strings.Join(matchers, ",") + "}"
+	return fmt.Sprintf("printf `%s` %s", sel, strings.Join(args, " "))
 }
 
 func (b *builder) alertLabels(severity string) map[string]string {
@@ -300,13 +358,12 @@ func (b *builder) burnAnnotations(t model.Tier) map[string]string {
 			p.Factor, model.FormatDuration(p.Long), model.FormatDuration(p.Short),
 			p.BudgetFraction(b.slo.Window).Percent(), model.FormatDuration(p.Long)))
 	}
-	budgetQuery := b.sel(BudgetRemaining, 0)
 	return b.withRunbook(map[string]string{
-		"summary": fmt.Sprintf("SLO %s is burning its error budget {{ printf \"%%.1f\" $value }}x too fast", b.slo.Name),
-		"description": fmt.Sprintf("Service %s, SLO %s (objective %s over %s): the error budget burns at {{ printf \"%%.2f\" $value }}x the sustainable rate. "+
-			"This %s alert fires on %s. Error budget left over %s: {{ with printf `%s` | query }}{{ . | first | value | humanizePercentage }}{{ else }}unknown{{ end }}.",
-			b.slo.Service.Name, b.slo.Name, b.slo.Objective.Percent(), model.FormatDuration(b.slo.Window),
-			t.Severity, strings.Join(conds, ", or "), model.FormatDuration(b.slo.Window), budgetQuery),
+		"summary": fmt.Sprintf("SLO %s%s is burning its error budget {{ printf \"%%.1f\" $value }}x too fast", b.slo.Name, b.groupText(false)),
+		"description": fmt.Sprintf("Service %s, SLO %s%s (objective %s over %s): the error budget burns at {{ printf \"%%.2f\" $value }}x the sustainable rate. "+
+			"This %s alert fires on %s. Error budget left over %s: {{ with %s | query }}{{ . | first | value | humanizePercentage }}{{ else }}unknown{{ end }}.",
+			b.slo.Service.Name, b.slo.Name, b.groupText(false), b.slo.Objective.Percent(), model.FormatDuration(b.slo.Window),
+			t.Severity, strings.Join(conds, ", or "), model.FormatDuration(b.slo.Window), b.budgetQuery()),
 	})
 }
 
