@@ -58,17 +58,7 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 	} else if _, err := v1.ParseDurationShorthand(s.Spec.Window); err != nil {
 		ps = append(ps, d.errorf("spec.window", "%q is not a window: write a whole number and a unit m, h, d or w, such as 28d", s.Spec.Window))
 	}
-	keys := make([]string, 0, len(s.Spec.Selector))
-	for k := range s.Spec.Selector {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !prommodel.LabelName(k).IsValidLegacy() {
-			ps = append(ps, d.errorf("spec.selector."+k, "%q is not a Prometheus label name", k))
-		}
-	}
-	selector := selectorText(s.Spec.Selector)
+	ps = append(ps, checkSelector(d, "spec.selector", s.Spec.Selector)...)
 	scrape := durationOr(d, &ps, "spec.scrapeInterval", s.Spec.ScrapeInterval, DefaultScrapeInterval)
 	evaluation := durationOr(d, &ps, "spec.evaluationInterval", s.Spec.EvaluationInterval, DefaultEvaluation)
 	denominator := s.Spec.TTFTDenominator
@@ -96,7 +86,9 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 	}
 	for i, o := range s.Spec.Objectives {
 		path := fmt.Sprintf("spec.objectives[%d]", i)
-		slo, oPs := expandObjective(d, s, o, path, eng, selector, denominator)
+		ps = append(ps, checkSelector(d, path+".selector", o.Selector)...)
+		sel := mergeSelector(s.Spec.Selector, o.Selector)
+		slo, oPs := expandObjective(d, s, o, path, eng, sel, denominator)
 		ps = append(ps, oPs...)
 		if slo == nil {
 			continue
@@ -112,8 +104,8 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		ann := slo.Metadata.Annotations
 		ann[AnnotationScrapeInterval] = model.FormatDuration(scrape)
 		ann[AnnotationEvaluation] = model.FormatDuration(evaluation)
-		if selector != "" {
-			ann[AnnotationSelector] = selector
+		if text := selectorText(sel); text != "" {
+			ann[AnnotationSelector] = text
 		}
 		if len(s.Spec.GroupBy) > 0 {
 			ann[AnnotationGroupBy] = strings.Join(s.Spec.GroupBy, ",")
@@ -155,7 +147,7 @@ func objectivePaths(objective string) func(string) string {
 	}
 }
 
-func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, eng *engine.Engine, selector, denominator string) (*v1.SLO, Problems) {
+func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, eng *engine.Engine, selector map[string]string, denominator string) (*v1.SLO, Problems) {
 	var ps Problems
 	roles := append(eng.Roles(), "errors")
 	if !contains(roles, o.SLI) {
@@ -218,7 +210,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 		if *q.dst == "" {
 			continue
 		}
-		sel, err := withSelector(*q.dst, s.Spec.Selector)
+		sel, err := withSelector(*q.dst, selector)
 		if err != nil {
 			ps = append(ps, d.errorf(path+"."+q.field, "%v", err))
 			continue
@@ -400,6 +392,35 @@ func nearest(h *engine.Histogram, seconds float64) string {
 // secondsText prints seconds as the shortest duration (0.25 -> 250ms).
 func secondsText(s float64) string {
 	return time.Duration(math.Round(s * float64(time.Second))).String()
+}
+
+// checkSelector reports selector keys that are not label names.
+func checkSelector(d *doc, path string, sel map[string]string) Problems {
+	var ps Problems
+	keys := make([]string, 0, len(sel))
+	for k := range sel {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !prommodel.LabelName(k).IsValidLegacy() {
+			ps = append(ps, d.errorf(path+"."+k, "%q is not a Prometheus label name", k))
+		}
+	}
+	return ps
+}
+
+// mergeSelector is the spec's selector with an objective's on top: the
+// objective's value wins for a label both name.
+func mergeSelector(spec, objective map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range spec {
+		out[k] = v
+	}
+	for k, v := range objective {
+		out[k] = v
+	}
+	return out
 }
 
 // selectorText prints label equality matchers in name order.

@@ -211,6 +211,9 @@ func validationProblems(d *doc, err error) Problems {
 
 // add files a decoded object under its kind and name.
 func (l *loader) add(d *doc, obj openslo.Object, mapPath func(string) string) {
+	if svc, ok := obj.(v1.Service); ok && l.sharedService(d, svc, mapPath) {
+		return
+	}
 	l.objects = append(l.objects, obj)
 	dup := func(kind, name string, other *doc) {
 		l.problems = append(l.problems, d.errorf(mapPath("metadata.name"), "%s %q is already defined at %s; names must be unique", kind, name, location(other)))
@@ -227,10 +230,6 @@ func (l *loader) add(d *doc, obj openslo.Object, mapPath func(string) string) {
 	case v1.SLI:
 		addNamed(l.slis, o.Metadata.Name, object[v1.SLI]{o, d, mapPath}, dup)
 	case v1.Service:
-		// Shorthand documents of one service each make the same Service.
-		if prev, ok := l.services[o.Metadata.Name]; ok && reflect.DeepEqual(prev.v, o) {
-			return
-		}
 		addNamed(l.services, o.Metadata.Name, object[v1.Service]{o, d, mapPath}, dup)
 	case v1.DataSource:
 		addNamed(l.dataSources, o.Metadata.Name, object[v1.DataSource]{o, d, mapPath}, dup)
@@ -244,6 +243,31 @@ func (l *loader) add(d *doc, obj openslo.Object, mapPath func(string) string) {
 		l.problems = append(l.problems, d.errorf("kind", "kind %s is not supported", obj.GetKind()))
 	}
 }
+
+// sharedService tells whether a Service joins one already defined: several
+// shorthand documents may share a service, and a shorthand document may join
+// a plain OpenSLO Service. The first definition keeps its display name and
+// description; a later, different one is reported and ignored. Two plain
+// OpenSLO Services of one name stay an error.
+func (l *loader) sharedService(d *doc, svc v1.Service, mapPath func(string) string) bool {
+	prev, ok := l.services[svc.Metadata.Name]
+	if !ok {
+		return false
+	}
+	if reflect.DeepEqual(prev.v, svc) {
+		return true
+	}
+	if !isShorthand(d) && !isShorthand(prev.d) {
+		return false
+	}
+	if svc.Metadata.DisplayName != "" && svc.Metadata.DisplayName != prev.v.Metadata.DisplayName ||
+		svc.Spec.Description != "" && svc.Spec.Description != prev.v.Spec.Description {
+		l.problems = append(l.problems, d.warnf(mapPath("metadata.name"), "service %q is described at %s; the display name and description given here are ignored", svc.Metadata.Name, location(prev.d)))
+	}
+	return true
+}
+
+func isShorthand(d *doc) bool { return scalar(d, "apiVersion") == ShorthandAPIVersion }
 
 func addNamed[T any](m map[string]object[T], name string, o object[T], dup func(kind, name string, other *doc)) {
 	if prev, ok := m[name]; ok {

@@ -69,6 +69,9 @@ type ShorthandObjective struct {
 	Threshold string `yaml:"threshold,omitempty"`
 	// Target is the share of good events: 99% or 0.99.
 	Target string `yaml:"target"`
+	// Selector narrows this objective (one model of several, say); merged
+	// with the spec's, its value wins for a label both name.
+	Selector map[string]string `yaml:"selector,omitempty"`
 	// Total, Good and Bad override the preset's event queries; the
 	// service selector is added to their selectors.
 	Total string `yaml:"total,omitempty"`
