@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/compiler/kube"
@@ -46,7 +48,7 @@ func (c *compileCmd) Run(e *env) error {
 		}
 		if len(diff) > 0 {
 			e.stdout.Write(diff)
-			fmt.Fprintf(e.stderr, "%s is stale: run `inferslo compile %s -o %s` and commit the result\n", c.Output, joinArgs(c.Specs), c.Output)
+			fmt.Fprintf(e.stderr, "%s is stale: run `%s` and commit the result\n", c.Output, c.rerun())
 			return errReported
 		}
 		fmt.Fprintf(e.stderr, "%s is up to date (%d files)\n", c.Output, len(files))
@@ -59,13 +61,40 @@ func (c *compileCmd) Run(e *env) error {
 	return nil
 }
 
-func joinArgs(a []string) string {
-	s := ""
-	for i, x := range a {
-		if i > 0 {
-			s += " "
-		}
-		s += x
+// rerun is the command line that rewrites the output folder with the same
+// flags as this check, so the hint can be pasted as it is.
+func (c *compileCmd) rerun() string {
+	args := append([]string{"inferslo", "compile"}, c.Specs...)
+	args = append(args, "-o", c.Output)
+	if c.Tests {
+		args = append(args, "--tests")
 	}
-	return s
+	if c.Namespace != "" {
+		args = append(args, "--namespace", c.Namespace)
+	}
+	keys := make([]string, 0, len(c.RuleLabel))
+	for k := range c.RuleLabel {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "--rule-label", k+"="+c.RuleLabel[k])
+	}
+	if c.PartialResponse != "" {
+		args = append(args, "--thanos-partial-response", c.PartialResponse)
+	}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellQuote(a)
+	}
+	return strings.Join(quoted, " ")
+}
+
+// shellQuote leaves words a POSIX shell reads as they are and single-quotes
+// the rest.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

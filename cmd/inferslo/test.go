@@ -16,6 +16,7 @@ type testCmd struct {
 	Cost   bool     `help:"Measure what the rules cost Prometheus per evaluation, next to naive rules that compute every window from raw series."`
 	Pods   int      `help:"Pods per model for --cost." default:"200"`
 	Models int      `help:"Models for --cost." default:"4"`
+	Strict bool     `help:"Exit 1 when some SLO could not be proven by simulation (a raw-ratio SLI)."`
 }
 
 func (c *testCmd) Run(e *env) error {
@@ -62,6 +63,10 @@ func (c *testCmd) Run(e *env) error {
 		} else {
 			fmt.Fprintf(e.stderr, "%d simulation checks failed (FAIL lines above)\n", len(failed))
 		}
+		return errReported
+	}
+	if unproven := r.Unproven(); c.Strict && len(unproven) > 0 {
+		fmt.Fprintf(e.stderr, "--strict: %d SLOs not proven by simulation (NOT PROVEN lines above)\n", len(unproven))
 		return errReported
 	}
 	return nil

@@ -33,6 +33,10 @@ type Check struct {
 	Expected string `json:"expected"`
 	Observed string `json:"observed"`
 	Pass     bool   `json:"pass"`
+	// NotProven marks a check the simulator could not run (a raw-ratio SLI
+	// has no event counts to synthesize): it fails nothing, but proves
+	// nothing either, and `test --strict` refuses it.
+	NotProven bool `json:"not_proven,omitempty"`
 	// Predicted is the workbook's upper bound on the alert delay, Delay the
 	// observed delay from the start of the burn; Resolved is how long the
 	// alert kept firing after the burn stopped, ResolveBound its bound.
@@ -89,6 +93,17 @@ func (r Result) Failures() []Check {
 	return out
 }
 
+// Unproven returns the checks the simulator could not run.
+func (r Result) Unproven() []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.NotProven {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // MarshalJSON adds the pass flag and durations as text.
 func (r Result) MarshalJSON() ([]byte, error) {
 	checks := r.Checks
@@ -97,9 +112,10 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(struct {
 		Pass      bool    `json:"pass"`
+		Unproven  int     `json:"not_proven"`
 		Checks    []Check `json:"checks"`
 		Simulated string  `json:"simulated"`
-	}{r.OK(), checks, model.FormatDuration(r.Simulated.Round(time.Minute))})
+	}{r.OK(), len(r.Unproven()), checks, model.FormatDuration(r.Simulated.Round(time.Minute))})
 }
 
 // WriteTable renders the checks as an aligned table, then one line per
@@ -109,8 +125,11 @@ func (r Result) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "SLO\tSCENARIO\tSUBJECT\tEXPECTED\tOBSERVED\tRESULT")
 	for _, c := range r.Checks {
 		res := "ok"
-		if !c.Pass {
+		switch {
+		case !c.Pass:
 			res = "FAIL"
+		case c.NotProven:
+			res = "NOT PROVEN"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.SLO, c.Scenario, c.Subject, c.Expected, c.Observed, res)
 	}
@@ -119,8 +138,14 @@ func (r Result) WriteTable(w io.Writer) error {
 	}
 	fails := r.Failures()
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%d checks, %d failed; %s simulated in %s\n", len(r.Checks), len(fails),
-		model.FormatDuration(r.Simulated.Round(time.Minute)), r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "\n%d checks, %d failed", len(r.Checks), len(fails))
+	if n := len(r.Unproven()); n > 0 {
+		fmt.Fprintf(&b, ", %d not proven", n)
+	}
+	fmt.Fprintf(&b, "; %s simulated in %s\n", model.FormatDuration(r.Simulated.Round(time.Minute)), r.Elapsed.Round(time.Millisecond))
+	for _, c := range r.Unproven() {
+		fmt.Fprintf(&b, "NOT PROVEN: SLO %s: %s\n", c.SLO, c.Observed)
+	}
 	for _, c := range fails {
 		fmt.Fprintf(&b, "FAIL: SLO %s, scenario %q: %s expected %s, observed %s\n", c.SLO, c.Scenario, c.Subject, c.Expected, c.Observed)
 	}
