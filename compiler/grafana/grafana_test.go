@@ -455,10 +455,18 @@ func TestPanels(t *testing.T) {
 			if lookup(p, "fieldConfig", "defaults", "unit") != "reqps" {
 				t.Errorf("unit = %v", lookup(p, "fieldConfig", "defaults", "unit"))
 			}
-			for _, e := range exprs(p) {
+			es := exprs(p)
+			for _, e := range es {
 				if !strings.HasPrefix(e, rules.EventsRate+"{") {
 					t.Errorf("%q does not read the recorded events rate", e)
 				}
+				// ITL events are decode steps, one per token: not requests.
+				if strings.Contains(e, `slo="chat-itl"`) {
+					t.Errorf("%q plots per-token ITL events as requests", e)
+				}
+			}
+			if len(es) != 2 {
+				t.Errorf("request throughput has %d lines, want chat-ttft and chat-errors: %v", len(es), es)
 			}
 		}},
 		{"token throughput reads both token counters", func(t *testing.T) {

@@ -299,11 +299,13 @@ func burnRatePanel(slo model.SLO) panel {
 
 // throughputPanel is the recorded events rate of each SLO: requests per
 // second for inference SLOs. SLIs that yield a ratio directly record no
-// event counts, so they have no line here.
+// event counts, and an ITL SLI counts decode steps (one per generated
+// token, not per request), so neither has a line here.
 func throughputPanel(slos []model.SLO) (panel, bool) {
 	var ts []target
 	for _, s := range slos {
-		if s.SLI.Raw == nil {
+		perToken := s.Inference != nil && s.Inference.Role == "itl"
+		if s.SLI.Raw == nil && !perToken {
 			ts = append(ts, query(recorded(rules.EventsRate, s, s.BaseWindow(), true), seriesLegend(s, s.Name)))
 		}
 	}

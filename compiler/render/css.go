@@ -12,7 +12,8 @@ main{padding:0 24px 48px}
 nav ul{list-style:none;padding:0;margin:8px 0 0;display:flex;flex-wrap:wrap;gap:12px}
 a{color:#6e9fff}
 .scenario,.span,.file,.note{color:var(--muted);margin:2px 0}
-.slo{background:var(--panel);border:1px solid var(--line);border-radius:4px;padding:8px 16px;margin:8px 0}
+.slo{background:var(--panel);border:1px solid var(--line);border-radius:4px;padding:6px 16px;margin:6px 0;color:var(--text);font-size:14px}
+.slo>summary{cursor:pointer}.slo>summary h3{display:inline;margin:0}.slo .brief{color:var(--muted)}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0}
 dt{color:var(--muted)}dd{margin:0}
 table{border-collapse:collapse;margin:8px 0;font-size:13px}
@@ -23,9 +24,9 @@ tr.page td:first-child{color:var(--page)}tr.ticket td:first-child{color:var(--ti
 .panel{position:relative;margin:0;background:var(--panel);border:1px solid var(--line);border-radius:4px;padding:4px 8px;display:flex;flex-direction:column;overflow:hidden;min-width:0}
 figcaption{display:flex;gap:8px;align-items:baseline;font-weight:600;min-height:22px}
 figcaption .title{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-details{font-weight:400;color:var(--muted);font-size:12px}
-details summary{cursor:pointer;list-style:none;border:1px solid var(--muted);border-radius:50%;width:16px;height:16px;text-align:center;line-height:14px}
-details[open] p{position:absolute;z-index:2;top:26px;left:4px;right:4px;max-height:calc(100% - 30px);overflow:auto;margin:0;background:var(--panel);border:1px solid var(--line);padding:6px;color:var(--text)}
+figcaption details{font-weight:400;color:var(--muted);font-size:12px}
+figcaption details summary{cursor:pointer;list-style:none;border:1px solid var(--muted);border-radius:50%;width:16px;height:16px;text-align:center;line-height:14px}
+figcaption details[open] p{position:absolute;z-index:2;top:26px;left:4px;right:4px;max-height:calc(100% - 30px);overflow:auto;margin:0;background:var(--panel);border:1px solid var(--line);padding:6px;color:var(--text)}
 .panel svg{flex:1 1 auto;min-height:0;width:100%}
 .text{overflow:auto;font-size:12px}
 .text table{font-size:12px}
@@ -39,7 +40,7 @@ rect.band-ticket{fill:var(--ticket);fill-opacity:.14}
 text{fill:var(--muted);font-size:11px}
 text.ylabel{text-anchor:end}
 text.xlabel{text-anchor:middle}
-text.thlabel{text-anchor:end;font-size:10px}
+text.thlabel{text-anchor:start;font-size:10px}
 text.nodata{text-anchor:middle;font-size:13px}
 text.statname{text-anchor:middle;font-size:12px}
 text.statvalue{text-anchor:middle;font-weight:600}

@@ -91,10 +91,12 @@ func Page(set model.Set, files artifact.Set, data map[string][]Series, opts Opti
 	}
 	b.WriteString("<li><a href=\"#artifacts\">Generated files</a></li>\n</ul></nav>\n</header>\n<main>\n")
 
-	writeSLOs(&b, set)
+	// The charts come first; the SLO catalog, one folded entry per SLO,
+	// follows them, so a long list of SLOs does not push the charts down.
 	for _, d := range ds {
-		writeDashboard(&b, d, data, bandsFor(d, alerts), span)
+		writeDashboard(&b, d, data, bandsFor(d, alerts), dashboardSpan(d, data))
 	}
+	writeSLOs(&b, set)
 	writeArtifacts(&b, files)
 	b.WriteString("</main>\n</body>\n</html>\n")
 	return b.Bytes(), nil
@@ -141,6 +143,23 @@ func timeSpan(data map[string][]Series) span {
 		s.to = s.from.Add(time.Minute)
 	}
 	return s
+}
+
+// dashboardSpan is the time range of one dashboard's own data, so its time
+// axes end where its data ends; the page's span when it has none.
+func dashboardSpan(d dashboard, data map[string][]Series) span {
+	own := map[string][]Series{}
+	for _, p := range d.Panels {
+		for _, t := range p.Targets {
+			if !strings.Contains(t.Expr, "ALERTS{") {
+				own[t.Expr] = data[t.Expr]
+			}
+		}
+	}
+	if s := timeSpan(own); s.ok {
+		return s
+	}
+	return timeSpan(data)
 }
 
 // alertsFromData reads firing intervals from the ALERTS queries' results:

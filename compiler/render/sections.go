@@ -13,9 +13,10 @@ import (
 // writeSLOs summarises every SLO: what it measures, its target and window,
 // and for each alert tier the arithmetic behind it.
 func writeSLOs(b *bytes.Buffer, set model.Set) {
-	b.WriteString("<section id=\"slos\">\n<h2>SLOs</h2>\n")
+	b.WriteString("<section id=\"slos\">\n<h2>SLOs</h2>\n<p class=\"note\">Each entry unfolds to its indicator, error budget and alert-tier arithmetic.</p>\n")
 	for _, s := range set.SLOs {
-		fmt.Fprintf(b, "<article class=\"slo\" id=\"slo-%s\">\n<h3>%s</h3>\n", esc(s.Name), esc(sloTitle(s)))
+		fmt.Fprintf(b, "<details class=\"slo\" id=\"slo-%s\">\n<summary><h3>%s</h3> <span class=\"brief\">%s over %s · %s</span></summary>\n",
+			esc(s.Name), esc(sloTitle(s)), esc(s.Objective.Percent()), esc(model.FormatDuration(s.Window)), esc(sliText(s)))
 		if s.Description != "" {
 			fmt.Fprintf(b, "<p>%s</p>\n", esc(s.Description))
 		}
@@ -58,7 +59,7 @@ func writeSLOs(b *bytes.Buffer, set model.Set) {
 			}
 			b.WriteString("</p>\n")
 		}
-		b.WriteString("</article>\n")
+		b.WriteString("</details>\n")
 	}
 	b.WriteString("</section>\n")
 }

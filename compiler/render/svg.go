@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 )
@@ -111,7 +112,17 @@ func writeTimeseries(b *bytes.Buffer, p panel, data map[string][]Series, alerts 
 	if !sp.ok {
 		from, to = time.Unix(0, 0), time.Unix(3600, 0)
 	}
-	plotW, plotH := w-marginLeft-marginRight, h-marginTop-marginBottom
+	// Threshold labels sit right of the plot, where no data is drawn over
+	// them: the right margin grows to the longest label.
+	margin := marginRight
+	if style != "" {
+		for _, th := range ths {
+			if th.value >= lo && th.value <= hi {
+				margin = math.Max(margin, 8+6*float64(len([]rune(formatValue(th.value, def.Unit)))))
+			}
+		}
+	}
+	plotW, plotH := w-marginLeft-margin, h-marginTop-marginBottom
 	x := func(t time.Time) float64 {
 		return marginLeft + float64(t.Sub(from))/float64(to.Sub(from))*plotW
 	}
@@ -163,19 +174,18 @@ func writeTimeseries(b *bytes.Buffer, p panel, data map[string][]Series, alerts 
 
 	// Thresholds: the SLO line, the budget line, the tier factors.
 	if style != "" {
+		var labels []thLabel
 		for _, th := range ths {
 			if th.value < lo || th.value > hi {
 				continue
 			}
 			fmt.Fprintf(b, "<path class=\"threshold %s\" stroke=\"%s\" d=\"M%s %sH%s\"><title>threshold %s</title></path>\n",
 				style, cssColor(th.color), f1(marginLeft), f1(y(th.value)), f1(right), esc(formatValue(th.value, def.Unit)))
-			// Labels sit above their line, or below it at the top edge.
-			ly := y(th.value) - 3
-			if ly < marginTop+10 {
-				ly = y(th.value) + 11
-			}
+			labels = append(labels, thLabel{y: y(th.value) + 3.5, color: cssColor(th.color), text: formatValue(th.value, def.Unit)})
+		}
+		for _, l := range spread(labels, marginTop+4, bottom+4, 11) {
 			fmt.Fprintf(b, "<text class=\"thlabel\" style=\"fill:%s\" x=\"%s\" y=\"%s\">%s</text>\n",
-				cssColor(th.color), f1(right-2), f1(ly), esc(formatValue(th.value, def.Unit)))
+				l.color, f1(right+4), f1(l.y), esc(l.text))
 		}
 	}
 
@@ -196,6 +206,36 @@ func writeTimeseries(b *bytes.Buffer, p panel, data map[string][]Series, alerts 
 	}
 	b.WriteString("</svg>\n")
 	writeLegend(b, lines, ths, style, def.Unit, alerts, sp)
+}
+
+// thLabel is a threshold's value printed at the right end of its line.
+type thLabel struct {
+	y           float64
+	color, text string
+}
+
+// spread moves labels apart vertically so that no two are closer than gap,
+// keeping them within [top, bottom] where there is room, and each as near
+// its line as the others allow.
+func spread(ls []thLabel, top, bottom, gap float64) []thLabel {
+	out := append([]thLabel(nil), ls...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].y < out[j].y })
+	for i := range out {
+		if i > 0 && out[i].y < out[i-1].y+gap {
+			out[i].y = out[i-1].y + gap
+		}
+	}
+	// Labels pushed past the bottom move up, as far as the top allows.
+	for i := len(out) - 1; i >= 0; i-- {
+		limit := bottom
+		if i < len(out)-1 {
+			limit = out[i+1].y - gap
+		}
+		if out[i].y > limit {
+			out[i].y = math.Max(limit, top)
+		}
+	}
+	return out
 }
 
 // pathOf draws points as one path; missing values break the line.
@@ -290,17 +330,37 @@ func writeStat(b *bytes.Buffer, p panel, data map[string][]Series) {
 			color = cssColor(colorFor(p, last))
 			text = formatValue(last, def.Unit)
 		}
-		if d := sparkline(l.points, cx+6, cy+ch*0.55, cw-12, ch*0.4); d != "" {
+		// The name takes a band of its own at the top and the value the
+		// space below it, so neither is drawn over the other however many
+		// SLOs share the panel. The sparkline fills the cell below the
+		// value, or lies behind it (as Grafana draws it) when the cell is
+		// too short for both.
+		const nameBand = 16.0
+		size := math.Max(6, math.Min((ch-nameBand)*0.55, cw/float64(len([]rune(text))+2)*1.7))
+		sparkTop := cy + nameBand + size + 2
+		if cy+ch-2-sparkTop < 10 {
+			sparkTop = cy + nameBand
+		}
+		if d := sparkline(l.points, cx+6, sparkTop, cw-12, cy+ch-2-sparkTop); d != "" {
 			fmt.Fprintf(b, "<path class=\"spark\" stroke=\"%s\" d=\"%s\"/>\n", color, d)
 		} else {
 			fmt.Fprintf(b, "<path class=\"axis\" d=\"M%s %sH%s\"/>\n", f1(cx+6), f1(cy+ch-4), f1(cx+cw-6))
 		}
-		size := math.Min(ch*0.32, cw/float64(len(text)+2)*1.7)
-		fmt.Fprintf(b, "<text class=\"statname\" x=\"%s\" y=\"%s\">%s</text>\n", f1(cx+cw/2), f1(cy+14), esc(l.name))
+		fmt.Fprintf(b, "<text class=\"statname\" x=\"%s\" y=\"%s\"><title>%s</title>%s</text>\n",
+			f1(cx+cw/2), f1(cy+12), esc(l.name), esc(clip(l.name, int((cw-8)/6.5))))
 		fmt.Fprintf(b, "<text class=\"statvalue\" style=\"fill:%s;font-size:%spx\" x=\"%s\" y=\"%s\">%s</text>\n",
-			color, f1(size), f1(cx+cw/2), f1(cy+ch*0.5), esc(text))
+			color, f1(size), f1(cx+cw/2), f1(cy+nameBand+size*0.9), esc(text))
 	}
 	b.WriteString("</svg>\n")
+}
+
+// clip shortens s to at most n characters, marking the cut with an ellipsis.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if n < 2 || len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 func lastValue(pts []Point) (float64, bool) {
