@@ -1,12 +1,15 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"html"
 	"io"
 	"math"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -448,5 +451,75 @@ func TestFiringIntervalsCloseAtTheNextQuietSample(t *testing.T) {
 	}
 	if got[0].Service != "svc" || got[0].Severity != "page" || got[0].SLO != "a" {
 		t.Errorf("labels = %+v", got[0])
+	}
+}
+
+func TestStatNamesAreNeverDrawnOverTheirValues(t *testing.T) {
+	tests := []struct {
+		name   string
+		series int
+		w, h   int
+	}{
+		{"three SLOs in a half-width panel", 3, 12, 8},
+		{"nineteen SLOs in a half-width panel", 19, 12, 8},
+		{"forty SLOs in a short panel", 40, 12, 6},
+	}
+	nameRE := regexp.MustCompile(`<text class="statname" x="([\d.]+)" y="([\d.]+)">`)
+	valueRE := regexp.MustCompile(`<text class="statvalue" style="fill:[^;]+;font-size:([\d.]+)px" x="([\d.]+)" y="([\d.]+)">`)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := panel{Type: "stat", Title: "Error budget remaining", GridPos: gridPos{W: tc.w, H: tc.h},
+				Targets: []target{{Expr: "budget", LegendFormat: "{{slo}}", RefID: "A"}}}
+			var ss []Series
+			for i := range tc.series {
+				ss = append(ss, Series{Labels: map[string]string{"slo": strings.Repeat("long-slo-name-", 2) + string(rune('a'+i%26))},
+					Points: []Point{{Time: time.Unix(0, 0), Value: 0.5}, {Time: time.Unix(60, 0), Value: 0.1361}}})
+			}
+			var b bytes.Buffer
+			writeStat(&b, p, map[string][]Series{"budget": ss})
+			names, values := nameRE.FindAllStringSubmatch(b.String(), -1), valueRE.FindAllStringSubmatch(b.String(), -1)
+			if len(names) != tc.series || len(values) != tc.series {
+				t.Fatalf("%d names and %d values for %d series", len(names), len(values), tc.series)
+			}
+			for i := range names {
+				nameY, _ := strconv.ParseFloat(names[i][2], 64)
+				size, _ := strconv.ParseFloat(values[i][1], 64)
+				valueY, _ := strconv.ParseFloat(values[i][3], 64)
+				// A glyph rises about 0.75 of the font size above its baseline.
+				if top := valueY - 0.75*size; top < nameY+2 {
+					t.Errorf("series %d: value top %.1f is above the name's baseline %.1f", i, top, nameY)
+				}
+			}
+			if strings.Contains(b.String(), "</title>"+strings.Repeat("long-slo-name-", 2)+"a<") && tc.series > 4 {
+				t.Errorf("names wider than their cell are not shortened")
+			}
+		})
+	}
+}
+
+func TestThresholdLabelsKeepApartWithinThePlot(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []float64
+		want []float64
+	}{
+		{"labels far apart stay at their lines", []float64{20, 60, 100}, []float64{20, 60, 100}},
+		{"close labels move down one gap apart", []float64{50, 52, 54}, []float64{50, 61, 72}},
+		{"labels pushed past the bottom move up", []float64{95, 98, 100}, []float64{78, 89, 100}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var ls []thLabel
+			for _, y := range tc.in {
+				ls = append(ls, thLabel{y: y})
+			}
+			var got []float64
+			for _, l := range spread(ls, 10, 100, 11) {
+				got = append(got, l.y)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("spread(%v) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
 	}
 }
