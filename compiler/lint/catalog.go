@@ -71,6 +71,19 @@ func newCatalog(c *engine.Catalog) *catalog {
 			}
 		}
 	}
+	// Renamed and removed metrics resolve to what they were: the kind and
+	// buckets of their replacement, and the change itself.
+	for _, id := range c.IDs() {
+		for _, ch := range c.Engines[id].Changes {
+			f := metricFacts{Kind: kindGauge}
+			if r, ok := cat.families[ch.ReplacedBy]; ok {
+				f = *r
+			}
+			f.Name, f.Family, f.Engine = ch.Metric, ch.Metric, id
+			f.ReplacedBy, f.Since, f.Removed, f.Note = ch.ReplacedBy, ch.Since, ch.Removed, ch.Note
+			cat.families[ch.Metric] = &f
+		}
+	}
 	return cat
 }
 

@@ -27,6 +27,9 @@ var checkRenamedMetric = Check{
 			default:
 				msg = facts.Family + " was removed in " + facts.Engine + " " + facts.Removed
 			}
+			if facts.Note != "" {
+				msg += " (" + facts.Note + ")"
+			}
 			if facts.ReplacedBy != "" {
 				msg += "; use " + facts.ReplacedBy + facts.Suffix
 			}

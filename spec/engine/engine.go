@@ -34,6 +34,18 @@ type Engine struct {
 	Requests   string                `yaml:"requests"`
 	Gauges     map[string]string     `yaml:"gauges"`
 	Counters   map[string]string     `yaml:"counters"`
+	Changes    []Change              `yaml:"changes,omitempty"`
+}
+
+// Change records a metric an engine renamed or removed.
+type Change struct {
+	Metric     string `yaml:"metric"`
+	ReplacedBy string `yaml:"replacedBy,omitempty"`
+	// Since is the first release with the replacement; Removed the first
+	// release without Metric.
+	Since   string `yaml:"since,omitempty"`
+	Removed string `yaml:"removed,omitempty"`
+	Note    string `yaml:"note,omitempty"`
 }
 
 // Histogram is a classic histogram in seconds.
