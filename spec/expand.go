@@ -131,6 +131,8 @@ func objectivePaths(objective string) func(string) string {
 		switch {
 		case strings.HasPrefix(p, "spec.objectives[0]"):
 			return objective + strings.TrimPrefix(p, "spec.objectives[0]")
+		case strings.HasPrefix(p, "spec.timeWindow[0].calendar"):
+			return "spec.calendar" + strings.TrimPrefix(p, "spec.timeWindow[0].calendar")
 		case strings.HasPrefix(p, "spec.timeWindow"):
 			return "spec.window"
 		case strings.HasPrefix(p, "spec.alertPolicies"):
@@ -237,7 +239,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 			Spec:     v1.SLISpec{RatioMetric: ratio},
 		},
 		BudgetingMethod: v1.SLOBudgetingMethodOccurrences,
-		TimeWindow:      []v1.SLOTimeWindow{{Duration: window, IsRolling: true}},
+		TimeWindow:      []v1.SLOTimeWindow{s.timeWindow(window)},
 		Objectives:      []v1.SLOObjective{{DisplayName: o.DisplayName, Target: &targetF}},
 	})
 	return &slo, nil

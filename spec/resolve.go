@@ -72,7 +72,9 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		tw := spec.TimeWindow[0]
 		switch {
 		case tw.Calendar != nil || !tw.IsRolling:
-			ps = append(ps, o.errorf("spec.timeWindow[0]", "calendar windows are not supported yet; use isRolling: true"))
+			if base.Calendar = calendarWindow(o, tw, &ps); base.Calendar != nil {
+				base.Window = base.Calendar.Nominal()
+			}
 		default:
 			base.Window = tw.Duration.Duration()
 			if base.Window < minWindow || base.Window > maxWindow {

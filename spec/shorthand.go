@@ -43,8 +43,12 @@ type ShorthandSpec struct {
 	// GroupBy splits every objective into one SLO per value of these labels
 	// (per model, say), each with its own budget and alerts.
 	GroupBy []string `yaml:"groupBy,omitempty"`
-	// Window is the rolling SLO window, 1d to 90d.
+	// Window is the rolling SLO window, 1d to 90d; with Calendar, the
+	// calendar period: 1M, 1Q, whole weeks (1w) or whole days.
 	Window string `yaml:"window"`
+	// Calendar makes the window a calendar period whose budget starts
+	// afresh at each boundary.
+	Calendar *ShorthandCalendar `yaml:"calendar,omitempty"`
 	// ScrapeInterval of the engine's metrics (default 30s); rate windows
 	// cover at least four scrapes.
 	ScrapeInterval string `yaml:"scrapeInterval,omitempty"`
@@ -56,6 +60,14 @@ type ShorthandSpec struct {
 	Objectives      []ShorthandObjective  `yaml:"objectives"`
 	Alerting        ShorthandAlerting     `yaml:"alerting,omitempty"`
 	Autoscaling     *ShorthandAutoscaling `yaml:"autoscaling,omitempty"`
+}
+
+// ShorthandCalendar places calendar periods: in a time zone (default UTC),
+// from a start (default "2024-01-01 00:00:00", a Monday and a first of
+// January, so weeks start on Mondays).
+type ShorthandCalendar struct {
+	TimeZone  string `yaml:"timeZone,omitempty"`
+	StartTime string `yaml:"startTime,omitempty"`
 }
 
 // ShorthandObjective is one SLO of the service.

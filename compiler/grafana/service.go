@@ -57,7 +57,12 @@ func serviceDashboard(service string, slos []model.SLO) (dashboard, error) {
 	}
 
 	for _, slo := range slos {
-		g.row(fmt.Sprintf("SLO %s: %s, %s over %s", sloTitle(slo), sliText(slo), percent(slo.Objective), dur(slo.Window)))
+		g.row(fmt.Sprintf("SLO %s: %s, %s over %s", sloTitle(slo), sliText(slo), percent(slo.Objective), rules.WindowText(slo)))
+		if slo.Calendar != nil {
+			for _, p := range periodStats(slo) {
+				g.add(p, 12, 4)
+			}
+		}
 		g.add(budgetSeries(slo), 8, 8)
 		g.add(errorRatioPanel(slo), 8, 8)
 		g.add(burnRatePanel(slo), 8, 8)
@@ -234,6 +239,9 @@ func latencyPanel(role string, slos []model.SLO) (panel, bool) {
 
 // budgetSeries is the budget left of one SLO over time.
 func budgetSeries(slo model.SLO) panel {
+	if slo.Calendar != nil {
+		return periodBudgetSeries(slo)
+	}
 	return timeseriesPanel("Error budget remaining over "+dur(slo.Window),
 		fmt.Sprintf("Share of the %s error budget (%s of events may be bad) left over the rolling %s window, from %s. "+
 			"The slope tells how fast it is spent; the line at 0 is where the SLO breaks.",

@@ -103,7 +103,7 @@ func sloTable(slos []model.SLO, withService bool) string {
 	}
 	b.WriteString(head)
 	for _, s := range slos {
-		cells := []string{s.Name, sliText(s), percent(s.Objective), dur(s.Window), percent(s.ErrorBudget()), tiersText(s)}
+		cells := []string{s.Name, sliText(s), percent(s.Objective), rules.WindowText(s), percent(s.ErrorBudget()), tiersText(s)}
 		if withService {
 			cells = append([]string{s.Service.Name}, cells...)
 		}

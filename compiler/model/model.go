@@ -69,6 +69,9 @@ type SLO struct {
 	GroupBy   []string
 	Objective Decimal // target ratio of good events, e.g. 0.99
 	Window    time.Duration
+	// Calendar is set when the window is a calendar period that resets at
+	// its boundaries; Window is then the period's nominal length.
+	Calendar *Calendar
 	// Budgeting is always "Occurrences" today; kept to say so in outputs.
 	Budgeting string
 

@@ -25,7 +25,11 @@ func writeSLOs(b *bytes.Buffer, set model.Set) {
 		row := func(k, v string) { fmt.Fprintf(b, "<dt>%s</dt><dd>%s</dd>\n", esc(k), esc(v)) }
 		row("Service", s.Service.Name)
 		row("Indicator", sliText(s))
-		row("Objective", s.Objective.Percent()+" of events good over a rolling "+model.FormatDuration(s.Window))
+		over := "a rolling " + model.FormatDuration(s.Window)
+		if s.Calendar != nil {
+			over = "each " + s.Calendar.Name() + ", starting afresh at its boundary"
+		}
+		row("Objective", s.Objective.Percent()+" of events good over "+over)
 		row("Error budget", fmt.Sprintf("1 - %s = %s of events, about %s of full outage per window",
 			s.Objective.String(), budget.String(), outage(s)))
 		if s.Source != "" {

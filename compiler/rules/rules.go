@@ -209,6 +209,10 @@ func (b *builder) burnRates() {
 	for _, w := range b.slo.Windows() {
 		b.record(BurnRate, fmt.Sprintf("%s / %s", b.sel(ErrorRatio, w), budget), b.identity(w))
 	}
+	if b.slo.Calendar != nil {
+		b.calendar()
+		return
+	}
 	b.record(BudgetRemaining, fmt.Sprintf("1 - %s", b.sel(BurnRate, b.slo.Window)), b.identity(b.slo.Window))
 }
 
@@ -229,6 +233,7 @@ func (b *builder) metadata() {
 	delete(id, LabelWindow)
 	b.record(Objective, fmt.Sprintf("vector(%s)", b.slo.Objective), id)
 	info := b.identity(b.slo.Window)
+	info[LabelWindow] = WindowLabel(b.slo)
 	info["objective"] = b.slo.Objective.String()
 	if inf := b.slo.Inference; inf != nil {
 		info["engine"] = inf.Engine
@@ -362,8 +367,8 @@ func (b *builder) burnAnnotations(t model.Tier) map[string]string {
 		"summary": fmt.Sprintf("SLO %s%s is burning its error budget {{ printf \"%%.1f\" $value }}x too fast", b.slo.Name, b.groupText(false)),
 		"description": fmt.Sprintf("Service %s, SLO %s%s (objective %s over %s): the error budget burns at {{ printf \"%%.2f\" $value }}x the sustainable rate. "+
 			"This %s alert fires on %s. Error budget left over %s: {{ with %s | query }}{{ . | first | value | humanizePercentage }}{{ else }}unknown{{ end }}.",
-			b.slo.Service.Name, b.slo.Name, b.groupText(false), b.slo.Objective.Percent(), model.FormatDuration(b.slo.Window),
-			t.Severity, strings.Join(conds, ", or "), model.FormatDuration(b.slo.Window), b.budgetQuery()),
+			b.slo.Service.Name, b.slo.Name, b.groupText(false), b.slo.Objective.Percent(), WindowText(b.slo),
+			t.Severity, strings.Join(conds, ", or "), WindowText(b.slo), b.budgetQuery()),
 	})
 }
 

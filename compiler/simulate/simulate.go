@@ -508,6 +508,9 @@ func (s *sloSim) zeroTraffic() ([]Check, error) {
 			return err
 		}
 		want := len(s.slo.Windows())
+		if s.slo.Calendar != nil {
+			want++ // the calendar period so far
+		}
 		nan = s.check(ScenarioZeroTraffic, irules.ErrorRatio, fmt.Sprintf("no NaN; all %d windows recorded after traffic returns", want),
 			fmt.Sprintf("%d NaN in %d samples; %d windows recorded", nans, samples, len(v)), nans == 0 && len(v) == want)
 		return nil

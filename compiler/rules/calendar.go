@@ -1,0 +1,107 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// Recorded series of calendar-window SLOs, as Unix timestamps in seconds.
+const (
+	// PeriodStart is when the current calendar period began.
+	PeriodStart = "inferslo:period_start:timestamp"
+	// PeriodEnd is when the current calendar period ends (and the next begins).
+	PeriodEnd = "inferslo:period_end:timestamp"
+)
+
+// WindowText names an SLO's window for people: "28d", or "calendar month".
+func WindowText(slo model.SLO) string {
+	if slo.Calendar != nil {
+		return slo.Calendar.Name()
+	}
+	return model.FormatDuration(slo.Window)
+}
+
+// WindowLabel is the window label value of the SLO window's recordings:
+// "28d", or the calendar period's shorthand ("1M").
+func WindowLabel(slo model.SLO) string {
+	if slo.Calendar != nil {
+		return slo.Calendar.Label()
+	}
+	return model.FormatDuration(slo.Window)
+}
+
+// calendar records the SLI and error budget of the calendar period so far.
+//
+// Each base-window recording holds the events of the base window before it,
+// so base-window samples one base window apart tile time without overlap or
+// gap. A subquery stepping by the base window over the longest period reads
+// exactly those tiles; the filter keeps the tiles that begin at or after the
+// period start (read `@ end()`, at the evaluation time), and the sums of
+// the kept tiles are the period's event counts times the base window. Their
+// ratio is the period's count-weighted error ratio, which restarts from
+// nothing at every boundary. Boundaries are exact when they fall on a
+// multiple of the base window, as whole-hour and half-hour offsets do.
+func (b *builder) calendar() {
+	cal := *b.slo.Calendar
+	id := b.identity(0)
+	delete(id, LabelWindow)
+	start, end := periodBounds(cal)
+	b.record(PeriodStart, start, id)
+	b.record(PeriodEnd, end, id)
+
+	step := model.FormatDuration(b.base)
+	keep := fmt.Sprintf("vector(time()) - %d >= on () %s @ end()", int64(b.base.Seconds()), Selector(PeriodStart, b.slo, 0))
+	sum := func(name string) string {
+		return fmt.Sprintf("sum_over_time((%s and on () (%s))[%s:%s])", b.sel(name, b.base), keep, model.FormatDuration(cal.Longest()), step)
+	}
+	w := b.periodIdentity()
+	ratio := fmt.Sprintf("%s{%s=%q,%s=%q}", ErrorRatio, LabelSLO, b.slo.Name, LabelWindow, cal.Label())
+	if b.slo.SLI.Raw != nil {
+		// Without event counts, every tile of the period weighs the same.
+		b.record(ErrorRatio, fmt.Sprintf("avg_over_time((%s and on () (%s))[%s:%s])", b.sel(ErrorRatio, b.base), keep, model.FormatDuration(cal.Longest()), step), w)
+	} else {
+		// Zero traffic so far this period leaves the ratio absent, not NaN.
+		b.record(ErrorRatio, fmt.Sprintf("%s\n/\n(%s > 0)", sum(BadEventsRate), sum(EventsRate)), w)
+	}
+	burn := strings.Replace(ratio, ErrorRatio, BurnRate, 1)
+	b.record(BurnRate, fmt.Sprintf("%s / %s", ratio, b.slo.ErrorBudget()), w)
+	b.record(BudgetRemaining, fmt.Sprintf("1 - %s", burn), w)
+}
+
+func (b *builder) periodIdentity() map[string]string {
+	id := b.identity(0)
+	id[LabelWindow] = b.slo.Calendar.Label()
+	return id
+}
+
+// periodBounds returns PromQL for the start and end of the calendar period
+// containing the evaluation time, in Unix seconds. PromQL's date functions
+// read UTC, so they are given the time shifted by the zone's offset.
+func periodBounds(cal model.Calendar) (string, string) {
+	if d := int64(cal.Fixed().Seconds()); d > 0 {
+		// Periods of fixed length repeat from the anchor; the double modulo
+		// keeps the phase positive before the anchor too.
+		start := fmt.Sprintf("time() - ((time() - %d) %% %d + %d) %% %d", cal.Anchor.Unix(), d, d, d)
+		return fmt.Sprintf("vector(%s)", start), fmt.Sprintf("vector(%s + %d)", start, d)
+	}
+	local := "time()"
+	if cal.Offset != 0 {
+		local = fmt.Sprintf("(time() + %d)", cal.Offset)
+	}
+	at := func(fn string) string { return fmt.Sprintf("%s(vector(%s))", fn, local) }
+	midnight := fmt.Sprintf("time() - %s %% 86400", local)
+	if cal.Unit == "M" {
+		start := fmt.Sprintf("%s - 86400 * (%s - 1)", midnight, at("day_of_month"))
+		return start, fmt.Sprintf("%s + 86400 * %s", start, at("days_in_month"))
+	}
+	// Quarters: the day of the year the quarter began on, and its length in
+	// days. Leap years are the years divisible by four, true from 1901 to 2099.
+	month := at("month")
+	leap := fmt.Sprintf("(%s %% 4 == bool 0)", at("year"))
+	first := fmt.Sprintf("(1 + (%s >= bool 4) * (90 + %s) + (%s >= bool 7) * 91 + (%s >= bool 10) * 92)", month, leap, month, month)
+	length := fmt.Sprintf("(90 + %s * (%s <= bool 3) + (%s >= bool 4) + (%s >= bool 7))", leap, month, month, month)
+	start := fmt.Sprintf("%s - 86400 * (%s - %s)", midnight, at("day_of_year"), first)
+	return start, fmt.Sprintf("%s + 86400 * %s", start, length)
+}
