@@ -135,7 +135,7 @@ func TestACalendarMonthSLOResetsAtTheMonthBoundary(t *testing.T) {
 				SLI:    model.SLI{Counter: true, Total: &model.Query{Expr: "sum(req_total)"}, Bad: &model.Query{Expr: `sum(req_total{code="500"})`}},
 				Window: 30 * 24 * time.Hour, Calendar: &model.Calendar{Unit: "M", Count: 1, Offset: offset},
 				Evaluation: 5 * time.Minute, ScrapeInterval: 15 * time.Second, Alerting: model.Alerting{Tiers: tiers}}
-			ll := evaluateFrom(t, slo, series, dataStart, boundary.Add(4*time.Hour))
+			ll, _ := evaluateFrom(t, slo, series, dataStart, boundary.Add(4*time.Hour))
 
 			// truth is the count-weighted error ratio from the later of the
 			// period start and the data start.
@@ -183,7 +183,7 @@ func join(vs []float64) string {
 
 // evaluateFrom loads series and evaluates the SLO's rule group at its
 // evaluation interval over [from, until], failing on any rule error.
-func evaluateFrom(t *testing.T, slo model.SLO, series string, from, until time.Time) *promqltest.LazyLoader {
+func evaluateFrom(t *testing.T, slo model.SLO, series string, from, until time.Time) (*promqltest.LazyLoader, map[string]*rules.Group) {
 	t.Helper()
 	files, err := Build(model.Set{SLOs: []model.SLO{slo}})
 	if err != nil {
@@ -193,7 +193,7 @@ func evaluateFrom(t *testing.T, slo model.SLO, series string, from, until time.T
 	if err := os.WriteFile(path, files[0].Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ll, err := promqltest.NewLazyLoader("load 1m\n"+indent(series), promqltest.LazyLoaderOpts{EnableAtModifier: true})
+	ll, err := promqltest.NewLazyLoader("load 1m\n"+indent(series), promqltest.LazyLoaderOpts{EnableAtModifier: true, EnableNegativeOffset: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,5 +229,5 @@ func evaluateFrom(t *testing.T, slo model.SLO, series string, from, until time.T
 			}
 		})
 	}
-	return ll
+	return ll, groups
 }

@@ -4,15 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/promslog"
-	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
-	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/promql/promqltest"
 	"github.com/prometheus/prometheus/rules"
 
@@ -92,52 +87,11 @@ func evalRatio(t *testing.T, slo model.SLO, series string, until time.Duration) 
 }
 
 // evaluate loads series and evaluates the SLO's rule group every minute
-// until the given time, failing on any rule evaluation error.
+// from time zero until the given time, failing on any rule evaluation error.
 func evaluate(t *testing.T, slo model.SLO, series string, until time.Duration) (*promqltest.LazyLoader, map[string]*rules.Group) {
 	t.Helper()
-	files, err := Build(model.Set{SLOs: []model.SLO{slo}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "rules.yaml")
-	if err := os.WriteFile(path, files[0].Data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ll, err := promqltest.NewLazyLoader("load 1m\n"+indent(series), promqltest.LazyLoaderOpts{EnableAtModifier: true, EnableNegativeOffset: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ll.Close() })
-	m := rules.NewManager(&rules.ManagerOptions{
-		QueryFunc:  rules.EngineQueryFunc(ll.QueryEngine(), ll.Storage()),
-		Appendable: ll.Storage(),
-		Queryable:  ll.Storage(),
-		Context:    context.Background(),
-		NotifyFunc: func(context.Context, string, ...*rules.Alert) {},
-		Logger:     promslog.NewNopLogger(),
-		Parser:     parser.NewParser(parser.Options{}),
-	})
-	groups, errs := m.LoadGroups(time.Minute, labels.EmptyLabels(), "", nil, false, path)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
 	start := time.Unix(0, 0).UTC()
-	for ts := start; !ts.After(start.Add(until)); ts = ts.Add(time.Minute) {
-		ll.WithSamplesTill(ts, func(err error) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, g := range groups {
-				g.Eval(context.Background(), ts)
-				for _, r := range g.Rules() {
-					if err := r.LastError(); err != nil {
-						t.Fatalf("rule %s at %s: %v", r.Name(), ts.Sub(start), err)
-					}
-				}
-			}
-		})
-	}
-	return ll, groups
+	return evaluateFrom(t, slo, series, start, start.Add(until))
 }
 
 func indent(s string) string {
