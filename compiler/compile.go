@@ -5,6 +5,7 @@ package compiler
 import (
 	"fmt"
 
+	"github.com/inferslo/inferslo/compiler/alertmanager"
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/grafana"
 	"github.com/inferslo/inferslo/compiler/keda"
@@ -48,6 +49,7 @@ func (o Options) backends() []backend {
 	}
 	bs := []backend{
 		{"prometheus rules", quiet(rules.Build)},
+		{"alertmanager inhibit rules", quiet(alertmanager.Build)},
 		{"grafana dashboards", quiet(grafana.Build)},
 		{"keda scaledobjects", keda.Build},
 		{"kubernetes rules", quiet(func(s model.Set) (artifact.Set, error) {

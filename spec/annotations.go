@@ -20,6 +20,8 @@ const (
 	AnnotationAutoscaling     = annotationPrefix + "autoscaling"           // JSON of the shorthand's autoscaling section
 	AnnotationBurnAlerts      = annotationPrefix + "burn-alerts"           // "false" turns the default tiers off
 	AnnotationGroupBy         = annotationPrefix + "group-by"              // model_name,region: one SLO per group
+	AnnotationAlertLabels     = annotationPrefix + "alert-labels"          // JSON object: labels on every alert
+	AnnotationSeverities      = annotationPrefix + "severities"            // JSON object: {"page":"critical","ticket":"warning"}
 	// On an AlertCondition:
 	AnnotationShortWindow = annotationPrefix + "short-window" // 5m
 )
@@ -28,4 +30,5 @@ var sloAnnotations = []string{
 	AnnotationEngine, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
 	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
 	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
+	AnnotationAlertLabels, AnnotationSeverities,
 }

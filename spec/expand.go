@@ -139,6 +139,10 @@ func objectivePaths(objective string) func(string) string {
 			return "spec.alerting"
 		case strings.HasPrefix(p, "metadata.annotations."+AnnotationGroupBy):
 			return "spec.groupBy" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationGroupBy)
+		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAlertLabels):
+			return "spec.alerting.labels" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAlertLabels)
+		case strings.HasPrefix(p, "metadata.annotations."+AnnotationSeverities):
+			return "spec.alerting.severities" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationSeverities)
 		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAutoscaling):
 			return "spec.autoscaling" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAutoscaling)
 		case strings.HasPrefix(p, "metadata.annotations"):
@@ -267,6 +271,16 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, scrape, evaluation time.D
 	ann[AnnotationNoData] = fmt.Sprint(boolOr(a.NoData, true))
 	if a.RunbookURL != "" {
 		ann[AnnotationRunbookURL] = a.RunbookURL
+	}
+	for key, m := range map[string]map[string]string{AnnotationAlertLabels: a.Labels, AnnotationSeverities: a.Severities} {
+		if len(m) == 0 {
+			continue
+		}
+		js, err := json.Marshal(m)
+		if err != nil {
+			ps = append(ps, d.errorf("spec.alerting", "cannot encode: %v", err))
+		}
+		ann[key] = string(js)
 	}
 	if a.MinEventsPerSecond != "" {
 		if _, err := model.ParseDecimal(a.MinEventsPerSecond); err != nil {

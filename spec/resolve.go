@@ -3,6 +3,8 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -344,6 +346,8 @@ func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Proble
 		}
 		a.MinEventsPerSecond = d
 	}
+	a.Labels = alertLabels(o, s.GroupBy, &ps)
+	a.SeverityLabels = severityLabels(o, &ps)
 	minRate := 4 * s.ScrapeInterval
 	if len(o.v.Spec.AlertPolicies) == 0 {
 		if ann[AnnotationBurnAlerts] == "false" {
@@ -518,6 +522,64 @@ func groupBy(o object[v1.SLO], ps *Problems) []string {
 		}
 	}
 	return out
+}
+
+// jsonLabels reads an annotation holding a JSON object of strings.
+func jsonLabels(o object[v1.SLO], key string, ps *Problems) map[string]string {
+	raw, ok := o.v.Metadata.Annotations[key]
+	if !ok {
+		return nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		*ps = append(*ps, o.errorf("metadata.annotations."+key, "not a JSON object of strings: %v", err))
+		return nil
+	}
+	return m
+}
+
+// checkLabelValue rejects label values Prometheus would not keep as written:
+// alert label values are expanded as templates.
+func checkLabelValue(o object[v1.SLO], path, v string, ps *Problems) {
+	switch {
+	case v == "":
+		*ps = append(*ps, o.errorf(path, "an empty value drops the label; give a value"))
+	case strings.Contains(v, "{{") || strings.Contains(v, "}}"):
+		*ps = append(*ps, o.errorf(path, "%q holds template delimiters {{ or }}, which Prometheus would expand in an alert label; use plain text", v))
+	}
+}
+
+// alertLabels reads the labels added to every alert: label names that do not
+// clash with those the alerts set themselves.
+func alertLabels(o object[v1.SLO], groupBy []string, ps *Problems) map[string]string {
+	m := jsonLabels(o, AnnotationAlertLabels, ps)
+	reserved := append(append([]string{rules.LabelBurnTier}, reservedGroupLabels...), groupBy...)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		path := "metadata.annotations." + AnnotationAlertLabels + "." + k
+		switch {
+		case !prommodel.LabelName(k).IsValidLegacy() || strings.HasPrefix(k, "__"):
+			*ps = append(*ps, o.errorf(path, "%q is not a Prometheus label name", k))
+		case contains(reserved, k):
+			*ps = append(*ps, o.errorf(path, "%q is a label the alerts set themselves (%s); choose another name, such as team", k, fmtList(reserved)))
+		default:
+			checkLabelValue(o, path, m[k], ps)
+		}
+	}
+	return m
+}
+
+// severityLabels reads the severity label's value per tier.
+func severityLabels(o object[v1.SLO], ps *Problems) map[string]string {
+	m := jsonLabels(o, AnnotationSeverities, ps)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		path := "metadata.annotations." + AnnotationSeverities + "." + k
+		if !contains(model.Severities, k) {
+			*ps = append(*ps, o.errorf(path, "%q is not an alert tier; valid: %s", k, fmtList(model.Severities)))
+			continue
+		}
+		checkLabelValue(o, path, m[k], ps)
+	}
+	return m
 }
 
 // autoscaling reads the KEDA section from its annotation.

@@ -101,6 +101,11 @@ type ShorthandAlerting struct {
 	NoData *bool `yaml:"noData,omitempty"`
 	// MinEventsPerSecond keeps burn alerts silent below this traffic.
 	MinEventsPerSecond string `yaml:"minEventsPerSecond,omitempty"`
+	// Labels go on every alert (team, routing keys).
+	Labels map[string]string `yaml:"labels,omitempty"`
+	// Severities renames the severity label's values per tier, such as
+	// {page: critical, ticket: warning}.
+	Severities map[string]string `yaml:"severities,omitempty"`
 }
 
 // ShorthandTier enables a tier and sets its `for`.

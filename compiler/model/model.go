@@ -129,6 +129,19 @@ type Alerting struct {
 	// its long window saw at least this many events per second. Zero: no gate.
 	MinEventsPerSecond Decimal
 	RunbookURL         string
+	// Labels go on every alert of the SLO, for Alertmanager routes.
+	Labels map[string]string
+	// SeverityLabels renames the severity label's value per tier ("page":
+	// "critical"); a tier not named keeps its own name.
+	SeverityLabels map[string]string
+}
+
+// SeverityLabel is the severity label's value for a tier.
+func (a Alerting) SeverityLabel(tier string) string {
+	if v, ok := a.SeverityLabels[tier]; ok {
+		return v
+	}
+	return tier
 }
 
 // Tier is one alert rule: its window pairs are OR'ed.

@@ -27,7 +27,10 @@ spec:
   window: 28d
   objectives:
     - {sli: errors, target: 99.9%}
-  alerting: {runbookURL: https://runbooks.example.com/fleet}
+  alerting:
+    runbookURL: https://runbooks.example.com/fleet
+    labels: {team: llm-serving}
+    severities: {page: critical, ticket: warning}
 `)})
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +48,11 @@ func TestABurnOnOneModelPagesForThatModelOnly(t *testing.T) {
 		"fleet-errors: the page alert fires during a 20x burn of model_name fleet-errors-a and stays silent for fleet-errors-b",
 		`vllm:request_success_total{finished_reason="error", model_name="fleet-errors-b", pod="sim-0"}`,
 		"model_name: fleet-errors-a",
+		"team: llm-serving",
+		"severity: critical",
+		"burn_tier: page",
+		"severity: warning",
+		"burn_tier: ticket",
 		"summary: SLO fleet-errors for model_name=fleet-errors-a is burning its error budget 20.0x too fast",
 	} {
 		if !strings.Contains(text, want) {
@@ -93,7 +101,7 @@ func TestTheNoDataAlertNamesTheModelThatVanished(t *testing.T) {
 		Alerts: []AlertTest{
 			{EvalTime: "25m", Alertname: rules.AlertNoData},
 			{EvalTime: "90m", Alertname: rules.AlertNoData, ExpAlerts: []ExpectedAlert{{
-				Labels: map[string]string{"slo": "fleet-errors", "service": "fleet", "sli": "errors", "severity": "ticket", "model_name": "llama-8b"},
+				Labels: map[string]string{"slo": "fleet-errors", "service": "fleet", "sli": "errors", "severity": "warning", "team": "llm-serving", "model_name": "llama-8b"},
 				Annotations: map[string]string{
 					"summary":     summary,
 					"description": "The series behind SLO fleet-errors (service fleet) for model_name=llama-8b are missing, so its error budget and burn-rate alerts are blind. Check that the metrics are scraped and that the selectors still match.",

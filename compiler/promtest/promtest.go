@@ -445,7 +445,7 @@ func (b builder) rule(slo model.SLO, severity string) (rulefmt.Rule, bool) {
 			continue
 		}
 		for _, r := range g.Rules {
-			if r.Alert == rules.AlertBurn && r.Labels[rules.LabelSeverity] == severity {
+			if r.Alert == rules.AlertBurn && r.Labels[rules.LabelBurnTier] == severity {
 				return r, true
 			}
 		}

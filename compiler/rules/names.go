@@ -41,6 +41,10 @@ const (
 	LabelSLI      = "sli"
 	LabelWindow   = "window"
 	LabelSeverity = "severity"
+	// LabelBurnTier is page or ticket on burn alerts whatever the severity
+	// label says, so one Alertmanager inhibit rule can mute the ticket of a
+	// burn while its page fires.
+	LabelBurnTier = "burn_tier"
 )
 
 // Selector returns a PromQL selector of a recorded series for one SLO and,

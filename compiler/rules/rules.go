@@ -265,7 +265,7 @@ func (b *builder) alerts() {
 			Alert:       AlertBurn,
 			Expr:        expr,
 			For:         prommodel.Duration(t.For),
-			Labels:      b.alertLabels(t.Severity),
+			Labels:      b.burnLabels(t.Severity),
 			Annotations: b.burnAnnotations(t),
 		})
 	}
@@ -341,10 +341,24 @@ func (b *builder) budgetQuery() string {
 	return fmt.Sprintf("printf `%s` %s", sel, strings.Join(args, " "))
 }
 
-func (b *builder) alertLabels(severity string) map[string]string {
-	l := b.identity(0)
+// alertLabels are the labels of every alert of the SLO: the spec's own,
+// then identity and severity.
+func (b *builder) alertLabels(tier string) map[string]string {
+	l := map[string]string{}
+	for k, v := range b.slo.Alerting.Labels {
+		l[k] = v
+	}
+	for k, v := range b.identity(0) {
+		l[k] = v
+	}
 	delete(l, LabelWindow)
-	l[LabelSeverity] = severity
+	l[LabelSeverity] = b.slo.Alerting.SeverityLabel(tier)
+	return l
+}
+
+func (b *builder) burnLabels(tier string) map[string]string {
+	l := b.alertLabels(tier)
+	l[LabelBurnTier] = tier
 	return l
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
+
+	irules "github.com/inferslo/inferslo/compiler/rules"
 )
 
 // epoch is where simulated time starts; any fixed instant works, a recent
@@ -299,7 +301,12 @@ func (h *harness) alertStates() map[alertKey]rules.AlertState {
 			if !ok {
 				continue
 			}
-			key := alertKey{name: ar.Name(), severity: ar.Labels().Get("severity")}
+			// burn_tier names the tier whatever the severity label's value.
+			sev := ar.Labels().Get(irules.LabelBurnTier)
+			if sev == "" {
+				sev = ar.Labels().Get(irules.LabelSeverity)
+			}
+			key := alertKey{name: ar.Name(), severity: sev}
 			st := rules.StateInactive
 			for _, a := range ar.ActiveAlerts() {
 				if a.State > st {

@@ -1,0 +1,94 @@
+// Package alertmanager writes the Alertmanager side of the generated
+// alerts: an inhibit-rule snippet that mutes the ticket of a burn while its
+// page fires, checked with Alertmanager's own configuration loader.
+package alertmanager
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	amconfig "github.com/prometheus/alertmanager/config"
+	"gopkg.in/yaml.v3"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/rules"
+)
+
+// Path is where the snippet goes in the output folder.
+const Path = "alertmanager/inhibit.yaml"
+
+// Snippet is the part of an Alertmanager configuration inferslo writes.
+type Snippet struct {
+	InhibitRules []InhibitRule `yaml:"inhibit_rules"`
+}
+
+// InhibitRule mutes alerts matching the target while one matching the
+// source fires with the same values of the equal labels.
+type InhibitRule struct {
+	SourceMatchers []string `yaml:"source_matchers"`
+	TargetMatchers []string `yaml:"target_matchers"`
+	Equal          []string `yaml:"equal"`
+}
+
+// Build returns the inhibit snippet when some SLO has both a page and a
+// ticket tier; nothing otherwise.
+func Build(set model.Set) (artifact.Set, error) {
+	var slos []model.SLO
+	equal := []string{rules.LabelSLO}
+	for _, slo := range set.SLOs {
+		if !hasTiers(slo, "page", "ticket") {
+			continue
+		}
+		slos = append(slos, slo)
+		for _, l := range slo.GroupBy {
+			if !slices.Contains(equal, l) {
+				equal = append(equal, l)
+			}
+		}
+	}
+	if len(slos) == 0 {
+		return nil, nil
+	}
+	slices.Sort(equal[1:])
+	burn := fmt.Sprintf("%s=%q", "alertname", rules.AlertBurn)
+	s := Snippet{InhibitRules: []InhibitRule{{
+		SourceMatchers: []string{burn, fmt.Sprintf("%s=%q", rules.LabelBurnTier, "page")},
+		TargetMatchers: []string{burn, fmt.Sprintf("%s=%q", rules.LabelBurnTier, "ticket")},
+		// A missing label counts as equal, so SLOs without groups match too.
+		Equal: equal,
+	}}}
+	var buf bytes.Buffer
+	buf.WriteString(artifact.YAMLHeader(model.Sources(slos)))
+	buf.WriteString("# Add to the inhibit_rules of your Alertmanager configuration: while a burn pages,\n" +
+		"# the ticket of the same SLO (and group) stays quiet.\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(s); err != nil {
+		return nil, fmt.Errorf("encode inhibit rules: %w", err)
+	}
+	if err := Check(buf.Bytes()); err != nil {
+		return nil, err
+	}
+	return artifact.Set{{Path: Path, Data: buf.Bytes()}}, nil
+}
+
+// Check loads a snippet into a minimal Alertmanager configuration the way
+// Alertmanager loads its own.
+func Check(snippet []byte) error {
+	const base = "route: {receiver: inferslo}\nreceivers: [{name: inferslo}]\n"
+	if _, err := amconfig.Load(base + string(snippet)); err != nil {
+		return fmt.Errorf("the inhibit rules do not load in Alertmanager: %w", err)
+	}
+	return nil
+}
+
+func hasTiers(slo model.SLO, tiers ...string) bool {
+	for _, want := range tiers {
+		if !slices.ContainsFunc(slo.Alerting.Tiers, func(t model.Tier) bool { return t.Severity == want }) {
+			return false
+		}
+	}
+	return true
+}
