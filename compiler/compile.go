@@ -34,39 +34,38 @@ type Output struct {
 	Warnings []string
 }
 
-// backend builds one kind of artifact from the model.
+// backend builds one kind of artifact from the model and the rule groups
+// every rule-carrying artifact shares.
 type backend struct {
 	name  string
-	build func(model.Set) (artifact.Set, []string, error)
+	build func(model.Set, []rules.Service) (artifact.Set, []string, error)
 }
 
 func (o Options) backends() []backend {
-	quiet := func(f func(model.Set) (artifact.Set, error)) func(model.Set) (artifact.Set, []string, error) {
-		return func(s model.Set) (artifact.Set, []string, error) {
+	quiet := func(f func(model.Set) (artifact.Set, error)) func(model.Set, []rules.Service) (artifact.Set, []string, error) {
+		return func(s model.Set, _ []rules.Service) (artifact.Set, []string, error) {
 			files, err := f(s)
 			return files, nil, err
 		}
 	}
 	bs := []backend{
-		{"prometheus rules", quiet(rules.Build)},
+		{"prometheus rules", func(_ model.Set, svc []rules.Service) (artifact.Set, []string, error) {
+			return rules.Files(svc), nil, nil
+		}},
 		{"alertmanager inhibit rules", quiet(alertmanager.Build)},
 		{"grafana dashboards", quiet(grafana.Build)},
-		{"keda scaledobjects", keda.Build},
-		{"kubernetes rules", quiet(func(s model.Set) (artifact.Set, error) {
-			svc, err := kube.FromSet(s)
-			if err != nil {
-				return nil, err
-			}
+		{"keda scaledobjects", func(s model.Set, _ []rules.Service) (artifact.Set, []string, error) { return keda.Build(s) }},
+		{"kubernetes rules", func(_ model.Set, svc []rules.Service) (artifact.Set, []string, error) {
 			crs, err := kube.PrometheusRules(svc, o.Kube)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			ruler, err := kube.RulerGroups(svc, o.Ruler)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			return append(crs, ruler...), nil
-		})},
+			return append(crs, ruler...), nil, nil
+		}},
 	}
 	if o.Tests {
 		bs = append(bs, backend{"promtool tests", quiet(promtest.Build)})
@@ -77,8 +76,14 @@ func (o Options) backends() []backend {
 // Compile runs every backend. Any error means no artifact at all.
 func Compile(set model.Set, opts Options) (Output, error) {
 	var out Output
+	// Rule groups are built and validated once, then encoded by every
+	// artifact that carries them.
+	services, err := rules.Services(set)
+	if err != nil {
+		return Output{}, fmt.Errorf("prometheus rules: %w", err)
+	}
 	for _, b := range opts.backends() {
-		files, warnings, err := b.build(set)
+		files, warnings, err := b.build(set, services)
 		if err != nil {
 			return Output{}, fmt.Errorf("%s: %w", b.name, err)
 		}

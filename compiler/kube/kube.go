@@ -12,14 +12,9 @@ package kube
 import (
 	"bytes"
 	"fmt"
-	"log/slog"
 	"regexp"
 	"sort"
-	"strings"
 
-	prommodel "github.com/prometheus/common/model"
-	"github.com/prometheus/prometheus/model/rulefmt"
-	"github.com/prometheus/prometheus/promql/parser"
 	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
@@ -34,24 +29,11 @@ const MaxRuleSize = 512 * 1024
 
 // ServiceRules are the rule groups of one service and the spec files they
 // came from (for the generated-file header).
-type ServiceRules struct {
-	Service string
-	Groups  []rulefmt.RuleGroup
-	Sources []string
-}
+type ServiceRules = rules.Service
 
-// FromSet collects every service's rule groups from the rules backend.
-func FromSet(set model.Set) ([]ServiceRules, error) {
-	var out []ServiceRules
-	for _, service := range set.Services() {
-		groups, sources, err := rules.ServiceGroups(set, service)
-		if err != nil {
-			return nil, fmt.Errorf("service %s: %w", service, err)
-		}
-		out = append(out, ServiceRules{Service: service, Groups: groups, Sources: sources})
-	}
-	return out, nil
-}
+// FromSet collects every service's validated rule groups from the rules
+// backend.
+func FromSet(set model.Set) ([]ServiceRules, error) { return rules.Services(set) }
 
 // Options shape the PrometheusRule objects.
 type Options struct {
@@ -73,33 +55,10 @@ type RulerOptions struct {
 	PartialResponseStrategy string
 }
 
-// group is a rulefmt.RuleGroup plus the Thanos field, in the order the
-// PrometheusRule CRD lists them.
-type group struct {
-	Name                    string            `yaml:"name" json:"name"`
-	Interval                string            `yaml:"interval,omitempty" json:"interval,omitempty"`
-	QueryOffset             string            `yaml:"query_offset,omitempty" json:"query_offset,omitempty"`
-	Limit                   int               `yaml:"limit,omitempty" json:"limit,omitempty"`
-	Labels                  map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
-	PartialResponseStrategy string            `yaml:"partial_response_strategy,omitempty" json:"partial_response_strategy,omitempty"`
-	Rules                   []rulefmt.Rule    `yaml:"rules" json:"rules"`
-}
-
-type ruleSpec struct {
-	Groups []group `yaml:"groups"`
-}
-
 type objectMeta struct {
 	Name      string            `yaml:"name"`
 	Namespace string            `yaml:"namespace,omitempty"`
 	Labels    map[string]string `yaml:"labels,omitempty"`
-}
-
-type prometheusRule struct {
-	APIVersion string     `yaml:"apiVersion"`
-	Kind       string     `yaml:"kind"`
-	Metadata   objectMeta `yaml:"metadata"`
-	Spec       ruleSpec   `yaml:"spec"`
 }
 
 // PrometheusRulePath is where a service's PrometheusRule goes.
@@ -133,9 +92,9 @@ func PrometheusRules(services []ServiceRules, opts Options) (artifact.Set, error
 	for _, s := range sorted(services) {
 		data, err := prometheusRuleFile(s, opts)
 		if err != nil {
-			return nil, fmt.Errorf("service %s: %w", s.Service, err)
+			return nil, fmt.Errorf("service %s: %w", s.Name, err)
 		}
-		files = append(files, artifact.File{Path: PrometheusRulePath(s.Service), Data: data})
+		files = append(files, artifact.File{Path: PrometheusRulePath(s.Name), Data: data})
 	}
 	return files, files.Check()
 }
@@ -149,9 +108,9 @@ func RulerGroups(services []ServiceRules, opts RulerOptions) (artifact.Set, erro
 	for _, s := range sorted(services) {
 		data, err := rulerFile(s, opts)
 		if err != nil {
-			return nil, fmt.Errorf("service %s: %w", s.Service, err)
+			return nil, fmt.Errorf("service %s: %w", s.Name, err)
 		}
-		files = append(files, artifact.File{Path: RulerPath(s.Service), Data: data})
+		files = append(files, artifact.File{Path: RulerPath(s.Name), Data: data})
 	}
 	return files, files.Check()
 }
@@ -176,12 +135,12 @@ func (o Options) check() error {
 
 func sorted(services []ServiceRules) []ServiceRules {
 	out := append([]ServiceRules(nil), services...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Service < out[j].Service })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
 func prometheusRuleFile(s ServiceRules, opts Options) ([]byte, error) {
-	name := ObjectName(s.Service)
+	name := ObjectName(s.Name)
 	if len(name) > 253 || !dnsSubdomain.MatchString(name) {
 		return nil, fmt.Errorf("object name %q is not a DNS subdomain", name)
 	}
@@ -189,90 +148,48 @@ func prometheusRuleFile(s ServiceRules, opts Options) ([]byte, error) {
 	for k, v := range opts.Labels {
 		labels[k] = v
 	}
-	groups := convert(s.Groups, opts.PartialResponseStrategy)
-	if err := checkLikeOperator(groups); err != nil {
+	if err := s.Check(); err != nil {
 		return nil, err
 	}
-	obj := prometheusRule{
-		APIVersion: "monitoring.coreos.com/v1",
-		Kind:       "PrometheusRule",
-		Metadata:   objectMeta{Name: name, Namespace: opts.Namespace, Labels: labels},
-		Spec:       ruleSpec{Groups: groups},
+	b, err := header(s.Sources)
+	if err != nil {
+		return nil, err
 	}
-	return marshal(obj, s.Sources)
+	meta, err := encode(struct {
+		APIVersion string     `yaml:"apiVersion"`
+		Kind       string     `yaml:"kind"`
+		Metadata   objectMeta `yaml:"metadata"`
+	}{"monitoring.coreos.com/v1", "PrometheusRule", objectMeta{Name: name, Namespace: opts.Namespace, Labels: labels}})
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, meta...)
+	b = append(b, "spec:\n"...)
+	start := len(b)
+	style := rules.GroupStyle{LabelsBeforeRules: true, PartialResponseStrategy: opts.PartialResponseStrategy}
+	b = rules.AppendGroups(b, 2, s.Groups, style)
+	// The operator's webhook measures the spec without the Thanos field.
+	size := len(b) - start
+	if style.PartialResponseStrategy != "" {
+		size = len(rules.AppendGroups(nil, 2, s.Groups, rules.GroupStyle{LabelsBeforeRules: true}))
+	}
+	if size > MaxRuleSize {
+		return nil, fmt.Errorf("rule spec is %d bytes, above the operator's limit of %d", size, MaxRuleSize)
+	}
+	return b, nil
 }
 
+// rulerFile is a rule file as Prometheus and mimirtool load it, plus the
+// Thanos field when asked for.
 func rulerFile(s ServiceRules, opts RulerOptions) ([]byte, error) {
-	groups := convert(s.Groups, opts.PartialResponseStrategy)
-	// The file without the Thanos field is exactly what Prometheus and
-	// mimirtool load; check that form.
-	if err := checkRuleFile(convert(s.Groups, "")); err != nil {
+	if err := s.Check(); err != nil {
 		return nil, err
 	}
-	return marshal(ruleSpec{Groups: groups}, s.Sources)
-}
-
-func convert(in []rulefmt.RuleGroup, partialResponse string) []group {
-	out := make([]group, len(in))
-	for i, g := range in {
-		out[i] = group{
-			Name:                    g.Name,
-			Limit:                   g.Limit,
-			Labels:                  g.Labels,
-			PartialResponseStrategy: partialResponse,
-			Rules:                   g.Rules,
-		}
-		if g.Interval != 0 {
-			out[i].Interval = g.Interval.String()
-		}
-		if g.QueryOffset != nil {
-			out[i].QueryOffset = g.QueryOffset.String()
-		}
-	}
-	return out
-}
-
-// checkLikeOperator repeats the prometheus-operator admission webhook: group
-// names are unique (the CRD lists groups as a map keyed by name), the spec
-// without partial_response_strategy is a valid rule file, and it fits the
-// ConfigMap budget.
-func checkLikeOperator(groups []group) error {
-	blank := make([]group, len(groups))
-	for i, g := range groups {
-		g.PartialResponseStrategy = ""
-		blank[i] = g
-	}
-	content, err := encode(ruleSpec{Groups: blank})
+	b, err := header(s.Sources)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if len(content) > MaxRuleSize {
-		return fmt.Errorf("rule spec is %d bytes, above the operator's limit of %d", len(content), MaxRuleSize)
-	}
-	return checkRuleFile(blank)
-}
-
-func checkRuleFile(groups []group) error {
-	seen := map[string]bool{}
-	for _, g := range groups {
-		if seen[g.Name] {
-			return fmt.Errorf("rule group %q appears twice", g.Name)
-		}
-		seen[g.Name] = true
-	}
-	content, err := encode(ruleSpec{Groups: groups})
-	if err != nil {
-		return err
-	}
-	_, errs := rulefmt.Parse(content, false, prommodel.UTF8Validation, parser.NewParser(parser.Options{}), slog.New(slog.DiscardHandler))
-	if len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, e := range errs {
-			msgs[i] = e.Error()
-		}
-		return fmt.Errorf("rules do not validate: %s", strings.Join(msgs, "; "))
-	}
-	return nil
+	return rules.AppendGroups(b, 0, s.Groups, rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy}), nil
 }
 
 func encode(v any) ([]byte, error) {
@@ -288,13 +205,9 @@ func encode(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func marshal(v any, sources []string) ([]byte, error) {
-	body, err := encode(v)
-	if err != nil {
-		return nil, err
-	}
+func header(sources []string) ([]byte, error) {
 	if len(sources) == 0 {
 		return nil, fmt.Errorf("no source spec files to name in the header")
 	}
-	return append([]byte(artifact.YAMLHeader(sources)), body...), nil
+	return []byte(artifact.YAMLHeader(sources)), nil
 }

@@ -36,7 +36,7 @@ func chatRules() ServiceRules {
 		return v
 	}
 	return ServiceRules{
-		Service: "chat",
+		Name:    "chat",
 		Sources: []string{"examples/chat.yaml"},
 		Groups: []rulefmt.RuleGroup{{
 			Name:     "inferslo-chat-ttft",
@@ -284,7 +284,7 @@ func TestRulerFilesLoadInPrometheusAndCarryTheThanosStrategy(t *testing.T) {
 
 func TestOutputIsSortedByServiceAndDeterministic(t *testing.T) {
 	a, b := chatRules(), chatRules()
-	b.Service = "batch"
+	b.Name = "batch"
 	b.Groups[0].Name = "inferslo-batch-ttft"
 	first, err := PrometheusRules([]ServiceRules{a, b}, Options{Labels: map[string]string{"z": "1", "a": "2"}})
 	if err != nil {
@@ -337,7 +337,7 @@ func TestFromSetWrapsTheRulesBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(services) != 1 || services[0].Service != "chat" || len(services[0].Groups) == 0 {
+	if len(services) != 1 || services[0].Name != "chat" || len(services[0].Groups) == 0 {
 		t.Fatalf("FromSet() = %+v", services)
 	}
 	files, err := PrometheusRules(services, Options{Namespace: "monitoring"})

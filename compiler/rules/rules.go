@@ -10,7 +10,7 @@
 package rules
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -18,7 +18,8 @@ import (
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/prometheus/model/rulefmt"
-	"gopkg.in/yaml.v3"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/template"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
@@ -27,21 +28,58 @@ import (
 // Path is where a service's rule file goes in the output folder.
 func Path(service string) string { return "prometheus/" + service + ".rules.yaml" }
 
-// Build returns one validated rule file per service.
-func Build(set model.Set) (artifact.Set, error) {
-	var files artifact.Set
+// Service is the validated rule groups of one service and the spec files
+// they came from. Rule files, PrometheusRule objects and ruler files all
+// encode the same groups.
+type Service struct {
+	Name    string
+	Groups  []rulefmt.RuleGroup
+	Sources []string
+	// checked is set by Services, which validated the groups.
+	checked bool
+}
+
+// Check validates the groups unless Services already did; groups must not
+// change after Services returned them.
+func (s Service) Check() error {
+	if s.checked {
+		return nil
+	}
+	return Validate(s.Groups)
+}
+
+// Services builds and validates every service's rule groups, once.
+func Services(set model.Set) ([]Service, error) {
+	var out []Service
 	for _, service := range set.Services() {
 		groups, sources, err := ServiceGroups(set, service)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			err = Validate(groups)
 		}
-		data, err := Marshal(groups, sources)
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", service, err)
 		}
-		files = append(files, artifact.File{Path: Path(service), Data: data})
+		out = append(out, Service{Name: service, Groups: groups, Sources: sources, checked: true})
 	}
-	return files, nil
+	return out, nil
+}
+
+// Build returns one validated rule file per service.
+func Build(set model.Set) (artifact.Set, error) {
+	services, err := Services(set)
+	if err != nil {
+		return nil, err
+	}
+	return Files(services), nil
+}
+
+// Files encodes validated services as rule files.
+func Files(services []Service) artifact.Set {
+	files := make(artifact.Set, 0, len(services))
+	for _, s := range services {
+		files = append(files, artifact.File{Path: Path(s.Name), Data: encode(s.Groups, s.Sources)})
+	}
+	return files
 }
 
 // ServiceGroups returns the rule groups of one service, one per SLO, and the
@@ -59,20 +97,118 @@ func ServiceGroups(set model.Set, service string) ([]rulefmt.RuleGroup, []string
 	return groups, model.Sources(slos), nil
 }
 
-// Marshal writes rule groups as a rule file with the generated-code header,
-// and checks it the way Prometheus loads it (strict YAML, PromQL, templates).
+// Marshal validates rule groups and writes them as a rule file with the
+// generated-code header.
 func Marshal(groups []rulefmt.RuleGroup, sources []string) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(artifact.YAMLHeader(sources))
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(rulefmt.RuleGroups{Groups: groups}); err != nil {
-		return nil, fmt.Errorf("encode rules: %w", err)
-	}
-	if err := Check(buf.Bytes()); err != nil {
+	if err := Validate(groups); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return encode(groups, sources), nil
+}
+
+func encode(groups []rulefmt.RuleGroup, sources []string) []byte {
+	b := []byte(artifact.YAMLHeader(sources))
+	return AppendGroups(b, 0, groups, GroupStyle{})
+}
+
+// Validate checks typed rule groups as Prometheus does when it loads them
+// (group names, label names and values, PromQL, alert templates), without
+// a round trip through YAML: each expression is parsed once, and the
+// templates of all alerts are parsed together.
+func Validate(groups []rulefmt.RuleGroup) error {
+	var msgs []string
+	seen := make(map[string]bool, len(groups))
+	p := newParser()
+	var alerts []rulefmt.Rule
+	for _, g := range groups {
+		if g.Name == "" {
+			msgs = append(msgs, "a group name is empty")
+		}
+		if seen[g.Name] {
+			msgs = append(msgs, fmt.Sprintf("rule group %q appears twice", g.Name))
+		}
+		seen[g.Name] = true
+		msgs = append(msgs, labelProblems("group "+g.Name, g.Labels, nil)...)
+		for i, r := range g.Rules {
+			where := fmt.Sprintf("group %s, rule %d (%s)", g.Name, i+1, r.Record+r.Alert)
+			// Rule.Validate parses a template per label and annotation;
+			// those are parsed together below.
+			bare := r
+			bare.Labels, bare.Annotations = nil, nil
+			for _, err := range bare.Validate(rulefmt.RuleNode{}, prommodel.UTF8Validation, p) {
+				msgs = append(msgs, fmt.Sprintf("%s: %v", where, err.Unwrap()))
+			}
+			if r.Record != "" && len(r.Annotations) > 0 {
+				msgs = append(msgs, where+": a recording rule has annotations")
+			}
+			msgs = append(msgs, labelProblems(where, r.Labels, r.Annotations)...)
+			if r.Alert != "" {
+				alerts = append(alerts, r)
+			}
+		}
+	}
+	msgs = append(msgs, templateProblems(alerts)...)
+	if len(msgs) > 0 {
+		return fmt.Errorf("generated rules do not validate: %s", strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+func labelProblems(where string, labels, annotations map[string]string) []string {
+	var out []string
+	for k, v := range labels {
+		if !prommodel.UTF8Validation.IsValidLabelName(k) || k == prommodel.MetricNameLabel {
+			out = append(out, fmt.Sprintf("%s: invalid label name: %s", where, k))
+		}
+		if !prommodel.LabelValue(v).IsValid() {
+			out = append(out, fmt.Sprintf("%s: invalid label value: %s", where, v))
+		}
+	}
+	for k := range annotations {
+		if !prommodel.UTF8Validation.IsValidLabelName(k) {
+			out = append(out, fmt.Sprintf("%s: invalid annotation name: %s", where, k))
+		}
+	}
+	return out
+}
+
+// templateProblems parses the label and annotation templates of alerts as
+// Prometheus does. Setting up a template costs far more than parsing one,
+// so all of them are parsed as blocks of one template; only when that fails
+// is each parsed alone, to name the broken one.
+func templateProblems(alerts []rulefmt.Rule) []string {
+	var all strings.Builder
+	n := 0
+	for _, r := range alerts {
+		for _, m := range []map[string]string{r.Labels, r.Annotations} {
+			for _, text := range m {
+				fmt.Fprintf(&all, "{{define \"t%d\"}}%s%s{{end}}", n, templateDefs, text)
+				n++
+			}
+		}
+	}
+	if n == 0 || parseTemplate(all.String()) == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range alerts {
+		one := rulefmt.Rule{Alert: r.Alert, Expr: "1", Labels: r.Labels, Annotations: r.Annotations}
+		for _, err := range one.Validate(rulefmt.RuleNode{}, prommodel.UTF8Validation, newParser()) {
+			out = append(out, fmt.Sprintf("alert %s: %v", r.Alert, err.Unwrap()))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "alert templates do not parse together")
+	}
+	return out
+}
+
+// templateDefs are the variables Prometheus defines for alert templates.
+const templateDefs = "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
+
+func parseTemplate(text string) error {
+	data := template.AlertTemplateData(map[string]string{}, map[string]string{}, "", promql.Sample{})
+	return template.NewTemplateExpander(context.Background(), text, "__alerts", data, 0, nil, nil, nil).ParseTest()
 }
 
 // Check validates a rule file as `promtool check rules` does.
