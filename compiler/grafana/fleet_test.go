@@ -105,7 +105,7 @@ spec:
 		}
 	}
 	overview := jsonText(decode(t, files["grafana/overview.json"]))
-	if !strings.Contains(overview, "fleet-errors {{model_name}}") || strings.Contains(overview, "$model_name") {
+	if !strings.Contains(overview, "{{slo}} {{model_name}}") || strings.Contains(overview, "$model_name") {
 		t.Errorf("the overview should list fleet-errors per model without a variable: %s", overview)
 	}
 }

@@ -1,6 +1,8 @@
 package grafana
 
 import (
+	"fmt"
+
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
 )
@@ -10,7 +12,9 @@ import (
 // attention.
 func overviewDashboard(set model.Set) (dashboard, error) {
 	d := newDashboard(overviewUID, "SLOs: overview", []string{"inferslo", "slo"}, set.SLOs)
-	matcher := sloRegexMatcher(set.SLOs)
+	// Every query covers all SLOs at once, selected by service: a panel
+	// costs one query however many SLOs there are.
+	matcher := serviceRegexMatcher(set.Services())
 	d.Annotations.List = append(d.Annotations.List, alertAnnotation(matcher))
 
 	var g grid
@@ -20,15 +24,13 @@ func overviewDashboard(set model.Set) (dashboard, error) {
 		generatedHeader(set.SLOs)+"\n\n"+sloTable(set.SLOs, true)), gridWidth, 4+2*len(set.SLOs))
 
 	g.row("Now")
-	g.add(budgetStat(set.SLOs, false), 12, 8)
-	g.add(burnNowStat(set.SLOs), 12, 8)
+	legend := overviewLegend(set.SLOs)
+	budget := []target{query(budgetQuery(matcher), legend)}
+	burn := []target{query(baseBurnQuery(matcher), legend)}
+	g.add(budgetStatOf(budget), 12, 8)
+	g.add(burnNowStat(burn), 12, 8)
 
 	g.row("History")
-	var budget, burn []target
-	for _, s := range set.SLOs {
-		budget = append(budget, query(rules.Selector(rules.BudgetRemaining, s, 0), seriesLegend(s, s.Name)))
-		burn = append(burn, query(rules.Selector(rules.BurnRate, s, s.BaseWindow()), seriesLegend(s, s.Name)))
-	}
 	g.add(timeseriesPanel("Error budget remaining over time",
 		"Share of each SLO's error budget left over its window, from "+rules.BudgetRemaining+". "+
 			"Steep drops mark incidents; a slow steady slide means the objective is tighter than what the service delivers.",
@@ -42,12 +44,38 @@ func overviewDashboard(set model.Set) (dashboard, error) {
 	return d, nil
 }
 
-// burnNowStat is the current burn rate of every SLO over its base window.
-func burnNowStat(slos []model.SLO) panel {
-	var ts []target
+// overviewLegend names a series by its SLO and by every group-by label
+// any SLO splits its series by.
+func overviewLegend(slos []model.SLO) string {
+	legend := "{{" + rules.LabelSLO + "}}"
+	seen := map[string]bool{}
 	for _, s := range slos {
-		ts = append(ts, query(rules.Selector(rules.BurnRate, s, s.BaseWindow()), seriesLegend(s, s.Name)))
+		for _, l := range s.GroupBy {
+			if !seen[l] {
+				seen[l] = true
+				legend += " {{" + l + "}}"
+			}
+		}
 	}
+	return legend
+}
+
+// budgetQuery is the budget left of every SLO the matcher selects.
+func budgetQuery(matcher string) string {
+	return fmt.Sprintf("%s{%s}", rules.BudgetRemaining, matcher)
+}
+
+// baseBurnQuery is the burn rate of every SLO the matcher selects over its
+// own base window, which differs between SLOs: the info series names each
+// SLO's base window, and the burn rates keep only the window it names.
+func baseBurnQuery(matcher string) string {
+	return fmt.Sprintf(`%s{%s} and on (%s, %s) label_replace(%s{%s}, "%s", "$1", "%s", "(.+)")`,
+		rules.BurnRate, matcher, rules.LabelSLO, rules.LabelWindow,
+		rules.Info, matcher, rules.LabelWindow, rules.LabelBaseWindow)
+}
+
+// burnNowStat is the current burn rate of every SLO over its base window.
+func burnNowStat(ts []target) panel {
 	return statPanel("Burn rate now",
 		"How many times faster than sustainable each SLO spends its error budget over its shortest alert window, from "+rules.BurnRate+". "+
 			"Above 1 (orange) the budget would run out before the window ends if the rate held.",

@@ -52,6 +52,15 @@ func sloRegexMatcher(slos []model.SLO) string {
 	return fmt.Sprintf("%s=~%q", rules.LabelSLO, strings.Join(names, "|"))
 }
 
+// serviceRegexMatcher matches exactly the named services.
+func serviceRegexMatcher(services []string) string {
+	names := make([]string, len(services))
+	for i, s := range services {
+		names[i] = regexp.QuoteMeta(s)
+	}
+	return fmt.Sprintf("%s=~%q", rules.LabelService, strings.Join(names, "|"))
+}
+
 // instanceLabel is the target label Prometheus adds to every scraped series;
 // it gets a dashboard variable beside the spec's selector labels.
 const instanceLabel = "instance"

@@ -162,6 +162,11 @@ func budgetStat(slos []model.SLO, narrow bool) panel {
 	for _, s := range slos {
 		ts = append(ts, query(recorded(rules.BudgetRemaining, s, 0, narrow), seriesLegend(s, s.Name)))
 	}
+	return budgetStatOf(ts)
+}
+
+// budgetStatOf draws the budget left of the SLOs the targets select.
+func budgetStatOf(ts []target) panel {
 	return statPanel("Error budget remaining",
 		"Share of each SLO's error budget still unspent over its whole window (from "+rules.BudgetRemaining+"). "+
 			"At 0% the SLO is broken for the window; below it, overspent. It decides whether to ship risky changes or to spend time on reliability.",

@@ -36,11 +36,14 @@ const (
 
 // Label names on every generated series and alert.
 const (
-	LabelSLO      = "slo"
-	LabelService  = "service"
-	LabelSLI      = "sli"
-	LabelWindow   = "window"
-	LabelSeverity = "severity"
+	LabelSLO     = "slo"
+	LabelService = "service"
+	LabelSLI     = "sli"
+	LabelWindow  = "window"
+	// LabelBaseWindow, on the info series, names the SLO's base window:
+	// the shortest, which dashboards show as the burn rate now.
+	LabelBaseWindow = "base_window"
+	LabelSeverity   = "severity"
 	// LabelBurnTier is page or ticket on burn alerts whatever the severity
 	// label says, so one Alertmanager inhibit rule can mute the ticket of a
 	// burn while its page fires.

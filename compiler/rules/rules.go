@@ -371,6 +371,7 @@ func (b *builder) metadata() {
 	info := b.identity(b.slo.Window)
 	info[LabelWindow] = WindowLabel(b.slo)
 	info["objective"] = b.slo.Objective.String()
+	info[LabelBaseWindow] = model.FormatDuration(b.base)
 	if inf := b.slo.Inference; inf != nil {
 		info["engine"] = inf.Engine
 		if !inf.Threshold.IsZero() {
