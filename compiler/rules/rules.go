@@ -48,18 +48,25 @@ func (s Service) Check() error {
 	return Validate(s.Groups)
 }
 
-// Services builds and validates every service's rule groups, once.
+// Services builds and validates every service's rule groups, once. The
+// alert templates of all services are parsed together.
 func Services(set model.Set) ([]Service, error) {
 	var out []Service
+	var alerts []rulefmt.Rule
 	for _, service := range set.Services() {
 		groups, sources, err := ServiceGroups(set, service)
-		if err == nil {
-			err = Validate(groups)
-		}
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", service, err)
 		}
+		msgs, a := validate(groups)
+		if err := problems(msgs); err != nil {
+			return nil, fmt.Errorf("service %s: %w", service, err)
+		}
+		alerts = append(alerts, a...)
 		out = append(out, Service{Name: service, Groups: groups, Sources: sources, checked: true})
+	}
+	if err := problems(templateProblems(alerts)); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -116,6 +123,20 @@ func encode(groups []rulefmt.RuleGroup, sources []string) []byte {
 // a round trip through YAML: each expression is parsed once, and the
 // templates of all alerts are parsed together.
 func Validate(groups []rulefmt.RuleGroup) error {
+	msgs, alerts := validate(groups)
+	return problems(append(msgs, templateProblems(alerts)...))
+}
+
+func problems(msgs []string) error {
+	if len(msgs) > 0 {
+		return fmt.Errorf("generated rules do not validate: %s", strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// validate checks all but the alert templates, and returns the alerts
+// whose templates are left to check.
+func validate(groups []rulefmt.RuleGroup) ([]string, []rulefmt.Rule) {
 	var msgs []string
 	seen := make(map[string]bool, len(groups))
 	p := newParser()
@@ -147,11 +168,7 @@ func Validate(groups []rulefmt.RuleGroup) error {
 			}
 		}
 	}
-	msgs = append(msgs, templateProblems(alerts)...)
-	if len(msgs) > 0 {
-		return fmt.Errorf("generated rules do not validate: %s", strings.Join(msgs, "; "))
-	}
-	return nil
+	return msgs, alerts
 }
 
 func labelProblems(where string, labels, annotations map[string]string) []string {
