@@ -8,7 +8,8 @@ const (
 	annotationPrefix = "inferslo.dev/"
 	// On an SLO:
 	AnnotationEngine          = annotationPrefix + "engine"           // vllm
-	AnnotationSLI             = annotationPrefix + "sli"              // ttft, itl, tpot, e2e, errors
+	AnnotationEngineVersion   = annotationPrefix + "engine-version"   // 0.10.1: picks the catalog's version variant
+	AnnotationSLI             = annotationPrefix + "sli"              // ttft, itl, tpot, e2e, queue, errors
 	AnnotationThreshold       = annotationPrefix + "threshold"        // 250ms
 	AnnotationSelector        = annotationPrefix + "selector"         // model_name="llama-3-70b"
 	AnnotationTTFTDenominator = annotationPrefix + "ttft-denominator" // histogram | requests
@@ -27,7 +28,7 @@ const (
 )
 
 var sloAnnotations = []string{
-	AnnotationEngine, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
+	AnnotationEngine, AnnotationEngineVersion, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
 	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
 	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
 	AnnotationAlertLabels, AnnotationSeverities,

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/OpenSLO/go-sdk/pkg/openslo"
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
@@ -24,7 +25,6 @@ const (
 	DefaultEvaluation     = time.Minute
 )
 
-var latencyRoles = []string{"ttft", "itl", "tpot", "e2e"}
 
 // expanded is an OpenSLO object made from a shorthand document, with the
 // map from its property paths back to the shorthand's.
@@ -45,13 +45,19 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 	if s.Spec.Service != "" && !isDNSLabel(s.Spec.Service) {
 		ps = append(ps, d.errorf("spec.service", "%q is not a DNS label (lower-case letters, digits and '-', at most 63)", s.Spec.Service))
 	}
-	eng, ok := cat.Engine(s.Spec.Engine)
-	if !ok {
+	var eng *engine.Engine
+	if _, ok := cat.Engine(s.Spec.Engine); !ok {
 		if s.Spec.Engine == "" {
 			ps = append(ps, d.errorf("spec.engine", "required: one of %s", fmtList(cat.IDs())))
 		} else {
 			ps = append(ps, d.errorf("spec.engine", "unknown engine %q; known engines: %s", s.Spec.Engine, fmtList(cat.IDs())))
 		}
+	} else if e, _ := cat.Engine(s.Spec.Engine); e.NoMetrics != "" {
+		ps = append(ps, d.errorf("spec.engine", "%s", e.NoMetrics))
+	} else if e, err := cat.Resolve(s.Spec.Engine, s.Spec.EngineVersion); err != nil {
+		ps = append(ps, d.errorf("spec.engineVersion", "%v", err))
+	} else {
+		eng = e
 	}
 	if s.Spec.Window == "" {
 		ps = append(ps, d.errorf("spec.window", "required: the rolling SLO window, from 1d to 90d, such as 28d"))
@@ -102,6 +108,9 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 			ps = append(ps, d.warnf(path, "TTFT is only observed for requests that produced a first token, so failed requests are invisible to it; add an errors objective, or set spec.ttftDenominator: requests"))
 		}
 		ann := slo.Metadata.Annotations
+		if s.Spec.EngineVersion != "" {
+			ann[AnnotationEngineVersion] = s.Spec.EngineVersion
+		}
 		ann[AnnotationScrapeInterval] = model.FormatDuration(scrape)
 		ann[AnnotationEvaluation] = model.FormatDuration(evaluation)
 		if text := selectorText(sel); text != "" {
@@ -155,13 +164,20 @@ func objectivePaths(objective string) func(string) string {
 
 func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, eng *engine.Engine, selector map[string]string, denominator string) (*v1.SLO, Problems) {
 	var ps Problems
-	roles := append(eng.Roles(), "errors")
-	if !contains(roles, o.SLI) {
-		msg := fmt.Sprintf("%q is not an SLI of engine %s; valid: %s", o.SLI, eng.ID, fmtList(roles))
-		if o.SLI == "" {
+	roles := eng.SLIs()
+	// An engine without an error counter still serves an errors SLI whose
+	// bad events the objective takes from a gateway.
+	gateway := o.SLI == "errors" && (o.Bad != "" || o.Good != "")
+	if !contains(roles, o.SLI) && !gateway {
+		msg := fmt.Sprintf("%q is not an SLI: valid are %s", o.SLI, fmtList(append(append([]string{}, engine.Roles...), "errors")))
+		switch {
+		case o.SLI == "":
 			msg = "required: one of " + fmtList(roles)
-		} else if contains(latencyRoles, o.SLI) {
-			msg = fmt.Sprintf("engine %s exposes no %s histogram; valid: %s", eng.ID, o.SLI, fmtList(roles))
+		case o.SLI == "errors" || contains(engine.Roles, o.SLI):
+			msg = fmt.Sprintf("engine %s cannot measure %s: %s", engineName(eng), o.SLI, eng.Missing(o.SLI))
+			if len(roles) > 0 {
+				msg += "; it serves " + fmtList(roles)
+			}
 		}
 		return nil, Problems{d.errorf(path+".sli", "%s", msg)}
 	}
@@ -180,6 +196,9 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 			ps = append(ps, d.errorf(path+".threshold", "the errors SLI has no latency threshold; remove it"))
 		}
 		total, bad = eng.Errors.Total, eng.Errors.Bad
+		if total == "" && o.Total == "" {
+			ps = append(ps, d.errorf(path+".total", "engine %s counts no requests; set total (and bad) from the gateway", engineName(eng)))
+		}
 	} else {
 		h := eng.Histograms[o.SLI]
 		seconds, ok := thresholdSeconds(d, &ps, path+".threshold", o.Threshold)
@@ -189,13 +208,17 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 				ps = append(ps, d.errorf(path+".threshold", "%s is not a bucket boundary of %s, so the SLI could not be counted exactly; %s",
 					o.Threshold, h.Metric, nearest(h, seconds.Float())))
 			} else {
-				le := labels.FormatOpenMetricsFloat(b)
-				good = fmt.Sprintf(`%s_bucket{le=%q}`, h.Metric, le)
-				total = h.Metric + "_count"
+				// le is in the histogram's own unit: 500ms is le="500" on a
+				// millisecond histogram.
+				good = seriesSelector(h.Metric+"_bucket", "le", labels.FormatOpenMetricsFloat(b))
+				total = seriesSelector(h.Metric + "_count")
 				ann[AnnotationThreshold] = o.Threshold
 			}
 		}
 		if o.SLI == "ttft" && denominator == "requests" {
+			if eng.Requests == "" {
+				ps = append(ps, d.errorf("spec.ttftDenominator", "engine %s has no request counter to take the TTFT total from; use histogram", engineName(eng)))
+			}
 			total = eng.Requests
 			ann[AnnotationTTFTDenominator] = "requests"
 		}
@@ -251,10 +274,14 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 
 func objectiveDescription(eng *engine.Engine, o ShorthandObjective) string {
 	if o.SLI == "errors" {
-		return fmt.Sprintf("Share of %s requests that finish without error. %s", eng.Title, eng.Errors.Note)
+		return strings.TrimSpace(fmt.Sprintf("Share of %s requests that finish without error. %s", eng.Title, eng.Errors.Note))
 	}
 	h := eng.Histograms[o.SLI]
-	desc := fmt.Sprintf("Share of %s %s observations at or under %s (%s).", eng.Title, strings.ToUpper(o.SLI), o.Threshold, h.Metric)
+	desc := fmt.Sprintf("Share of %s %s observations at or under %s (%s", eng.Title, strings.ToUpper(o.SLI), o.Threshold, h.Metric)
+	if h.Unit == engine.Milliseconds {
+		desc += ", in milliseconds"
+	}
+	desc += ")."
 	if h.Note != "" {
 		desc += " " + strings.ToUpper(h.Note[:1]) + h.Note[1:] + "."
 	}
@@ -402,7 +429,17 @@ func nearest(h *engine.Histogram, seconds float64) string {
 	if len(opts) == 0 {
 		return "the histogram has no buckets"
 	}
-	return "the nearest buckets are " + strings.Join(opts, " and ")
+	out := "the nearest buckets are " + strings.Join(opts, " and ")
+	if h.Unit == engine.Milliseconds {
+		var les []string
+		for _, b := range []float64{below, above} {
+			if !math.IsNaN(b) {
+				les = append(les, fmt.Sprintf("le=%q", labels.FormatOpenMetricsFloat(b*h.Scale())))
+			}
+		}
+		out += fmt.Sprintf(" (%s: the histogram counts milliseconds)", strings.Join(les, " and "))
+	}
+	return out
 }
 
 // secondsText prints seconds as the shortest duration (0.25 -> 250ms).
@@ -419,7 +456,8 @@ func checkSelector(d *doc, path string, sel map[string]string) Problems {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if !prommodel.LabelName(k).IsValidLegacy() {
+		// Dotted OpenTelemetry attribute names are valid UTF-8 label names.
+		if !prommodel.LabelName(k).IsValidLegacy() && !utf8Label(k) {
 			ps = append(ps, d.errorf(path+"."+k, "%q is not a Prometheus label name", k))
 		}
 	}
@@ -448,9 +486,47 @@ func selectorText(sel map[string]string) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%q", k, sel[k])
+		parts[i] = fmt.Sprintf("%s=%q", labelText(k), sel[k])
 	}
 	return strings.Join(parts, ",")
+}
+
+// labelText quotes a label name that is not a legacy Prometheus name
+// (gen_ai.request.model), as PromQL requires.
+func labelText(name string) string {
+	if prommodel.LabelName(name).IsValidLegacy() {
+		return name
+	}
+	return fmt.Sprintf("%q", name)
+}
+
+// seriesSelector prints a selector of one series by name and equality
+// matchers (name, value pairs); a UTF-8 metric name goes inside the braces.
+func seriesSelector(name string, pairs ...string) string {
+	var ms []string
+	head := name
+	if !prommodel.IsValidLegacyMetricName(name) {
+		head = ""
+		ms = append(ms, fmt.Sprintf("%q", name))
+	}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		ms = append(ms, fmt.Sprintf("%s=%q", labelText(pairs[i]), pairs[i+1]))
+	}
+	if len(ms) == 0 {
+		return head
+	}
+	return head + "{" + strings.Join(ms, ",") + "}"
+}
+
+func utf8Label(name string) bool {
+	return name != "" && utf8.ValidString(name) && !strings.HasPrefix(name, "__")
+}
+
+func engineName(e *engine.Engine) string {
+	if e.Variant != "" {
+		return e.ID + " " + e.Variant
+	}
+	return e.ID
 }
 
 // withSelector adds the service's label matchers to every selector of a query.

@@ -277,20 +277,24 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 	if !ok {
 		return nil
 	}
-	eng, ok := l.cat.Engine(id)
-	if !ok {
+	if _, ok := l.cat.Engine(id); !ok {
 		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationEngine, "unknown engine %q; known engines: %s", id, fmtList(l.cat.IDs())))
 		return nil
 	}
+	eng, err := l.cat.Resolve(id, ann[AnnotationEngineVersion])
+	if err != nil {
+		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationEngineVersion, "%v", err))
+		return nil
+	}
 	role := ann[AnnotationSLI]
-	inf := &model.Inference{Engine: eng.ID, EngineTitle: eng.Title, Role: role, Selector: ann[AnnotationSelector]}
+	inf := &model.Inference{Engine: eng.ID, EngineTitle: eng.Title, EngineVersion: eng.Variant, Role: role, Selector: ann[AnnotationSelector]}
 	if role != "errors" {
 		h, ok := eng.Histograms[role]
 		if !ok {
-			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationSLI, "engine %s has no %q SLI; valid: %s", eng.ID, role, fmtList(append(eng.Roles(), "errors"))))
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationSLI, "engine %s cannot measure %s: %s", engineName(eng), role, eng.Missing(role)))
 			return nil
 		}
-		inf.Histogram, inf.Buckets = h.Metric, h.Buckets
+		inf.Histogram, inf.Buckets, inf.Unit = h.Metric, h.Buckets, h.UnitOrSeconds()
 		inf.TTFTDenominator = map[bool]string{true: "histogram"}[role == "ttft"]
 		if d, ok := ann[AnnotationTTFTDenominator]; ok {
 			inf.TTFTDenominator = d
@@ -323,11 +327,13 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		PromptTokens:     eng.Counters["prompt_tokens"],
 		GenerationTokens: eng.Counters["generation_tokens"],
 		Buckets:          map[string][]float64{},
+		Units:            map[string]string{},
 	}
-	for role, dst := range map[string]*string{"ttft": &inf.Signals.TTFT, "itl": &inf.Signals.ITL, "tpot": &inf.Signals.TPOT, "e2e": &inf.Signals.E2E} {
+	for role, dst := range map[string]*string{"ttft": &inf.Signals.TTFT, "itl": &inf.Signals.ITL, "tpot": &inf.Signals.TPOT, "e2e": &inf.Signals.E2E, "queue": &inf.Signals.Queue} {
 		if h, ok := eng.Histograms[role]; ok {
 			*dst = h.Metric
 			inf.Signals.Buckets[h.Metric] = h.Buckets
+			inf.Signals.Units[h.Metric] = h.UnitOrSeconds()
 		}
 	}
 	return inf

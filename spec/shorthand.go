@@ -36,8 +36,11 @@ type ShorthandSpec struct {
 	// Service defaults to metadata.name.
 	Service     string `yaml:"service,omitempty"`
 	Description string `yaml:"description,omitempty"`
-	// Engine is a catalog id: vllm, sglang, otel.
+	// Engine is a catalog id: vllm, sglang, tgi, triton, otel ...
 	Engine string `yaml:"engine"`
+	// EngineVersion picks the catalog's variant for that release (names
+	// and buckets changed across releases); empty means the newest.
+	EngineVersion string `yaml:"engineVersion,omitempty"`
 	// Selector is label equality matchers applied to every engine series.
 	Selector map[string]string `yaml:"selector,omitempty"`
 	// GroupBy splits every objective into one SLO per value of these labels
@@ -72,7 +75,7 @@ type ShorthandCalendar struct {
 
 // ShorthandObjective is one SLO of the service.
 type ShorthandObjective struct {
-	// SLI is ttft, itl, tpot, e2e or errors.
+	// SLI is ttft, itl, tpot, e2e, queue or errors.
 	SLI string `yaml:"sli"`
 	// Name of the SLO; defaults to <metadata.name>-<sli>.
 	Name        string `yaml:"name,omitempty"`

@@ -607,7 +607,6 @@ func TestBuildRejectsWhatCannotBeDrawn(t *testing.T) {
 		{"a service named overview would overwrite the overview", func(s *model.SLO) { s.Service.Name = "overview" }, "overview"},
 		{"a service name with a slash cannot name a file", func(s *model.SLO) { s.Service.Name = "a/b" }, "cannot name a dashboard file"},
 		{"a selector that is not PromQL is reported", func(s *model.SLO) { s.Inference.Selector = `model_name=` }, "does not parse"},
-		{"a histogram name that is not PromQL is reported", func(s *model.SLO) { s.Inference.Histogram = "ttft seconds" }, "does not parse"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,19 +21,44 @@ func percentiles() []struct{ q, name string } {
 }
 
 func percentileQuery(q, histogram, selector string) string {
-	return fmt.Sprintf("histogram_quantile(%s, sum by (le) (rate(%s_bucket{%s}[%s])))", q, histogram, selector, rateInterval)
+	return fmt.Sprintf("histogram_quantile(%s, sum by (le) (rate(%s[%s])))", q, rules.SeriesSelector(histogram+"_bucket", selector), rateInterval)
 }
 
+// counterRateQuery rates an engine's counter, or a sum of counters (Triton
+// counts requests as success plus failure), scoped by selector.
 func counterRateQuery(counter, selector string) string {
-	return fmt.Sprintf("sum(rate(%s{%s}[%s]))", counter, selector, rateInterval)
+	scoped := scopedQuery(counter, selector)
+	// rate() goes on every selector; Grafana's interval macro is not PromQL,
+	// so it replaces a placeholder range after the parser printed the query.
+	rated, err := rules.RateOf(scoped, placeholderRange)
+	if err != nil {
+		return fmt.Sprintf("sum(rate(%s[%s]))", scoped, rateInterval)
+	}
+	return strings.ReplaceAll(rated, "["+model.FormatDuration(placeholderRange)+"]", "["+rateInterval+"]")
 }
+
+// placeholderRange stands for $__rate_interval while a query is parsed;
+// counter queries select instant vectors, so no range of theirs collides.
+const placeholderRange = 1234 * time.Second
 
 func gaugeSumQuery(gauge, selector string) string {
-	return fmt.Sprintf("sum(%s{%s})", gauge, selector)
+	return fmt.Sprintf("sum(%s)", scopedQuery(gauge, selector))
 }
 
 func gaugeMaxByInstanceQuery(gauge, selector string) string {
-	return fmt.Sprintf("max by (instance) (%s{%s})", gauge, selector)
+	return fmt.Sprintf("max by (instance) (%s)", scopedQuery(gauge, selector))
+}
+
+// scopedQuery adds the dashboard's matchers to an engine query, which may
+// carry matchers of its own (nv_trt_llm_request_metrics{request_type="waiting"}).
+// Catalog and spec queries were parsed before, so the fallback is never used
+// on valid input.
+func scopedQuery(query, selector string) string {
+	out, err := rules.Scoped(query, strings.ReplaceAll(selector, "$", "__var__"))
+	if err != nil {
+		return query
+	}
+	return strings.ReplaceAll(out, "__var__", "$")
 }
 
 // alertsQuery counts the SLO alerts firing now, one series per alert; matcher

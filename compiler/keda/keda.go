@@ -12,6 +12,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/capacity"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // Path is where a service's ScaledObject goes in the output folder.
@@ -233,8 +234,9 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 		query := fmt.Sprintf("histogram_quantile(%s, sum by (le) (rate(%s[%s])))",
 			slo.Objective, selector(inf.Histogram+"_bucket", inf.Selector), model.FormatDuration(rateWindow(slo)))
 		// Value, not AverageValue: a latency quantile does not divide by
-		// replicas; the HPA scales by observed/target.
-		out = append(out, base("ttft-"+slo.Name, query, "Value", inf.Threshold.Mul(headroom), model.NewDecimal(0, 1)))
+		// replicas; the HPA scales by observed/target. The quantile comes
+		// out in the histogram's unit (milliseconds on Triton).
+		out = append(out, base("ttft-"+slo.Name, query, "Value", inf.NativeThreshold().Mul(headroom), model.NewDecimal(0, 1)))
 	}
 
 	seenQueue := map[string]bool{}
@@ -243,7 +245,10 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 		if inf == nil || inf.Signals.QueueDepth == "" {
 			continue
 		}
-		sel := selector(inf.Signals.QueueDepth, inf.Selector)
+		sel, err := rules.Scoped(inf.Signals.QueueDepth, inf.Selector)
+		if err != nil {
+			return nil, nil, fmt.Errorf("slo %s: queue-depth gauge: %w", slo.Name, err)
+		}
 		if seenQueue[sel] {
 			continue
 		}
@@ -292,10 +297,7 @@ func rateWindow(slo model.SLO) time.Duration {
 }
 
 func selector(name, matchers string) string {
-	if matchers == "" {
-		return name
-	}
-	return name + "{" + matchers + "}"
+	return rules.SeriesSelector(name, matchers)
 }
 
 // allowedSeries are the only metric names triggers may read: the engine's
@@ -311,14 +313,14 @@ func allowedSeries(slos []model.SLO) map[string]bool {
 			continue
 		}
 		s := inf.Signals
-		for _, h := range []string{inf.Histogram, s.TTFT, s.ITL, s.TPOT, s.E2E} {
+		for _, h := range []string{inf.Histogram, s.TTFT, s.ITL, s.TPOT, s.E2E, s.Queue} {
 			if h != "" {
 				ok[h+"_bucket"], ok[h+"_count"], ok[h+"_sum"] = true, true, true
 			}
 		}
 		for _, g := range []string{s.QueueDepth, s.Running, s.KVCacheUsage, s.Requests, s.PromptTokens, s.GenerationTokens} {
-			if g != "" {
-				ok[g] = true
+			for _, n := range engine.MetricNames(g) {
+				ok[n] = true
 			}
 		}
 	}

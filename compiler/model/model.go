@@ -217,15 +217,20 @@ func dedupe(ws []time.Duration) []time.Duration {
 type Inference struct {
 	Engine      string // catalog id, e.g. "vllm"
 	EngineTitle string // "vLLM"
-	// Role of the SLI: ttft, itl, tpot, e2e or errors.
+	// EngineVersion is the release whose catalog variant applies; empty
+	// for the newest.
+	EngineVersion string
+	// Role of the SLI: ttft, itl, tpot, e2e, queue or errors.
 	Role string
-	// Threshold is the latency bound in seconds (a bucket boundary of
-	// Histogram); zero for the errors role.
+	// Threshold is the latency bound in seconds; once converted to Unit it
+	// is a bucket boundary of Histogram. Zero for the errors role.
 	Threshold Decimal
 	// Histogram is the base name of the latency histogram (no _bucket suffix).
 	Histogram string
-	// Buckets are the histogram's upper bounds in seconds.
+	// Buckets are the histogram's upper bounds, in Unit.
 	Buckets []float64
+	// Unit of the histogram's buckets: seconds or milliseconds.
+	Unit string
 	// Selector is the spec's label selector, as matchers text without braces
 	// (`model_name="llama-3-70b"`), applied to every engine series.
 	Selector string
@@ -252,8 +257,25 @@ type Signals struct {
 	ITL              string // histogram base name
 	TPOT             string // histogram base name
 	E2E              string // histogram base name
-	// Buckets of the histograms above, by base name.
+	Queue            string // histogram base name
+	// Buckets of the histograms above, by base name, in their own unit.
 	Buckets map[string][]float64
+	// Units of the histograms above (seconds or milliseconds), by base name.
+	Units map[string]string
+}
+
+// UnitsPerSecond is how many of a histogram unit make one second.
+func UnitsPerSecond(unit string) int64 {
+	if unit == "milliseconds" {
+		return 1000
+	}
+	return 1
+}
+
+// NativeThreshold is the threshold in the histogram's unit, the value of
+// its le label.
+func (i *Inference) NativeThreshold() Decimal {
+	return i.Threshold.Mul(NewDecimal(UnitsPerSecond(i.Unit), 1))
 }
 
 // Autoscaling is what a KEDA ScaledObject needs beyond the SLO itself.

@@ -2,8 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -116,4 +118,50 @@ func sumOf(e parser.Expr, by []string) parser.Expr {
 		e = p.Expr
 	}
 	return &parser.AggregateExpr{Op: parser.SUM, Expr: e, Grouping: by}
+}
+
+// SeriesSelector prints a selector of metric name narrowed by matchers text
+// (`a="b",c=~"d"`, may be empty); a UTF-8 name that is not a legacy
+// Prometheus name goes quoted inside the braces.
+func SeriesSelector(name, matchers string) string {
+	if prommodel.IsValidLegacyMetricName(name) {
+		if matchers == "" {
+			return name
+		}
+		return name + "{" + matchers + "}"
+	}
+	if matchers == "" {
+		return fmt.Sprintf("{%q}", name)
+	}
+	return fmt.Sprintf("{%q,%s}", name, matchers)
+}
+
+// Scoped adds matchers text to every selector of query (a matcher on a
+// label the selector already matches narrows it further). A bare metric name
+// keeps the matchers' order as written; anything else is printed
+// canonically by the parser.
+func Scoped(query, matchers string) (string, error) {
+	if prommodel.IsValidLegacyMetricName(query) {
+		return SeriesSelector(query, matchers), nil
+	}
+	expr, err := newParser().ParseExpr(query)
+	if err != nil {
+		return "", fmt.Errorf("parse %q: %w", query, err)
+	}
+	if strings.TrimSpace(matchers) == "" {
+		return expr.String(), nil
+	}
+	ms, err := newParser().ParseMetricSelector("{" + matchers + "}")
+	if err != nil {
+		return "", fmt.Errorf("selector %q: %w", matchers, err)
+	}
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		vs, ok := n.(*parser.VectorSelector)
+		if !ok {
+			return nil
+		}
+		vs.LabelMatchers = append(vs.LabelMatchers, ms...)
+		return nil
+	})
+	return expr.String(), nil
 }

@@ -128,7 +128,7 @@ func engineSeries(slo model.SLO) ([]series, error) {
 		out = append(out, series{labels: b.Labels(), coefN: n, coefK: k})
 	}
 	if h := inf.Histogram; h != "" && len(inf.Buckets) > 0 {
-		threshold := inf.Threshold.Float()
+		threshold := inf.NativeThreshold().Float()
 		buckets := append([]float64(nil), inf.Buckets...)
 		sort.Float64s(buckets)
 		good, bad := observations(buckets, threshold, latency)

@@ -1,7 +1,8 @@
 // Package engine is the metric catalog of LLM inference engines: which
-// series an engine exposes for each SLI role, with their labels and
-// histogram buckets. The facts live in catalog.yaml; this package only reads
-// them.
+// series an engine exposes for each SLI role, with their units, labels and
+// histogram buckets, per engine version, and what an engine cannot measure.
+// The facts live in catalog.yaml; this package only reads them. Teams add
+// their own engines with a catalog file of the same format (Parse, Merge).
 package engine
 
 import (
@@ -18,23 +19,103 @@ import (
 //go:embed catalog.yaml
 var catalogYAML []byte
 
+// Roles are the latency SLIs a histogram can serve, in display order.
+var Roles = []string{"ttft", "itl", "tpot", "e2e", "queue"}
+
+// Units of histogram buckets.
+const (
+	Seconds      = "seconds"
+	Milliseconds = "milliseconds"
+)
+
 // Catalog is every known engine by id.
 type Catalog struct {
 	Engines map[string]*Engine `yaml:"engines"`
 }
 
-// Engine is one inference server's metrics.
+// Engine is one inference server's metrics, for one version range.
 type Engine struct {
-	ID         string                `yaml:"-"`
-	Title      string                `yaml:"title"`
-	Versions   string                `yaml:"versions"`
-	Labels     []string              `yaml:"labels"`
-	Histograms map[string]*Histogram `yaml:"histograms"`
-	Errors     Errors                `yaml:"errors"`
-	Requests   string                `yaml:"requests"`
-	Gauges     map[string]string     `yaml:"gauges"`
-	Counters   map[string]string     `yaml:"counters"`
-	Changes    []Change              `yaml:"changes,omitempty"`
+	ID    string `yaml:"-"`
+	Title string `yaml:"title"`
+	// Versions says which releases the entry describes; Variant is set
+	// when Resolve applied version variants.
+	Versions string `yaml:"versions"`
+	Variant  string `yaml:"-"`
+	// MinVersion is the oldest release the catalog covers.
+	MinVersion string `yaml:"minVersion,omitempty"`
+	Endpoint   string `yaml:"endpoint,omitempty"`
+	Exporter   string `yaml:"exporter,omitempty"`
+	// NoMetrics is set, with the reason, for an engine without a metrics
+	// endpoint.
+	NoMetrics string `yaml:"noMetrics,omitempty"`
+	// Labels are the labels the engine puts on its series; MetricLabels
+	// overrides them for single metrics.
+	Labels       []string              `yaml:"labels"`
+	LabelsNote   string                `yaml:"labelsNote,omitempty"`
+	MetricLabels map[string][]string   `yaml:"metricLabels,omitempty"`
+	Histograms   map[string]*Histogram `yaml:"histograms,omitempty"`
+	// Means are signals exported only as cumulative time and count
+	// counters: they yield a mean, never an exact share under a threshold.
+	Means    map[string]*Mean  `yaml:"means,omitempty"`
+	Errors   Errors            `yaml:"errors,omitempty"`
+	Requests string            `yaml:"requests,omitempty"`
+	Gauges   map[string]string `yaml:"gauges,omitempty"`
+	Counters map[string]string `yaml:"counters,omitempty"`
+	// Lacks says, per SLI role or signal, what the engine cannot measure
+	// and what it has instead.
+	Lacks    map[string]string `yaml:"lacks,omitempty"`
+	Variants []Variant         `yaml:"variants,omitempty"`
+	Changes  []Change          `yaml:"changes,omitempty"`
+}
+
+// Histogram is a classic histogram of one latency.
+type Histogram struct {
+	Metric  string    `yaml:"metric"`
+	Unit    string    `yaml:"unit,omitempty"`
+	Buckets []float64 `yaml:"buckets"`
+	// Observation is what one observation is: request, token or
+	// decode-step.
+	Observation string `yaml:"observation,omitempty"`
+	// SuccessOnly: failed requests are never observed.
+	SuccessOnly bool `yaml:"successOnly,omitempty"`
+	// Configurable says how operators change the buckets; empty when fixed.
+	Configurable string   `yaml:"configurable,omitempty"`
+	Labels       []string `yaml:"labels,omitempty"`
+	Note         string   `yaml:"note,omitempty"`
+}
+
+// Mean is a signal exported as a cumulative sum and a count.
+type Mean struct {
+	Sum   string `yaml:"sum"`
+	Count string `yaml:"count"`
+	Unit  string `yaml:"unit"`
+	Note  string `yaml:"note,omitempty"`
+}
+
+// Errors says which series count requests and failed requests, and the
+// policy behind it. Bad is empty when the engine counts no failures; then
+// Gateway says where the errors SLI comes from.
+type Errors struct {
+	Total   string `yaml:"total,omitempty"`
+	Bad     string `yaml:"bad,omitempty"`
+	Note    string `yaml:"note,omitempty"`
+	Gateway string `yaml:"gateway,omitempty"`
+}
+
+// Variant patches an engine entry for the releases from From to To
+// (inclusive) or up to Before (exclusive); an absent bound is open.
+type Variant struct {
+	From       string                `yaml:"from,omitempty"`
+	To         string                `yaml:"to,omitempty"`
+	Before     string                `yaml:"before,omitempty"`
+	Change     string                `yaml:"change"`
+	Labels     []string              `yaml:"labels,omitempty"`
+	Histograms map[string]*Histogram `yaml:"histograms,omitempty"`
+	// Drop removes histograms by role.
+	Drop   []string          `yaml:"drop,omitempty"`
+	Gauges map[string]string `yaml:"gauges,omitempty"`
+	Errors *Errors           `yaml:"errors,omitempty"`
+	Lacks  map[string]string `yaml:"lacks,omitempty"`
 }
 
 // Change records a metric an engine renamed or removed.
@@ -48,37 +129,75 @@ type Change struct {
 	Note    string `yaml:"note,omitempty"`
 }
 
-// Histogram is a classic histogram in seconds.
-type Histogram struct {
-	Metric  string    `yaml:"metric"`
-	Buckets []float64 `yaml:"buckets"`
-	Note    string    `yaml:"note"`
-}
-
-// Errors says which series count requests and failed requests.
-type Errors struct {
-	Total string `yaml:"total"`
-	Bad   string `yaml:"bad"`
-	Note  string `yaml:"note"`
-}
-
 // Load parses the embedded catalog.
 func Load() (*Catalog, error) {
+	return Parse(catalogYAML, "engine catalog")
+}
+
+// Parse reads a catalog in the embedded catalog's format; source names it
+// in errors.
+func Parse(data []byte, source string) (*Catalog, error) {
 	var c Catalog
-	dec := yaml.NewDecoder(strings.NewReader(string(catalogYAML)))
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("engine catalog: %w", err)
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if len(c.Engines) == 0 {
+		return nil, fmt.Errorf("%s: no engines", source)
 	}
 	for id, e := range c.Engines {
 		e.ID = id
-		for role, h := range e.Histograms {
-			if !sort.Float64sAreSorted(h.Buckets) || len(h.Buckets) == 0 {
-				return nil, fmt.Errorf("engine catalog: %s %s buckets must be ascending", id, role)
-			}
+		if err := e.check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
 		}
 	}
 	return &c, nil
+}
+
+// check insists on what the compiler relies on: known roles and units,
+// ascending buckets, versions that parse.
+func (e *Engine) check() error {
+	if !isID(e.ID) {
+		return fmt.Errorf("engine id %q: use lower-case letters, digits and '-'", e.ID)
+	}
+	check := func(where string, hs map[string]*Histogram, partial bool) error {
+		for role, h := range hs {
+			if !contains(Roles, role) {
+				return fmt.Errorf("engine %s%s: histogram role %q is not one of %s", e.ID, where, role, strings.Join(Roles, ", "))
+			}
+			if !partial && h.Metric == "" {
+				return fmt.Errorf("engine %s%s %s: metric is required", e.ID, where, role)
+			}
+			if !partial && len(h.Buckets) == 0 || !sort.Float64sAreSorted(h.Buckets) || hasDuplicate(h.Buckets) {
+				return fmt.Errorf("engine %s%s %s: buckets must be ascending", e.ID, where, role)
+			}
+			if h.Unit != "" && h.Unit != Seconds && h.Unit != Milliseconds {
+				return fmt.Errorf("engine %s%s %s: unit %q is not seconds or milliseconds", e.ID, where, role, h.Unit)
+			}
+		}
+		return nil
+	}
+	if err := check("", e.Histograms, false); err != nil {
+		return err
+	}
+	for _, v := range []string{e.MinVersion} {
+		if _, err := parseVersion(v); v != "" && err != nil {
+			return fmt.Errorf("engine %s: minVersion: %w", e.ID, err)
+		}
+	}
+	for i, v := range e.Variants {
+		where := fmt.Sprintf(" variant %d", i)
+		for _, s := range []string{v.From, v.To, v.Before} {
+			if _, err := parseVersion(s); s != "" && err != nil {
+				return fmt.Errorf("engine %s%s: %w", e.ID, where, err)
+			}
+		}
+		if err := check(where, v.Histograms, true); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // IDs lists the engine ids in order.
@@ -91,16 +210,160 @@ func (c *Catalog) IDs() []string {
 	return ids
 }
 
-// Engine returns an engine by id.
+// Engine returns an engine by id, as of its newest described release.
 func (c *Catalog) Engine(id string) (*Engine, bool) {
 	e, ok := c.Engines[id]
 	return e, ok
 }
 
+// Merge adds the engines of another catalog; an id both define is an error.
+func (c *Catalog) Merge(o *Catalog) error {
+	if c.Engines == nil {
+		c.Engines = map[string]*Engine{}
+	}
+	for _, id := range o.IDs() {
+		if _, dup := c.Engines[id]; dup {
+			return fmt.Errorf("engine %q is already defined", id)
+		}
+		c.Engines[id] = o.Engines[id]
+	}
+	return nil
+}
+
+// Clone returns a catalog whose engine map can be extended without
+// touching c.
+func (c *Catalog) Clone() *Catalog {
+	out := &Catalog{Engines: make(map[string]*Engine, len(c.Engines))}
+	for id, e := range c.Engines {
+		out.Engines[id] = e
+	}
+	return out
+}
+
+// Resolve returns the engine as it is in release version (empty: the
+// newest described release), with every matching variant applied.
+func (c *Catalog) Resolve(id, version string) (*Engine, error) {
+	e, ok := c.Engines[id]
+	if !ok {
+		return nil, fmt.Errorf("unknown engine %q; known engines: %s", id, strings.Join(c.IDs(), ", "))
+	}
+	if version == "" {
+		return e, nil
+	}
+	v, err := parseVersion(version)
+	if err != nil {
+		return nil, err
+	}
+	if e.MinVersion != "" {
+		min, _ := parseVersion(e.MinVersion)
+		if compareVersions(v, min) < 0 {
+			return nil, fmt.Errorf("the catalog covers %s from %s on, not %s", e.Title, e.MinVersion, version)
+		}
+	} else if len(e.Variants) == 0 {
+		return nil, fmt.Errorf("the catalog describes %s %s only and has no version variants; remove the engine version", e.Title, e.Versions)
+	}
+	out := e.clone()
+	var applied []string
+	for _, va := range e.Variants {
+		if !va.covers(v) {
+			continue
+		}
+		out.apply(va)
+		applied = append(applied, va.Change)
+	}
+	out.Variant = version
+	if len(applied) > 0 {
+		out.Versions = fmt.Sprintf("%s (%s)", version, strings.Join(applied, "; "))
+	} else {
+		out.Versions = version
+	}
+	return out, nil
+}
+
+func (va Variant) covers(v []int) bool {
+	if va.From != "" {
+		from, _ := parseVersion(va.From)
+		if compareVersions(v, from) < 0 {
+			return false
+		}
+	}
+	if va.To != "" {
+		to, _ := parseVersion(va.To)
+		if compareVersions(v, to) > 0 {
+			return false
+		}
+	}
+	if va.Before != "" {
+		before, _ := parseVersion(va.Before)
+		if compareVersions(v, before) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *Engine) clone() *Engine {
+	out := *e
+	out.Histograms = make(map[string]*Histogram, len(e.Histograms))
+	for r, h := range e.Histograms {
+		c := *h
+		out.Histograms[r] = &c
+	}
+	out.Gauges = copyMap(e.Gauges)
+	out.Lacks = copyMap(e.Lacks)
+	return &out
+}
+
+func (e *Engine) apply(va Variant) {
+	if va.Labels != nil {
+		e.Labels = va.Labels
+	}
+	for _, r := range va.Drop {
+		delete(e.Histograms, r)
+	}
+	for r, patch := range va.Histograms {
+		h, ok := e.Histograms[r]
+		if !ok {
+			h = &Histogram{}
+			e.Histograms[r] = h
+		}
+		if patch.Metric != "" {
+			h.Metric = patch.Metric
+		}
+		if len(patch.Buckets) > 0 {
+			h.Buckets = patch.Buckets
+		}
+		if patch.Unit != "" {
+			h.Unit = patch.Unit
+		}
+		if patch.Observation != "" {
+			h.Observation = patch.Observation
+		}
+		if patch.Note != "" {
+			h.Note = patch.Note
+		}
+	}
+	for k, g := range va.Gauges {
+		if e.Gauges == nil {
+			e.Gauges = map[string]string{}
+		}
+		e.Gauges[k] = g
+	}
+	if va.Errors != nil {
+		e.Errors = *va.Errors
+	}
+	for k, l := range va.Lacks {
+		if e.Lacks == nil {
+			e.Lacks = map[string]string{}
+		}
+		e.Lacks[k] = l
+	}
+}
+
 // Roles lists the latency roles the engine has a histogram for, in order.
 func (e *Engine) Roles() []string {
 	var out []string
-	for _, r := range []string{"ttft", "itl", "tpot", "e2e"} {
+	for _, r := range Roles {
 		if _, ok := e.Histograms[r]; ok {
 			out = append(out, r)
 		}
@@ -108,26 +371,89 @@ func (e *Engine) Roles() []string {
 	return out
 }
 
-// Bucket finds the bucket whose upper bound equals seconds, comparing as
-// numbers (Prometheus 3 writes le="1.0" where an exporter wrote "1").
+// SLIs lists every SLI the engine can serve: its latency roles, and errors
+// when it counts failed requests.
+func (e *Engine) SLIs() []string {
+	out := e.Roles()
+	if e.Errors.Bad != "" {
+		out = append(out, "errors")
+	}
+	return out
+}
+
+// Missing says why the engine cannot serve an SLI and what it has
+// instead; empty when it can.
+func (e *Engine) Missing(sli string) string {
+	if contains(e.SLIs(), sli) {
+		return ""
+	}
+	if sli == "errors" {
+		msg := fmt.Sprintf("%s counts no failed requests", e.Title)
+		if e.Errors.Gateway != "" {
+			msg += "; " + e.Errors.Gateway
+		}
+		return msg
+	}
+	if l := e.Lacks[sli]; l != "" {
+		return l
+	}
+	if m, ok := e.Means[sli]; ok {
+		return fmt.Sprintf("engine %s has only a mean (%s over %s), which cannot make an exact SLI", e.ID, m.Sum, m.Count)
+	}
+	if e.NoMetrics != "" {
+		return e.NoMetrics
+	}
+	return fmt.Sprintf("engine %s exposes no %s histogram", e.ID, sli)
+}
+
+// LabelsOf returns the labels a metric carries.
+func (e *Engine) LabelsOf(metric string) []string {
+	if l, ok := e.MetricLabels[metric]; ok {
+		return l
+	}
+	return e.Labels
+}
+
+// UnitOrSeconds is the histogram's unit, seconds unless stated.
+func (h *Histogram) UnitOrSeconds() string {
+	if h.Unit == "" {
+		return Seconds
+	}
+	return h.Unit
+}
+
+// Scale is how many of the histogram's units make one second.
+func (h *Histogram) Scale() float64 {
+	if h.Unit == Milliseconds {
+		return 1000
+	}
+	return 1
+}
+
+// Bucket finds the bucket whose upper bound equals seconds once converted
+// to the histogram's unit, comparing as numbers (Prometheus 3 writes
+// le="1.0" where an exporter wrote "1"); it returns the bound in the
+// histogram's unit, the value of le.
 func (h *Histogram) Bucket(seconds float64) (float64, bool) {
+	native := seconds * h.Scale()
 	for _, b := range h.Buckets {
-		if nearlyEqual(b, seconds) {
+		if nearlyEqual(b, native) {
 			return b, true
 		}
 	}
 	return 0, false
 }
 
-// Neighbours returns the closest bucket bounds below and above seconds; a
-// missing side is NaN.
+// Neighbours returns the closest bucket bounds below and above seconds, in
+// seconds; a missing side is NaN.
 func (h *Histogram) Neighbours(seconds float64) (below, above float64) {
 	below, above = math.NaN(), math.NaN()
+	native := seconds * h.Scale()
 	for _, b := range h.Buckets {
-		if b < seconds {
-			below = b
-		} else if b > seconds && math.IsNaN(above) {
-			above = b
+		if b < native && !nearlyEqual(b, native) {
+			below = b / h.Scale()
+		} else if b > native && !nearlyEqual(b, native) && math.IsNaN(above) {
+			above = b / h.Scale()
 		}
 	}
 	return below, above
@@ -140,4 +466,94 @@ func FormatSeconds(f float64) string {
 
 func nearlyEqual(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
+
+func hasDuplicate(fs []float64) bool {
+	for i := 1; i < len(fs); i++ {
+		if fs[i] == fs[i-1] {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func isID(s string) bool {
+	if s == "" || len(s) > 63 {
+		return false
+	}
+	for i, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' && i > 0 && i < len(s)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseVersion reads a release such as 0.10.1, v0.9.2, r24.07 or
+// 0.3.5.post1 as numbers; a suffix after the numbers is ignored.
+func parseVersion(s string) ([]int, error) {
+	t := strings.TrimLeft(s, "vVrR")
+	var out []int
+	for _, part := range strings.Split(t, ".") {
+		n := 0
+		digits := 0
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				break
+			}
+			n = n*10 + int(c-'0')
+			digits++
+		}
+		if digits == 0 {
+			if len(out) > 0 {
+				break
+			}
+			return nil, fmt.Errorf("%q is not a version such as 0.10.1", s)
+		}
+		out = append(out, n)
+		if digits < len(part) {
+			break
+		}
+	}
+	return out, nil
+}
+
+// compareVersions orders releases; missing parts count as zero.
+func compareVersions(a, b []int) int {
+	for i := 0; i < len(a) || i < len(b); i++ {
+		x, y := 0, 0
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
 }
