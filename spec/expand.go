@@ -25,7 +25,6 @@ const (
 	DefaultEvaluation     = time.Minute
 )
 
-
 // expanded is an OpenSLO object made from a shorthand document, with the
 // map from its property paths back to the shorthand's.
 type expanded struct {
