@@ -9,6 +9,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // rateInterval is Grafana's rate window macro: at least four scrape
@@ -137,16 +138,23 @@ func rawSelector(slo model.SLO) string {
 // probeMetric is a series every target of the engine exposes, used to list
 // label values for the variables.
 func probeMetric(inf *model.Inference) string {
+	var q string
 	switch {
 	case inf.Signals.Requests != "":
-		return inf.Signals.Requests
+		q = inf.Signals.Requests
 	case inf.Histogram != "":
 		return inf.Histogram + "_count"
 	case inf.Signals.TTFT != "":
 		return inf.Signals.TTFT + "_count"
 	default:
-		return inf.Signals.QueueDepth
+		q = inf.Signals.QueueDepth
 	}
+	// An engine's request count may be a sum of counters (Triton), or a
+	// UTF-8 name in braces: the probe is its first metric's name.
+	if names := engine.MetricNames(q); len(names) > 0 {
+		return names[0]
+	}
+	return q
 }
 
 // recorded selects a recorded series of one SLO (and window, when

@@ -106,10 +106,7 @@ func serviceVariables(slos []model.SLO) ([]variable, error) {
 		if probe == "" {
 			continue
 		}
-		series := probe
-		if s := strings.TrimSpace(inf.Selector); s != "" {
-			series = fmt.Sprintf("%s{%s}", probe, s)
-		}
+		series := rules.SeriesSelector(probe, strings.TrimSpace(inf.Selector))
 		if err := parses(series); err != nil {
 			return nil, fmt.Errorf("selector of SLO %s: %w", slo.Name, err)
 		}

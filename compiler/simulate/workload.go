@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 
@@ -156,7 +157,9 @@ func engineSeries(slo model.SLO) ([]series, error) {
 			add(h+"_sum", nil, good, -good)
 		}
 	}
-	if r := inf.Signals.Requests; r != "" {
+	// The finished-requests counter by finished_reason is vLLM's shape;
+	// a request count written as a sum of counters is left to ratioSeries.
+	if r := inf.Signals.Requests; r != "" && prommodel.IsValidLegacyMetricName(r) {
 		if latency {
 			add(r, map[string]string{"finished_reason": "stop"}, 1, 0)
 			add(r, map[string]string{"finished_reason": "error"}, 0, 0)
@@ -239,6 +242,11 @@ func ratioSeries(slo model.SLO) ([]series, error) {
 			}
 			ls = labels.FromMap(v)
 		}
+		// A total that sums the bad counter with others (success + failure)
+		// selects the bad series itself: it is one series, not two.
+		if containsLabels(groupA, ls) {
+			continue
+		}
 		groupB = appendUnique(groupB, ls)
 	}
 	coef := func(sels []selector, group []labels.Labels) float64 {
@@ -291,12 +299,19 @@ func with(m map[string]string, k, v string) map[string]string {
 }
 
 func appendUnique(list []labels.Labels, ls labels.Labels) []labels.Labels {
-	for _, l := range list {
-		if labels.Equal(l, ls) {
-			return list
-		}
+	if containsLabels(list, ls) {
+		return list
 	}
 	return append(list, ls)
+}
+
+func containsLabels(list []labels.Labels, ls labels.Labels) bool {
+	for _, l := range list {
+		if labels.Equal(l, ls) {
+			return true
+		}
+	}
+	return false
 }
 
 // otherModels returns label overrides for extra models the SLO does not
