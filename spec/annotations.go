@@ -9,6 +9,7 @@ const (
 	// On an SLO:
 	AnnotationEngine          = annotationPrefix + "engine"           // vllm
 	AnnotationEngineVersion   = annotationPrefix + "engine-version"   // 0.10.1: picks the catalog's version variant
+	AnnotationEngineMetrics   = annotationPrefix + "engine-metrics"   // a custom engine's catalog entry, as YAML
 	AnnotationSLI             = annotationPrefix + "sli"              // ttft, itl, tpot, e2e, queue, errors
 	AnnotationThreshold       = annotationPrefix + "threshold"        // 250ms
 	AnnotationSelector        = annotationPrefix + "selector"         // model_name="llama-3-70b"
@@ -28,7 +29,7 @@ const (
 )
 
 var sloAnnotations = []string{
-	AnnotationEngine, AnnotationEngineVersion, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
+	AnnotationEngine, AnnotationEngineVersion, AnnotationEngineMetrics, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
 	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
 	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
 	AnnotationAlertLabels, AnnotationSeverities,

@@ -45,7 +45,20 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		ps = append(ps, d.errorf("spec.service", "%q is not a DNS label (lower-case letters, digits and '-', at most 63)", s.Spec.Service))
 	}
 	var eng *engine.Engine
-	if _, ok := cat.Engine(s.Spec.Engine); !ok {
+	var custom string
+	if s.Spec.Metrics != nil {
+		if _, builtin := cat.Engine(s.Spec.Engine); builtin {
+			ps = append(ps, d.errorf("spec.engine", "%q is a catalog engine; name the engine your metrics describe differently", s.Spec.Engine))
+		} else if !isDNSLabel(s.Spec.Engine) {
+			ps = append(ps, d.errorf("spec.engine", "required with spec.metrics: a name for these metrics, a DNS label such as %q", "app"))
+		} else if e, err := engine.Custom(s.Spec.Engine, s.Spec.Metrics); err != nil {
+			ps = append(ps, d.errorf("spec.metrics", "%v", err))
+		} else if text, err := e.Marshal(); err != nil {
+			ps = append(ps, d.errorf("spec.metrics", "%v", err))
+		} else {
+			eng, custom = e, text
+		}
+	} else if _, ok := cat.Engine(s.Spec.Engine); !ok {
 		if s.Spec.Engine == "" {
 			ps = append(ps, d.errorf("spec.engine", "required: one of %s", fmtList(cat.IDs())))
 		} else {
@@ -109,6 +122,9 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		ann := slo.Metadata.Annotations
 		if s.Spec.EngineVersion != "" {
 			ann[AnnotationEngineVersion] = s.Spec.EngineVersion
+		}
+		if custom != "" {
+			ann[AnnotationEngineMetrics] = custom
 		}
 		ann[AnnotationScrapeInterval] = model.FormatDuration(scrape)
 		ann[AnnotationEvaluation] = model.FormatDuration(evaluation)

@@ -38,6 +38,38 @@ func (r Result) Err() error {
 // resolves them into SLOs. A problem in one file does not stop the others
 // from being checked: every problem of the run is reported.
 func Load(paths ...string) (Result, error) {
+	cat, err := engine.Load()
+	if err != nil {
+		return Result{}, err
+	}
+	return LoadWith(cat, paths...)
+}
+
+// Catalog is the built-in engine catalog with the engines of catalog
+// files added; an engine id defined twice is an error.
+func Catalog(files ...string) (*engine.Catalog, error) {
+	cat, err := engine.Load()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("read engine catalog: %w", err)
+		}
+		more, err := engine.Parse(data, f)
+		if err != nil {
+			return nil, err
+		}
+		if err := cat.Merge(more); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	return cat, nil
+}
+
+// LoadWith is Load with a given engine catalog.
+func LoadWith(cat *engine.Catalog, paths ...string) (Result, error) {
 	files, err := Discover(paths...)
 	if err != nil {
 		return Result{}, err
@@ -50,7 +82,7 @@ func Load(paths ...string) (Result, error) {
 		}
 		sources[i] = Source{Name: f, Data: data}
 	}
-	return Parse(sources...)
+	return ParseWith(cat, sources...)
 }
 
 // Source is one spec file's name and content.
@@ -65,6 +97,11 @@ func Parse(sources ...Source) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	return ParseWith(cat, sources...)
+}
+
+// ParseWith is Parse with a given engine catalog.
+func ParseWith(cat *engine.Catalog, sources ...Source) (Result, error) {
 	l := newLoader(cat)
 	var names []string
 	for _, s := range sources {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/spec/engine"
 	"github.com/inferslo/inferslo/compiler/rules"
 )
 
@@ -277,14 +278,26 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 	if !ok {
 		return nil
 	}
-	if _, ok := l.cat.Engine(id); !ok {
+	var eng *engine.Engine
+	if text, ok := ann[AnnotationEngineMetrics]; ok {
+		// A custom engine travels with the SLO, so plain OpenSLO exported
+		// from the shorthand needs no catalog file.
+		e, err := engine.ParseEngine(id, text)
+		if err != nil {
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationEngineMetrics, "%v", err))
+			return nil
+		}
+		eng = e
+	} else if _, ok := l.cat.Engine(id); !ok {
 		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationEngine, "unknown engine %q; known engines: %s", id, fmtList(l.cat.IDs())))
 		return nil
-	}
-	eng, err := l.cat.Resolve(id, ann[AnnotationEngineVersion])
-	if err != nil {
-		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationEngineVersion, "%v", err))
-		return nil
+	} else {
+		e, err := l.cat.Resolve(id, ann[AnnotationEngineVersion])
+		if err != nil {
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationEngineVersion, "%v", err))
+			return nil
+		}
+		eng = e
 	}
 	role := ann[AnnotationSLI]
 	inf := &model.Inference{Engine: eng.ID, EngineTitle: eng.Title, EngineVersion: eng.Variant, Role: role, Selector: ann[AnnotationSelector]}

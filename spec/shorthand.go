@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // ShorthandAPIVersion and ShorthandKind identify the inference shorthand.
@@ -41,6 +43,10 @@ type ShorthandSpec struct {
 	// EngineVersion picks the catalog's variant for that release (names
 	// and buckets changed across releases); empty means the newest.
 	EngineVersion string `yaml:"engineVersion,omitempty"`
+	// Metrics declares the service's own metrics (histograms with unit and
+	// buckets, error and request counters, gauges) in the catalog's
+	// format; Engine then names this custom engine.
+	Metrics *engine.Engine `yaml:"metrics,omitempty"`
 	// Selector is label equality matchers applied to every engine series.
 	Selector map[string]string `yaml:"selector,omitempty"`
 	// GroupBy splits every objective into one SLO per value of these labels

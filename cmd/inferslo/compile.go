@@ -11,6 +11,7 @@ import (
 
 type compileCmd struct {
 	Specs  []string `arg:"" name:"spec" help:"Spec files or folders (*.yaml, *.yml, *.json)."`
+	Catalogs catalogFlag `embed:""`
 	Output string   `short:"o" required:"" help:"Output folder; replaced as a whole, atomically."`
 	Check  bool     `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
 	Tests  bool     `help:"Also write promtool unit tests (prometheus/<service>.test.yaml) for every alert tier."`
@@ -29,7 +30,7 @@ func (c *compileCmd) options() compiler.Options {
 }
 
 func (c *compileCmd) Run(e *env) error {
-	res, err := load(e, c.Specs)
+	res, err := load(e, c.Specs, c.Catalogs)
 	if err != nil {
 		return err
 	}

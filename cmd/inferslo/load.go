@@ -6,10 +6,19 @@ import (
 	"github.com/inferslo/inferslo/spec"
 )
 
+// catalogFlag adds engine catalog files to the built-in catalog.
+type catalogFlag struct {
+	Catalog []string `help:"Engine catalog file declaring your own engines' metrics (the format of spec/engine/catalog.yaml), repeatable." type:"existingfile" placeholder:"FILE"`
+}
+
 // load reads specs and prints every problem with its snippet. It returns
 // errReported when any problem is an error.
-func load(e *env, paths []string) (spec.Result, error) {
-	res, err := spec.Load(paths...)
+func load(e *env, paths []string, catalogs catalogFlag) (spec.Result, error) {
+	cat, err := spec.Catalog(catalogs.Catalog...)
+	if err != nil {
+		return spec.Result{}, err
+	}
+	res, err := spec.LoadWith(cat, paths...)
 	if err != nil {
 		return res, err
 	}

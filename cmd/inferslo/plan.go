@@ -8,10 +8,11 @@ import (
 
 type planCmd struct {
 	Specs []string `arg:"" name:"spec" help:"Spec files or folders."`
+	Catalogs catalogFlag `embed:""`
 }
 
 func (c *planCmd) Run(e *env) error {
-	res, err := load(e, c.Specs)
+	res, err := load(e, c.Specs, c.Catalogs)
 	if err != nil {
 		return err
 	}

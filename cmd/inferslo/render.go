@@ -12,6 +12,7 @@ import (
 
 type renderCmd struct {
 	Specs  []string `arg:"" name:"spec" help:"Spec files or folders."`
+	Catalogs catalogFlag `embed:""`
 	Output string   `short:"o" required:"" help:"Output folder for index.html; replaced as a whole, atomically."`
 }
 
@@ -20,7 +21,7 @@ type renderCmd struct {
 const rateInterval = 2 * time.Minute
 
 func (c *renderCmd) Run(e *env) error {
-	res, err := load(e, c.Specs)
+	res, err := load(e, c.Specs, c.Catalogs)
 	if err != nil {
 		return err
 	}

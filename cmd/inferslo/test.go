@@ -11,6 +11,7 @@ import (
 
 type testCmd struct {
 	Specs  []string `arg:"" name:"spec" help:"Spec files or folders."`
+	Catalogs catalogFlag `embed:""`
 	Rules  string   `help:"Test the rule files in this folder (a compile output, possibly edited) instead of compiling the specs afresh." placeholder:"DIR"`
 	JSON   bool     `help:"Print the results as JSON."`
 	Cost   bool     `help:"Measure what the rules cost Prometheus per evaluation, next to naive rules that compute every window from raw series."`
@@ -20,7 +21,7 @@ type testCmd struct {
 }
 
 func (c *testCmd) Run(e *env) error {
-	res, err := load(e, c.Specs)
+	res, err := load(e, c.Specs, c.Catalogs)
 	if err != nil {
 		return err
 	}

@@ -4,10 +4,11 @@ import "fmt"
 
 type validateCmd struct {
 	Specs []string `arg:"" name:"spec" help:"Spec files or folders."`
+	Catalogs catalogFlag `embed:""`
 }
 
 func (c *validateCmd) Run(e *env) error {
-	res, err := load(e, c.Specs)
+	res, err := load(e, c.Specs, c.Catalogs)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package grafana
 
 import (
 	"fmt"
+
+	prommodel "github.com/prometheus/common/model"
 	"regexp"
 	"sort"
 	"strings"
@@ -28,6 +30,9 @@ func percentileQuery(q, histogram, selector string) string {
 // counterRateQuery rates an engine's counter, or a sum of counters (Triton
 // counts requests as success plus failure), scoped by selector.
 func counterRateQuery(counter, selector string) string {
+	if prommodel.IsValidLegacyMetricName(counter) {
+		return fmt.Sprintf("sum(rate(%s[%s]))", rules.SeriesSelector(counter, selector), rateInterval)
+	}
 	scoped := scopedQuery(counter, selector)
 	// rate() goes on every selector; Grafana's interval macro is not PromQL,
 	// so it replaces a placeholder range after the parser printed the query.

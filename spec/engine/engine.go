@@ -557,3 +557,40 @@ func compareVersions(a, b []int) int {
 	}
 	return 0
 }
+
+// Custom checks an engine a team declares itself (in a spec or a catalog
+// file) and names it id.
+func Custom(id string, e *Engine) (*Engine, error) {
+	c := *e
+	c.ID = id
+	if c.Title == "" {
+		c.Title = id
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if len(c.Histograms) == 0 && c.Errors.Bad == "" && len(c.Gauges) == 0 {
+		return nil, fmt.Errorf("engine %s declares no histogram, error counter or gauge", id)
+	}
+	return &c, nil
+}
+
+// Marshal writes an engine entry in the catalog's format.
+func (e *Engine) Marshal() (string, error) {
+	out, err := yaml.Marshal(e)
+	if err != nil {
+		return "", fmt.Errorf("engine %s: %w", e.ID, err)
+	}
+	return string(out), nil
+}
+
+// ParseEngine reads one engine entry written by Marshal.
+func ParseEngine(id, text string) (*Engine, error) {
+	var e Engine
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	dec.KnownFields(true)
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("engine %s: %w", id, err)
+	}
+	return Custom(id, &e)
+}
