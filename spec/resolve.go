@@ -14,8 +14,8 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/spec/engine"
 	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 const (

@@ -10,11 +10,11 @@ import (
 )
 
 type compileCmd struct {
-	Specs  []string `arg:"" name:"spec" help:"Spec files or folders (*.yaml, *.yml, *.json)."`
+	Specs    []string    `arg:"" name:"spec" help:"Spec files or folders (*.yaml, *.yml, *.json)."`
 	Catalogs catalogFlag `embed:""`
-	Output string   `short:"o" required:"" help:"Output folder; replaced as a whole, atomically."`
-	Check  bool     `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
-	Tests  bool     `help:"Also write promtool unit tests (prometheus/<service>.test.yaml) for every alert tier."`
+	Output   string      `short:"o" required:"" help:"Output folder; replaced as a whole, atomically."`
+	Check    bool        `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
+	Tests    bool        `help:"Also write promtool unit tests (prometheus/<service>.test.yaml) for every alert tier."`
 
 	Namespace       string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
 	RuleLabel       map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`

@@ -7,7 +7,7 @@ import (
 )
 
 type planCmd struct {
-	Specs []string `arg:"" name:"spec" help:"Spec files or folders."`
+	Specs    []string    `arg:"" name:"spec" help:"Spec files or folders."`
 	Catalogs catalogFlag `embed:""`
 }
 

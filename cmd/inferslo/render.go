@@ -11,9 +11,9 @@ import (
 )
 
 type renderCmd struct {
-	Specs  []string `arg:"" name:"spec" help:"Spec files or folders."`
+	Specs    []string    `arg:"" name:"spec" help:"Spec files or folders."`
 	Catalogs catalogFlag `embed:""`
-	Output string   `short:"o" required:"" help:"Output folder for index.html; replaced as a whole, atomically."`
+	Output   string      `short:"o" required:"" help:"Output folder for index.html; replaced as a whole, atomically."`
 }
 
 // rateInterval stands in for Grafana's $__rate_interval: four scrapes of

@@ -3,7 +3,7 @@ package main
 import "fmt"
 
 type validateCmd struct {
-	Specs []string `arg:"" name:"spec" help:"Spec files or folders."`
+	Specs    []string    `arg:"" name:"spec" help:"Spec files or folders."`
 	Catalogs catalogFlag `embed:""`
 }
 
