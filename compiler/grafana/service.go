@@ -11,7 +11,7 @@ import (
 )
 
 // latencyRoles are the inference roles drawn as percentile panels, in order.
-func latencyRoles() []string { return []string{"ttft", "itl", "tpot", "e2e"} }
+func latencyRoles() []string { return []string{"ttft", "itl", "tpot", "e2e", "queue"} }
 
 // serviceDashboard draws one service: a summary, latency percentiles, one
 // row per SLO (budget, error ratio, burn rate) and traffic and engine load.
@@ -218,9 +218,15 @@ func latencyPanel(role string, slos []model.SLO) (panel, bool) {
 	sort.SliceStable(withRole, func(i, j int) bool {
 		return withRole[i].Inference.Threshold.Cmp(withRole[j].Inference.Threshold) < 0
 	})
+	// Quantiles come out in the histogram's own unit (milliseconds on
+	// Triton), and so do the threshold lines.
+	unit, unitName := "s", "s"
+	if source.Signals.Units[histogram] == "milliseconds" {
+		unit, unitName = "ms", "ms"
+	}
 	for _, s := range withRole {
-		t := s.Inference.Threshold.String()
-		promises = append(promises, fmt.Sprintf("%s wants %s of requests within %ss over %s", s.Name, percent(s.Objective), t, dur(s.Window)))
+		t := s.Inference.Threshold.Mul(model.NewDecimal(model.UnitsPerSecond(source.Signals.Units[histogram]), 1)).String()
+		promises = append(promises, fmt.Sprintf("%s wants %s of requests within %s%s over %s", s.Name, percent(s.Objective), t, unitName, dur(s.Window)))
 		if !seen[t] {
 			seen[t] = true
 			marks = append(marks, step{Value: num(t), Color: colorRed})
@@ -236,7 +242,7 @@ func latencyPanel(role string, slos []model.SLO) (panel, bool) {
 		desc += "No SLO bounds this latency, so no threshold is drawn."
 	}
 	return timeseriesPanel(roleTitle(role)+" (p50, p95, p99)", desc, ts,
-		seriesSpec{unit: "s", min: num("0"), thresholds: steps(colorGreen, marks...), thresholdStyle: "line"}), true
+		seriesSpec{unit: unit, min: num("0"), thresholds: steps(colorGreen, marks...), thresholdStyle: "line"}), true
 }
 
 // budgetSeries is the budget left of one SLO over time.

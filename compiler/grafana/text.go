@@ -33,6 +33,8 @@ func roleTitle(role string) string {
 		return "Time per output token"
 	case "e2e":
 		return "End-to-end request latency"
+	case "queue":
+		return "Queue time"
 	case "errors":
 		return "Request errors"
 	}
@@ -49,7 +51,9 @@ func roleWhy(role string) string {
 	case "tpot":
 		return "TPOT is a request's decode time divided by its generated tokens. It sets how long long answers take to finish."
 	case "e2e":
-		return "End-to-end latency covers a request from arrival to its last token, aborted requests included."
+		return "End-to-end latency covers a request from arrival to its last token."
+	case "queue":
+		return "Queue time is how long a request waits before the engine schedules it. It grows first when replicas are short, before TTFT does."
 	}
 	return ""
 }
