@@ -27,7 +27,7 @@ func TestEachEngineSpecSelectsTheEnginesSeriesAndPassesSimulation(t *testing.T) 
 		{"vllm-0.10.1.yaml", []string{}, []string{`vllm:time_per_output_token_seconds_bucket{le="0.05"}`, `http_requests_total{status="5xx"}`}},
 		{"sglang.yaml", []string{}, []string{`sglang:time_to_first_token_seconds_bucket{le="0.4"}`, `sglang:queue_time_seconds_bucket{le="0.5"}`, `sglang:http_responses_total{status_code=~"5.."}`}},
 		{"tgi.yaml", []string{"tgi-chat-e2e"}, []string{`tgi_request_duration_bucket{job="tgi",le="1.683411219602823"}`, `tgi_request_failure{job="tgi"}`, `tgi_request_count{job="tgi"}`}},
-		{"triton.yaml", []string{"triton-chat-ttft", "triton-chat-errors"}, []string{`nv_inference_first_response_histogram_ms_bucket{le="500.0",model="ensemble"}`, `nv_inference_request_failure{model="ensemble",reason!="CANCELED"}`}},
+		{"triton.yaml", []string{"triton-chat-ttft"}, []string{`nv_inference_first_response_histogram_ms_bucket{le="500.0",model="ensemble"}`, `nv_inference_request_failure{model="ensemble",reason!="CANCELED"}`}},
 		{"tensorrtllm-backend.yaml", []string{}, []string{`nv_inference_request_failure{model="tensorrt_llm",reason!="CANCELED"}`}},
 		{"trtllm-serve.yaml", []string{}, []string{`trtllm_time_to_first_token_seconds_bucket{le="0.5",model_name="llama-3-8b"}`, `trtllm_request_error_total{model_name="llama-3-8b"}`}},
 		{"dynamo.yaml", []string{}, []string{`dynamo_frontend_time_to_first_token_seconds_bucket{le="0.47",model="llama-3-8b"}`, `dynamo_frontend_requests_total{error_type!~"cancelled|validation|not_found",model="llama-3-8b",status="error"}`}},
