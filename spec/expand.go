@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/OpenSLO/go-sdk/pkg/openslo"
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
@@ -533,9 +533,13 @@ func seriesSelector(name string, pairs ...string) string {
 	return head + "{" + strings.Join(ms, ",") + "}"
 }
 
+// utf8Label accepts the dotted attribute names OpenTelemetry keeps under
+// UTF-8 translation (gen_ai.request.model): legacy characters and dots.
 func utf8Label(name string) bool {
-	return name != "" && utf8.ValidString(name) && !strings.HasPrefix(name, "__")
+	return dottedLabel.MatchString(name) && !strings.HasPrefix(name, "__")
 }
+
+var dottedLabel = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*(\.[a-zA-Z0-9_]+)+$`)
 
 func engineName(e *engine.Engine) string {
 	if e.Variant != "" {

@@ -221,11 +221,11 @@ func latencyPanel(role string, slos []model.SLO) (panel, bool) {
 	// Quantiles come out in the histogram's own unit (milliseconds on
 	// Triton), and so do the threshold lines.
 	unit, unitName := "s", "s"
-	if source.Signals.Units[histogram] == "milliseconds" {
+	if source.Inference.Signals.Units[histogram] == "milliseconds" {
 		unit, unitName = "ms", "ms"
 	}
 	for _, s := range withRole {
-		t := s.Inference.Threshold.Mul(model.NewDecimal(model.UnitsPerSecond(source.Signals.Units[histogram]), 1)).String()
+		t := s.Inference.Threshold.Mul(model.NewDecimal(model.UnitsPerSecond(source.Inference.Signals.Units[histogram]), 1)).String()
 		promises = append(promises, fmt.Sprintf("%s wants %s of requests within %s%s over %s", s.Name, percent(s.Objective), t, unitName, dur(s.Window)))
 		if !seen[t] {
 			seen[t] = true
