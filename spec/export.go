@@ -3,7 +3,6 @@ package spec
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/OpenSLO/go-sdk/pkg/openslosdk"
 
@@ -14,7 +13,7 @@ import (
 // expanded, OpenSLO objects as they are. The result passes go-sdk validation
 // and compiles to the same rules as the input.
 func Export(paths ...string) ([]byte, Problems, error) {
-	files, err := Discover(paths...)
+	sources, err := readSources(paths...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -23,12 +22,10 @@ func Export(paths ...string) ([]byte, Problems, error) {
 		return nil, nil, err
 	}
 	l := newLoader(cat)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read spec: %w", err)
-		}
-		l.addFile(f, data)
+	var files []string
+	for _, s := range sources {
+		l.addFile(s.Name, s.Data)
+		files = append(files, s.Name)
 	}
 	l.resolve()
 	l.problems.sort()
