@@ -6,6 +6,7 @@ import (
 
 	"github.com/OpenSLO/go-sdk/pkg/openslosdk"
 
+	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
@@ -36,7 +37,7 @@ func Export(paths ...string) ([]byte, Problems, error) {
 		return nil, l.problems, fmt.Errorf("exported objects do not validate: %w", err)
 	}
 	var buf bytes.Buffer
-	buf.WriteString("# Plain OpenSLO v1 exported by inferslo from " + fmtList(files) + ".\n")
+	buf.WriteString("# Plain OpenSLO v1 exported by inferslo from " + artifact.SourceList(files) + ".\n")
 	if err := openslosdk.Encode(&buf, openslosdk.FormatYAML, l.objects...); err != nil {
 		return nil, l.problems, fmt.Errorf("encode OpenSLO: %w", err)
 	}

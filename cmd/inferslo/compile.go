@@ -42,7 +42,7 @@ func (c *compileCmd) Run(e *env) error {
 	}
 	files := out.Files
 	if c.Check {
-		diff, err := files.Diff(c.Output)
+		diff, err := files.Diff(c.Output, "compile")
 		if err != nil {
 			return err
 		}
@@ -54,7 +54,7 @@ func (c *compileCmd) Run(e *env) error {
 		fmt.Fprintf(e.stderr, "%s is up to date (%d files)\n", c.Output, len(files))
 		return nil
 	}
-	if err := files.Write(c.Output); err != nil {
+	if err := files.Write(c.Output, "compile"); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "wrote %d files for %d SLOs to %s\n", len(files), len(res.Set.SLOs), c.Output)
