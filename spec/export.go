@@ -14,7 +14,7 @@ import (
 // expanded, OpenSLO objects as they are. The result passes go-sdk validation
 // and compiles to the same rules as the input.
 func Export(paths ...string) ([]byte, Problems, error) {
-	sources, err := readSources(paths...)
+	sources, err := ReadFiles(paths...)
 	if err != nil {
 		return nil, nil, err
 	}

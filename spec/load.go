@@ -35,7 +35,7 @@ func (r Result) Err() error {
 // resolves them into SLOs. A problem in one file does not stop the others
 // from being checked: every problem of the run is reported.
 func Load(paths ...string) (Result, error) {
-	sources, err := readSources(paths...)
+	sources, err := ReadFiles(paths...)
 	if err != nil {
 		return Result{}, err
 	}

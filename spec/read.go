@@ -220,8 +220,9 @@ func kind(m fs.FileMode) string {
 	}
 }
 
-// readSources discovers and reads spec files.
-func readSources(paths ...string) ([]Source, error) {
+// ReadFiles discovers and reads spec files (and other files handed to
+// inferslo as specs are), with the checks of Discover and the size cap.
+func ReadFiles(paths ...string) ([]Source, error) {
 	files, err := Discover(paths...)
 	if err != nil {
 		return nil, err
