@@ -164,7 +164,7 @@ func TestWriteRemovesTemporaryFoldersOfAKilledRun(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "out")
 	writeTree(t, parent, map[string]string{
-		".out.tmp-123/prometheus/a.yaml":    "half",
+		".out.tmp-123/prometheus/a.yaml":     "half",
 		".out.tmp-456.old/prometheus/a.yaml": "old",
 		".other.tmp-1/keep":                  "not ours",
 	})
