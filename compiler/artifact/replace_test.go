@@ -204,3 +204,25 @@ func TestDiffReadsRegularFilesOnly(t *testing.T) {
 		t.Fatalf("diff as render = %s, %v; want the command to differ", d, err)
 	}
 }
+
+func TestWriteToTheCurrentFolderWritesBesideIt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s := Set{{Path: "a.yaml", Data: []byte("a: 1\n")}}
+	if err := s.Write(dir, "compile"); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if err := (Set{{Path: "a.yaml", Data: []byte("a: 2\n")}}).Write(".", "compile"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(dir, "a.yaml")); got != "a: 2\n" {
+		t.Fatalf("a.yaml = %q, want the new output", got)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Fatalf("the output holds %v, want a.yaml and the marker", entries)
+	}
+}

@@ -69,9 +69,18 @@ func (s Set) Write(dir, command string) (err error) {
 	return swap(tmp, dir)
 }
 
-// resolveOutput follows a link at dir to the folder it names.
+// resolveOutput follows a link at dir to the folder it names, and names
+// "." or ".." by their absolute path, so the temporary folder goes beside
+// the output rather than into it.
 func resolveOutput(dir string) (string, error) {
 	dir = filepath.Clean(dir)
+	if b := filepath.Base(dir); b == "." || b == ".." {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", err
+		}
+		dir = abs
+	}
 	info, err := os.Lstat(dir)
 	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
 		return dir, nil
