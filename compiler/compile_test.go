@@ -35,12 +35,12 @@ func TestExamplesMatchGoldenFiles(t *testing.T) {
 		if err := os.RemoveAll(golden); err != nil {
 			t.Fatal(err)
 		}
-		if err := files.Write(golden); err != nil {
+		if err := files.Write(golden, "compile"); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	diff, err := files.Diff(golden)
+	diff, err := files.Diff(golden, "compile")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,10 @@ package spec
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/OpenSLO/go-sdk/pkg/openslosdk"
 
+	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
@@ -14,7 +14,7 @@ import (
 // expanded, OpenSLO objects as they are. The result passes go-sdk validation
 // and compiles to the same rules as the input.
 func Export(paths ...string) ([]byte, Problems, error) {
-	files, err := Discover(paths...)
+	sources, err := ReadFiles(paths...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -23,12 +23,10 @@ func Export(paths ...string) ([]byte, Problems, error) {
 		return nil, nil, err
 	}
 	l := newLoader(cat)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read spec: %w", err)
-		}
-		l.addFile(f, data)
+	var files []string
+	for _, s := range sources {
+		l.addFile(s.Name, s.Data)
+		files = append(files, s.Name)
 	}
 	l.resolve()
 	l.problems.sort()
@@ -39,7 +37,7 @@ func Export(paths ...string) ([]byte, Problems, error) {
 		return nil, l.problems, fmt.Errorf("exported objects do not validate: %w", err)
 	}
 	var buf bytes.Buffer
-	buf.WriteString("# Plain OpenSLO v1 exported by inferslo from " + fmtList(files) + ".\n")
+	buf.WriteString("# Plain OpenSLO v1 exported by inferslo from " + artifact.SourceList(files) + ".\n")
 	if err := openslosdk.Encode(&buf, openslosdk.FormatYAML, l.objects...); err != nil {
 		return nil, l.problems, fmt.Errorf("encode OpenSLO: %w", err)
 	}

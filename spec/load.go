@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -53,7 +50,7 @@ func Catalog(files ...string) (*engine.Catalog, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readSpec(f)
 		if err != nil {
 			return nil, fmt.Errorf("read engine catalog: %w", err)
 		}
@@ -70,17 +67,9 @@ func Catalog(files ...string) (*engine.Catalog, error) {
 
 // LoadWith is Load with a given engine catalog.
 func LoadWith(cat *engine.Catalog, paths ...string) (Result, error) {
-	files, err := Discover(paths...)
+	sources, err := ReadFiles(paths...)
 	if err != nil {
 		return Result{}, err
-	}
-	sources := make([]Source, len(files))
-	for i, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return Result{}, fmt.Errorf("read spec: %w", err)
-		}
-		sources[i] = Source{Name: f, Data: data}
 	}
 	return ParseWith(cat, sources...)
 }
@@ -113,56 +102,6 @@ func ParseWith(cat *engine.Catalog, sources ...Source) (Result, error) {
 	return Result{Set: set, Problems: l.problems, Files: names}, nil
 }
 
-// Discover expands folders into the spec files below them, sorted.
-func Discover(paths ...string) ([]string, error) {
-	if len(paths) == 0 {
-		return nil, errors.New("no spec files or folders given")
-	}
-	var files []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		p = filepath.ToSlash(filepath.Clean(p))
-		if !seen[p] {
-			seen[p] = true
-			files = append(files, p)
-		}
-	}
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("spec path: %w", err)
-		}
-		if !info.IsDir() {
-			add(p)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && q != p && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() && isSpecFile(q) {
-				found = append(found, q)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("read folder %s: %w", p, err)
-		}
-		sort.Strings(found)
-		for _, f := range found {
-			add(f)
-		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("folder %s holds no spec files (*.yaml, *.yml, *.json)", p)
-		}
-	}
-	return files, nil
-}
-
 func isSpecFile(p string) bool {
 	switch strings.ToLower(filepath.Ext(p)) {
 	case ".yaml", ".yml", ".json":
@@ -184,7 +123,7 @@ func splitDocs(file string, data []byte) ([]*doc, Problems) {
 			break
 		}
 		if err != nil {
-			return docs, Problems{yamlProblem(file, lines, err)}
+			return docs, Problems{yamlProblem(file, err)}
 		}
 		root := &n
 		if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
@@ -203,7 +142,9 @@ func splitDocs(file string, data []byte) ([]*doc, Problems) {
 			}
 			fallthrough
 		default:
-			d := &doc{file: file, lines: lines, node: root}
+			// No snippet: a file that is not an object may be no spec at
+			// all (a token, a key), and its text must not reach the output.
+			d := &doc{file: file, node: root}
 			return docs, Problems{d.errorf("", "a spec document must be an object with apiVersion and kind, or a list of them")}
 		}
 	}
@@ -211,20 +152,31 @@ func splitDocs(file string, data []byte) ([]*doc, Problems) {
 }
 
 // yamlProblem locates a YAML syntax error; yaml.v3 puts "line N" in the text.
-func yamlProblem(file string, lines []string, err error) Problem {
-	p := Problem{File: file, Severity: Error, Message: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+// It shows no line of the file and no quoted text from it: a file that is
+// not YAML may be a secret that only its name made look like a spec.
+func yamlProblem(file string, err error) Problem {
+	p := Problem{File: file, Severity: Error, Message: "invalid YAML: " + hideQuoted(strings.TrimPrefix(err.Error(), "yaml: "))}
 	var line int
 	if _, scanErr := fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line); scanErr == nil && line > 0 {
-		p.Message = "invalid YAML: " + strings.TrimSpace(strings.SplitN(strings.TrimPrefix(err.Error(), "yaml: "), ":", 2)[1])
+		p.Message = "invalid YAML: " + hideQuoted(strings.TrimSpace(strings.SplitN(strings.TrimPrefix(err.Error(), "yaml: "), ":", 2)[1]))
 		// yaml.v3 reports an unclosed flow collection at the line before
 		// the one that opens it (its context mark counts from zero).
 		if strings.Contains(p.Message, "did not find expected") {
 			line++
 		}
 		p.Line = line
-		if line <= len(lines) {
-			p.Source = lines[line-1]
-		}
 	}
 	return p
+}
+
+// hideQuoted replaces text yaml.v3 quotes from the input (an anchor name)
+// with an ellipsis; a single quoted character (the ',' expected) stays.
+func hideQuoted(msg string) string {
+	parts := strings.Split(msg, "'")
+	for i := 1; i < len(parts)-1; i += 2 {
+		if len([]rune(parts[i])) > 1 {
+			parts[i] = "…"
+		}
+	}
+	return strings.Join(parts, "'")
 }

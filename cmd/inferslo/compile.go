@@ -43,7 +43,7 @@ func (c *compileCmd) Run(e *env) error {
 	}
 	files := out.Files
 	if c.Check {
-		diff, err := files.Diff(c.Output)
+		diff, err := files.Diff(c.Output, "compile")
 		if err != nil {
 			return err
 		}
@@ -55,7 +55,7 @@ func (c *compileCmd) Run(e *env) error {
 		fmt.Fprintf(e.stderr, "%s is up to date (%d files)\n", c.Output, len(files))
 		return nil
 	}
-	if err := files.Write(c.Output); err != nil {
+	if err := files.Write(c.Output, "compile"); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "wrote %d files for %d SLOs to %s\n", len(files), len(res.Set.SLOs), c.Output)

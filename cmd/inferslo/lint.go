@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/lint"
@@ -19,17 +17,13 @@ type lintCmd struct {
 }
 
 func (c *lintCmd) Run(e *env) error {
-	files, err := spec.Discover(c.Paths...)
+	files, err := spec.ReadFiles(c.Paths...)
 	if err != nil {
 		return err
 	}
 	sources := make([]lint.Source, len(files))
 	for i, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("read: %w", err)
-		}
-		sources[i] = lint.Source{Name: f, Data: data}
+		sources[i] = lint.Source{Name: f.Name, Data: f.Data}
 	}
 	opts := lint.Options{ScrapeInterval: c.ScrapeInterval}
 	if c.Metrics != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/inferslo/inferslo/spec"
 )
@@ -31,6 +32,10 @@ func load(e *env, paths []string, catalogs catalogFlag) (spec.Result, error) {
 	if errs := res.Problems.Errors(); len(errs) > 0 {
 		fmt.Fprintf(e.stderr, "%d problem(s) found\n", len(errs))
 		return res, errReported
+	}
+	// Writing zero files would replace existing rules with nothing.
+	if len(res.Set.SLOs) == 0 {
+		return res, fmt.Errorf("no SLO found in %s (%d spec files read); an output needs at least one objective", strings.Join(paths, " "), len(res.Files))
 	}
 	return res, nil
 }

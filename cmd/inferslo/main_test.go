@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -53,5 +54,30 @@ func TestExitCodes(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", got, tt.want, errOut.String())
 			}
 		})
+	}
+}
+
+// A spec name with a newline could start a YAML document of its own in a
+// generated header: it is refused before anything is written.
+func TestASpecPathWithANewlineWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "chat\n---\nkind: ConfigMap\n#.yaml")
+	spec, err := os.ReadFile("../../examples/chat.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, spec, 0o644); err != nil {
+		t.Skip("file names with newlines unsupported:", err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"compile", dir, "-o", out}, &stdout, &stderr); got != exitProblems {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", got, exitProblems, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "control character") || strings.Count(stderr.String(), "\n") != 1 {
+		t.Fatalf("stderr = %q, want one line refusing the name", stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("output written: %v", err)
 	}
 }

@@ -67,7 +67,7 @@ func (c *renderCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := (artifact.Set{{Path: "index.html", Data: page}}).Write(c.Output); err != nil {
+	if err := (artifact.Set{{Path: "index.html", Data: page}}).Write(c.Output, "render"); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "wrote %s/index.html: %d SLOs, %d panel queries over %s of simulated traffic\n",

@@ -19,11 +19,11 @@ func read(t *testing.T, p string) string {
 func TestWriteReplacesTheFolderWithExactlyTheFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	first := Set{{Path: "prometheus/a.yaml", Data: []byte("a1")}, {Path: "prometheus/old.yaml", Data: []byte("x")}}
-	if err := first.Write(dir); err != nil {
+	if err := first.Write(dir, "compile"); err != nil {
 		t.Fatal(err)
 	}
 	second := Set{{Path: "prometheus/a.yaml", Data: []byte("a2")}, {Path: "grafana/a.json", Data: []byte("{}")}}
-	if err := second.Write(dir); err != nil {
+	if err := second.Write(dir, "compile"); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, filepath.Join(dir, "prometheus/a.yaml")); got != "a2" {
@@ -43,7 +43,7 @@ func TestWriteRefusesAFolderItDidNotWrite(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Set{{Path: "a.yaml", Data: []byte("a")}}.Write(dir)
+	err := Set{{Path: "a.yaml", Data: []byte("a")}}.Write(dir, "compile")
 	if err == nil || !strings.Contains(err.Error(), "not written by inferslo") {
 		t.Fatalf("err = %v, want a refusal", err)
 	}
@@ -55,12 +55,12 @@ func TestWriteRefusesAFolderItDidNotWrite(t *testing.T) {
 func TestAFailedWriteLeavesTheOldOutputAndNoTemporaryFolder(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "out")
-	if err := (Set{{Path: "a.yaml", Data: []byte("old")}}).Write(dir); err != nil {
+	if err := (Set{{Path: "a.yaml", Data: []byte("old")}}).Write(dir, "compile"); err != nil {
 		t.Fatal(err)
 	}
 	// A file and a folder at one path cannot both be written.
 	bad := Set{{Path: "a.yaml", Data: []byte("new")}, {Path: "a.yaml/b.yaml", Data: []byte("b")}}
-	if err := bad.Write(dir); err == nil {
+	if err := bad.Write(dir, "compile"); err == nil {
 		t.Fatal("writing a file under a file succeeded")
 	}
 	if got := read(t, filepath.Join(dir, "a.yaml")); got != "old" {
@@ -85,14 +85,14 @@ func TestUnsafePathsAreRejected(t *testing.T) {
 
 func TestDiffShowsChangedAddedAndRemovedFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	if err := (Set{{Path: "a.yaml", Data: []byte("x: 1\n")}, {Path: "gone.yaml", Data: []byte("g\n")}}).Write(dir); err != nil {
+	if err := (Set{{Path: "a.yaml", Data: []byte("x: 1\n")}, {Path: "gone.yaml", Data: []byte("g\n")}}).Write(dir, "compile"); err != nil {
 		t.Fatal(err)
 	}
 	same := Set{{Path: "a.yaml", Data: []byte("x: 1\n")}, {Path: "gone.yaml", Data: []byte("g\n")}}
-	if d, err := same.Diff(dir); err != nil || len(d) != 0 {
+	if d, err := same.Diff(dir, "compile"); err != nil || len(d) != 0 {
 		t.Fatalf("diff of identical output = %q, %v", d, err)
 	}
-	d, err := Set{{Path: "a.yaml", Data: []byte("x: 2\n")}, {Path: "new.yaml", Data: []byte("n\n")}}.Diff(dir)
+	d, err := Set{{Path: "a.yaml", Data: []byte("x: 2\n")}, {Path: "new.yaml", Data: []byte("n\n")}}.Diff(dir, "compile")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestDiffShowsChangedAddedAndRemovedFiles(t *testing.T) {
 			t.Errorf("diff lacks %q:\n%s", want, d)
 		}
 	}
-	if d, err := same.Diff(filepath.Join(dir, "missing")); err != nil || len(d) == 0 {
+	if d, err := same.Diff(filepath.Join(dir, "missing"), "compile"); err != nil || len(d) == 0 {
 		t.Errorf("a missing folder must differ: %q %v", d, err)
 	}
 }

@@ -127,7 +127,7 @@ func TestRuleFilesAreReadFromACompileOutputFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := files.Write(dir); err != nil {
+	if err := files.Write(dir, "compile"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadRuleFiles(dir)

@@ -1,0 +1,161 @@
+package artifact
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Marker is the file that marks a folder as inferslo output. It names the
+// command that wrote the folder and every file it wrote; Write replaces a
+// non-empty folder only when the marker is there, names the same command and
+// lists every file the folder holds, so `-o .` cannot wipe a repository and a
+// file a user added is never deleted.
+const Marker = ".inferslo"
+
+// maxMarkerSize bounds the marker read: a marker lists file paths.
+const maxMarkerSize = 1 << 20
+
+// marker is what a marker file records.
+type marker struct {
+	command string
+	files   map[string]bool
+}
+
+// withMarker returns the files plus the marker listing them.
+func (s Set) withMarker(command string) Set {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Written by `inferslo %s`, which replaces this folder as a whole. DO NOT EDIT.\n", command)
+	fmt.Fprintf(&b, "command %s\n", command)
+	for _, f := range s {
+		b.WriteString("file " + f.Path + "\n")
+	}
+	out := append(Set{{Path: Marker, Data: []byte(b.String())}}, s...)
+	out.Sort()
+	return out
+}
+
+// parseMarker reads a marker. A marker of an earlier inferslo lists bare
+// paths and no command: a folder holding only index.html was rendered, any
+// other was compiled.
+func parseMarker(data []byte) marker {
+	m := marker{files: map[string]bool{}}
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "command "):
+			m.command = strings.TrimPrefix(line, "command ")
+		case strings.HasPrefix(line, "file "):
+			m.files[strings.TrimPrefix(line, "file ")] = true
+		default:
+			m.files[line] = true
+		}
+	}
+	if m.command == "" {
+		m.command = "compile"
+		if len(m.files) == 1 && m.files["index.html"] {
+			m.command = "render"
+		}
+	}
+	return m
+}
+
+func readMarker(dir string) (marker, error) {
+	p := filepath.Join(dir, Marker)
+	info, err := os.Lstat(p)
+	if err != nil {
+		return marker{}, err
+	}
+	if !info.Mode().IsRegular() || info.Size() > maxMarkerSize {
+		return marker{}, fmt.Errorf("%s is not a marker inferslo wrote", p)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return marker{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxMarkerSize))
+	if err != nil {
+		return marker{}, err
+	}
+	return parseMarker(data), nil
+}
+
+// checkReplaceable refuses to replace dir unless it is missing, empty, or
+// wholly the output of an earlier run of the same command.
+func checkReplaceable(dir, command string) error {
+	info, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("output %s is not a folder; choose a new or empty folder", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("read output folder: %w", err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	m, err := readMarker(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("output folder %s is not empty and was not written by inferslo (no %s file); choose an empty or new folder", dir, Marker)
+	}
+	if err != nil {
+		return fmt.Errorf("output folder %s: %w", dir, err)
+	}
+	if m.command != command {
+		return fmt.Errorf("output folder %s was written by `inferslo %s`; `inferslo %s` does not replace it: choose another folder", dir, m.command, command)
+	}
+	foreign, err := foreignFiles(dir, m)
+	if err != nil {
+		return err
+	}
+	if len(foreign) > 0 {
+		const show = 5
+		list := foreign
+		if len(list) > show {
+			list = append(list[:show:show], fmt.Sprintf("and %d more", len(foreign)-show))
+		}
+		return fmt.Errorf("output folder %s holds files inferslo did not write (%s); move them out or choose another folder", dir, strings.Join(list, ", "))
+	}
+	return nil
+}
+
+// foreignFiles lists what dir holds that the marker does not: files it does
+// not name, links and anything that is neither file nor folder.
+func foreignFiles(dir string, m marker) ([]string, error) {
+	var foreign []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir():
+			return nil
+		case rel == Marker:
+		case !d.Type().IsRegular() || !m.files[rel]:
+			foreign = append(foreign, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read output folder: %w", err)
+	}
+	sort.Strings(foreign)
+	return foreign, nil
+}

@@ -1,0 +1,8 @@
+//go:build unix
+
+package spec
+
+import "syscall"
+
+// openNonBlock keeps opening a FIFO from waiting for a writer.
+const openNonBlock = syscall.O_NONBLOCK
