@@ -73,7 +73,7 @@ func Parse(sources ...Source) (Result, error) {
 	}
 	set := l.resolve()
 	l.problems.sort()
-	return Result{Set: set, Problems: l.problems, Files: names}, nil
+	return Result{Set: set, Problems: l.problems.dedupe(), Files: names}, nil
 }
 
 // Discover expands folders into the spec files below them, sorted.

@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -162,7 +163,7 @@ func decodeStrict(d *doc, out any) Problems {
 	for _, msg := range yamlErrors(err) {
 		if m := unknownField.FindStringSubmatch(msg); m != nil {
 			path, _ := findKey(d.node, m[1], "")
-			ps = append(ps, d.errorf(path, "unknown field %q", m[1]))
+			ps = append(ps, d.errorf(path, "unknown field %q%s", m[1], didYouMean(m[1], fieldNames(reflect.TypeOf(out), "yaml"))))
 			continue
 		}
 		ps = append(ps, d.errorf("", "%s", msg))
