@@ -22,6 +22,7 @@ const (
 	AnnotationGroupBy         = annotationPrefix + "group-by"              // model_name,region: one SLO per group
 	AnnotationAlertLabels     = annotationPrefix + "alert-labels"          // JSON object: labels on every alert
 	AnnotationSeverities      = annotationPrefix + "severities"            // JSON object: {"page":"critical","ticket":"warning"}
+	AnnotationScaleOnBurn     = annotationPrefix + "scale-on-burn"         // "true" | "false"; latency SLOs default to true
 	// On an AlertCondition:
 	AnnotationShortWindow = annotationPrefix + "short-window" // 5m
 )
@@ -30,5 +31,5 @@ var sloAnnotations = []string{
 	AnnotationEngine, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
 	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
 	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
-	AnnotationAlertLabels, AnnotationSeverities,
+	AnnotationAlertLabels, AnnotationSeverities, AnnotationScaleOnBurn,
 }

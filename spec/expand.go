@@ -175,6 +175,9 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 		ps = append(ps, d.errorf(path+".target", "%v", err))
 	}
 	ann := map[string]string{AnnotationEngine: eng.ID, AnnotationSLI: o.SLI}
+	if o.ScaleOnBurn != nil {
+		ann[AnnotationScaleOnBurn] = fmt.Sprint(*o.ScaleOnBurn)
+	}
 	var total, good, bad string
 	if o.SLI == "errors" {
 		if o.Threshold != "" {

@@ -42,6 +42,7 @@ func (l *loader) resolve() model.Set {
 		}
 	}
 	set.Sort()
+	l.problems = append(l.problems, planProblems(set, names)...)
 	return set
 }
 
@@ -119,6 +120,15 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	}
 	base.GroupBy = groupBy(o, &ps)
 	base.Inference = l.inference(o, &ps)
+	base.ScaleOnBurn = base.Inference != nil && contains(latencyRoles, base.Inference.Role)
+	if v, ok := ann[AnnotationScaleOnBurn]; ok {
+		switch v {
+		case "true", "false":
+			base.ScaleOnBurn = v == "true"
+		default:
+			ps = append(ps, o.errorf("metadata.annotations."+AnnotationScaleOnBurn, "%q is not true or false", v))
+		}
+	}
 	base.Autoscaling = autoscaling(o, &ps)
 	// Objectives and alert policies are checked even when the indicator
 	// failed, so one run reports every problem; only a window they depend
@@ -673,6 +683,7 @@ func autoscaling(o object[v1.SLO], ps *Problems) *model.Autoscaling {
 	if out.MaxReplicas < 1 || out.MaxReplicas < out.MinReplicas {
 		*ps = append(*ps, o.errorf(path+".maxReplicas", "must be at least 1 and at least minReplicas (%d)", out.MinReplicas))
 	}
+	checkAutoscaling(o, ps, path, a, out)
 	if a.FallbackReplicas != nil {
 		out.FallbackReplicas = *a.FallbackReplicas
 	}

@@ -87,9 +87,13 @@ type ShorthandObjective struct {
 	Selector map[string]string `yaml:"selector,omitempty"`
 	// Total, Good and Bad override the preset's event queries; the
 	// service selector is added to their selectors.
-	Total string `yaml:"total,omitempty"`
-	Good  string `yaml:"good,omitempty"`
-	Bad   string `yaml:"bad,omitempty"`
+	// ScaleOnBurn puts this objective's burn rate into the KEDA burn-rate
+	// trigger; latency objectives do by default, errors do not (more
+	// replicas do not fix failing requests).
+	ScaleOnBurn *bool  `yaml:"scaleOnBurn,omitempty"`
+	Total       string `yaml:"total,omitempty"`
+	Good        string `yaml:"good,omitempty"`
+	Bad         string `yaml:"bad,omitempty"`
 }
 
 // ShorthandAlerting tunes the burn-rate alerts.

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 	"unicode"
@@ -64,14 +63,7 @@ func checkText[T any](o object[T], ps *Problems, path, s string, kind textKind) 
 
 // runbookProblem says why a runbook URL is unsafe or unusable, or "".
 func runbookProblem(s string) string {
-	if msg := textProblem(s, oneLine); msg != "" {
-		return msg
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(s, " \"'<>`\\") {
-		return fmt.Sprintf("%q is not an http(s) URL such as https://runbooks.example.com/llm/chat", s)
-	}
-	return ""
+	return httpURLProblem(s, "https://runbooks.example.com/llm/chat")
 }
 
 // severityProblem says why an alert severity cannot be a label value

@@ -1,13 +1,18 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/inferslo/inferslo/compiler"
+)
 
 type validateCmd struct {
 	Specs []string `arg:"" name:"spec" help:"Spec files or folders."`
 }
 
+// Run checks what compile checks, artifacts included, and writes nothing.
 func (c *validateCmd) Run(e *env) error {
-	res, err := load(e, c.Specs)
+	res, _, err := check(e, c.Specs, compiler.Options{Tests: true})
 	if err != nil {
 		return err
 	}
