@@ -447,7 +447,7 @@ func (b builder) expected(series []labels.Labels, incs []float64, scrape, at tim
 			if err != nil {
 				return nil, err
 			}
-			if total <= 0 {
+			if total <= 0 || bucketMissing(slo, series) {
 				continue
 			}
 			burn := bad / total / slo.ErrorBudget().Float()
@@ -607,4 +607,34 @@ func seriesName(ls labels.Labels) string {
 		}
 	})
 	return ls.Get(labels.MetricName) + "{" + strings.Join(parts, ", ") + "}"
+}
+
+// bucketMissing tells whether a threshold bucket the SLO reads has no input
+// series while its events do: SLIMisconfigured then holds its burn alerts.
+func bucketMissing(slo model.SLO, series []labels.Labels) bool {
+	p := parser.NewParser(parser.Options{})
+	for _, sel := range rules.ThresholdBuckets(slo.SLI) {
+		ms, err := p.ParseMetricSelector(sel)
+		if err != nil {
+			continue
+		}
+		found := false
+		for _, ls := range series {
+			match := true
+			for _, m := range ms {
+				if !m.Matches(ls.Get(m.Name)) {
+					match = false
+					break
+				}
+			}
+			if match {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
 }
