@@ -78,7 +78,7 @@ func BenchmarkCompile(b *testing.B) {
 			dir := b.TempDir()
 			measure(b, n, func(i int) {
 				out := compileFleet(b, sources)
-				if err := out.Files.Write(filepath.Join(dir, fmt.Sprint(i))); err != nil {
+				if err := out.Files.Write(filepath.Join(dir, fmt.Sprint(i)), "compile"); err != nil {
 					b.Fatal(err)
 				}
 			})
@@ -93,11 +93,11 @@ func BenchmarkCompileCheck(b *testing.B) {
 		b.Run(fmt.Sprintf("slos=%d", n), func(b *testing.B) {
 			sources := fleet(n)
 			dir := filepath.Join(b.TempDir(), "out")
-			if err := compileFleet(b, sources).Files.Write(dir); err != nil {
+			if err := compileFleet(b, sources).Files.Write(dir, "compile"); err != nil {
 				b.Fatal(err)
 			}
 			measure(b, n, func(int) {
-				diff, err := compileFleet(b, sources).Files.Diff(dir)
+				diff, err := compileFleet(b, sources).Files.Diff(dir, "compile")
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -24,6 +24,7 @@ const (
 	AnnotationGroupBy         = annotationPrefix + "group-by"              // model_name,region: one SLO per group
 	AnnotationAlertLabels     = annotationPrefix + "alert-labels"          // JSON object: labels on every alert
 	AnnotationSeverities      = annotationPrefix + "severities"            // JSON object: {"page":"critical","ticket":"warning"}
+	AnnotationScaleOnBurn     = annotationPrefix + "scale-on-burn"         // "true" | "false"; latency SLOs default to true
 	// On an AlertCondition:
 	AnnotationShortWindow = annotationPrefix + "short-window" // 5m
 )
@@ -32,5 +33,5 @@ var sloAnnotations = []string{
 	AnnotationEngine, AnnotationEngineVersion, AnnotationEngineMetrics, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
 	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
 	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
-	AnnotationAlertLabels, AnnotationSeverities,
+	AnnotationAlertLabels, AnnotationSeverities, AnnotationScaleOnBurn,
 }

@@ -77,6 +77,7 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		ps = append(ps, d.errorf("spec.window", "%q is not a window: write a whole number and a unit m, h, d or w, such as 28d", s.Spec.Window))
 	}
 	ps = append(ps, checkSelector(d, "spec.selector", s.Spec.Selector)...)
+	ps = append(ps, shorthandText(d, s)...)
 	scrape := durationOr(d, &ps, "spec.scrapeInterval", s.Spec.ScrapeInterval, DefaultScrapeInterval)
 	evaluation := durationOr(d, &ps, "spec.evaluationInterval", s.Spec.EvaluationInterval, DefaultEvaluation)
 	denominator := s.Spec.TTFTDenominator
@@ -205,6 +206,9 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 		ps = append(ps, d.errorf(path+".target", "%v", err))
 	}
 	ann := map[string]string{AnnotationEngine: eng.ID, AnnotationSLI: o.SLI}
+	if o.ScaleOnBurn != nil {
+		ann[AnnotationScaleOnBurn] = fmt.Sprint(*o.ScaleOnBurn)
+	}
 	var total, good, bad string
 	if o.SLI == "errors" {
 		if o.Threshold != "" {
@@ -465,15 +469,13 @@ func secondsText(s float64) string {
 // checkSelector reports selector keys that are not label names.
 func checkSelector(d *doc, path string, sel map[string]string) Problems {
 	var ps Problems
-	keys := make([]string, 0, len(sel))
-	for k := range sel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(sel) {
 		// Dotted OpenTelemetry attribute names are valid UTF-8 label names.
 		if !prommodel.LabelName(k).IsValidLegacy() && !utf8Label(k) {
 			ps = append(ps, d.errorf(path+"."+k, "%q is not a Prometheus label name", k))
+		}
+		if msg := textProblem(sel[k], oneLine); msg != "" {
+			ps = append(ps, d.errorf(path+"."+k, "%s", msg))
 		}
 	}
 	return ps
@@ -616,4 +618,37 @@ func isDNSLabel(s string) bool {
 		}
 	}
 	return true
+}
+
+// shorthandText checks the shorthand's free-text fields with the same rules
+// as OpenSLO's, at the shorthand's own paths.
+func shorthandText(d *doc, s *Shorthand) Problems {
+	var ps Problems
+	text := func(path, v string, kind textKind) {
+		if msg := textProblem(v, kind); msg != "" {
+			ps = append(ps, d.errorf(path, "%s", msg))
+		}
+	}
+	for _, k := range sortedKeys(s.Metadata.Annotations) {
+		if strings.HasPrefix(k, annotationPrefix) {
+			ps = append(ps, d.errorf("metadata.annotations."+k, "unknown annotation %q: the shorthand writes inferslo.dev/* annotations itself; set the matching spec field instead", k))
+		}
+	}
+	text("metadata.displayName", s.Metadata.DisplayName, oneLine)
+	text("spec.description", s.Spec.Description, prose)
+	for i, o := range s.Spec.Objectives {
+		path := fmt.Sprintf("spec.objectives[%d]", i)
+		if o.Name != "" {
+			if msg := dnsLabelProblem(o.Name); msg != "" {
+				ps = append(ps, d.errorf(path+".name", "%s", msg))
+			}
+		}
+		text(path+".displayName", o.DisplayName, oneLine)
+	}
+	if u := s.Spec.Alerting.RunbookURL; u != "" {
+		if msg := runbookProblem(u); msg != "" {
+			ps = append(ps, d.errorf("spec.alerting.runbookURL", "%s", msg))
+		}
+	}
+	return ps
 }

@@ -99,7 +99,7 @@ func ParseWith(cat *engine.Catalog, sources ...Source) (Result, error) {
 	}
 	set := l.resolve()
 	l.problems.sort()
-	return Result{Set: set, Problems: l.problems, Files: names}, nil
+	return Result{Set: set, Problems: l.problems.dedupe(), Files: names}, nil
 }
 
 func isSpecFile(p string) bool {

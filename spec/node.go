@@ -21,8 +21,16 @@ type doc struct {
 // A path that does not exist points at the deepest part that does.
 func (d *doc) at(path string) *yaml.Node {
 	n := d.node
-	for _, seg := range splitPath(path) {
-		next := child(n, seg)
+	segs := splitPath(path)
+	for i := 0; i < len(segs); i++ {
+		next := child(n, segs[i])
+		// A key may hold dots (inferslo.dev/runbook-url): try the
+		// remaining segments joined back together.
+		for j := i + 1; next == nil && j < len(segs); j++ {
+			if next = child(n, strings.Join(segs[i:j+1], ".")); next != nil {
+				i = j
+			}
+		}
 		if next == nil {
 			return n
 		}

@@ -149,7 +149,7 @@ func decodeProblem(d *doc, err error) Problem {
 	msg := err.Error()
 	if m := jsonField.FindStringSubmatch(msg); m != nil {
 		path, _ := findKey(d.node, m[1], "")
-		return d.errorf(path, "unknown field %q", m[1])
+		return d.errorf(path, "unknown field %q%s", m[1], didYouMean(m[1], openSLOFields()))
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {

@@ -101,3 +101,17 @@ func (ps Problems) sort() {
 		return a.Column < b.Column
 	})
 }
+
+// dedupe drops repeats of a problem: an object shared by several SLOs (a
+// Service, an AlertCondition) is checked once per SLO but reported once.
+func (ps Problems) dedupe() Problems {
+	seen := map[Problem]bool{}
+	out := ps[:0:0]
+	for _, p := range ps {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}

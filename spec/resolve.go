@@ -43,18 +43,42 @@ func (l *loader) resolve() model.Set {
 		}
 	}
 	set.Sort()
+	l.problems = append(l.problems, planProblems(set, names)...)
 	return set
 }
 
 func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
-	var ps Problems
+	// text holds unsafe strings; they do not stop the checks that follow,
+	// so one run reports every problem.
+	var ps, text Problems
 	spec := o.v.Spec
 	ann := o.v.Metadata.Annotations
-	for k := range ann {
-		if strings.HasPrefix(k, annotationPrefix) && !contains(sloAnnotations, k) {
-			ps = append(ps, o.errorf("metadata.annotations."+k, "unknown annotation %q; inferslo reads %s", k, fmtList(sloAnnotations)))
+	for _, k := range sortedKeys(ann) {
+		if !strings.HasPrefix(k, annotationPrefix) {
+			continue
+		}
+		path := "metadata.annotations." + k
+		switch {
+		case !contains(sloAnnotations, k):
+			text = append(text, o.errorf(path, "unknown annotation %q%s; inferslo reads %s", k, didYouMean(k, sloAnnotations), fmtList(sloAnnotations)))
+		case k == AnnotationAutoscaling:
+			// JSON; autoscaling checks each of its fields.
+		case k == AnnotationRunbookURL:
+			if msg := runbookProblem(ann[k]); msg != "" {
+				text = append(text, o.errorf(path, "%s", msg))
+			}
+		default:
+			checkText(o, &text, path, ann[k], oneLine)
 		}
 	}
+	if msg := dnsLabelProblem(o.v.Metadata.Name); msg != "" {
+		text = append(text, o.errorf("metadata.name", "%s", msg))
+	}
+	if msg := dnsLabelProblem(spec.Service); msg != "" {
+		text = append(text, o.errorf("spec.service", "%s", msg))
+	}
+	checkText(o, &text, "metadata.displayName", o.v.Metadata.DisplayName, oneLine)
+	checkText(o, &text, "spec.description", spec.Description, prose)
 	base := model.SLO{
 		DisplayName: o.v.Metadata.DisplayName,
 		Description: spec.Description,
@@ -65,6 +89,8 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	if svc, ok := l.services[spec.Service]; ok {
 		base.Service.DisplayName = svc.v.Metadata.DisplayName
 		base.Service.Description = svc.v.Spec.Description
+		checkText(svc, &text, "metadata.displayName", svc.v.Metadata.DisplayName, oneLine)
+		checkText(svc, &text, "spec.description", svc.v.Spec.Description, prose)
 	}
 	switch spec.BudgetingMethod {
 	case v1.SLOBudgetingMethodOccurrences:
@@ -95,9 +121,22 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	}
 	base.GroupBy = groupBy(o, &ps)
 	base.Inference = l.inference(o, &ps)
+	base.ScaleOnBurn = base.Inference != nil && base.Inference.Role != "errors"
+	if v, ok := ann[AnnotationScaleOnBurn]; ok {
+		switch v {
+		case "true", "false":
+			base.ScaleOnBurn = v == "true"
+		default:
+			ps = append(ps, o.errorf("metadata.annotations."+AnnotationScaleOnBurn, "%q is not true or false", v))
+		}
+	}
 	base.Autoscaling = autoscaling(o, &ps)
-	if len(ps.Errors()) > 0 {
-		return nil, ps
+	// Objectives and alert policies are checked even when the indicator
+	// failed, so one run reports every problem; only a window they depend
+	// on stops them.
+	blocked := len(ps.Errors()) > 0
+	if blocked && (base.Window < minWindow || base.Window > maxWindow) {
+		return nil, append(ps, text...)
 	}
 
 	var out []model.SLO
@@ -128,11 +167,18 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		}
 		if obj.DisplayName != "" {
 			s.DisplayName = obj.DisplayName
+			if msg := textProblem(obj.DisplayName, oneLine); msg != "" {
+				ps = append(ps, o.errorf(path+".displayName", "%s", msg))
+				continue
+			}
 		}
 		alerting, aPs := l.alerting(o, s)
 		ps = append(ps, aPs...)
 		s.Alerting = alerting
 		out = append(out, s)
+	}
+	if blocked || len(text) > 0 {
+		return nil, append(ps, text...)
 	}
 	return out, ps
 }
@@ -261,6 +307,10 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 	q, _ := src.Spec["query"].(string)
 	if strings.TrimSpace(q) == "" {
 		*ps = append(*ps, sli.errorf(path+".spec.query", "required: a PromQL query, such as sum(http_requests_total{job=\"api\"})"))
+		return "", false
+	}
+	if msg := textProblem(q, prose); msg != "" {
+		*ps = append(*ps, sli.errorf(path+".spec.query", "%s", msg))
 		return "", false
 	}
 	expr, err := parser.NewParser(parser.Options{}).ParseExpr(q)
@@ -490,6 +540,11 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 		*ps = append(*ps, c.errorf("spec.condition.threshold", "the burn-rate factor must be positive, such as 14.4"))
 		return model.WindowPair{}, model.Tier{}, false
 	}
+	for _, k := range sortedKeys(c.v.Metadata.Annotations) {
+		if strings.HasPrefix(k, annotationPrefix) && k != AnnotationShortWindow {
+			*ps = append(*ps, c.errorf("metadata.annotations."+k, "unknown annotation %q%s; an AlertCondition reads only %s", k, didYouMean(k, []string{AnnotationShortWindow}), AnnotationShortWindow))
+		}
+	}
 	long := cond.LookbackWindow.Duration()
 	short := long / 12
 	if s, ok := c.v.Metadata.Annotations[AnnotationShortWindow]; ok {
@@ -506,6 +561,10 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 	}
 	if short < minRate {
 		short = minRate
+	}
+	if msg := severityProblem(c.v.Spec.Severity); msg != "" {
+		*ps = append(*ps, c.errorf("spec.severity", "%s", msg))
+		return model.WindowPair{}, model.Tier{}, false
 	}
 	t := model.Tier{Severity: c.v.Spec.Severity}
 	if cond.AlertAfter != nil {
@@ -643,6 +702,7 @@ func autoscaling(o object[v1.SLO], ps *Problems) *model.Autoscaling {
 	if out.MaxReplicas < 1 || out.MaxReplicas < out.MinReplicas {
 		*ps = append(*ps, o.errorf(path+".maxReplicas", "must be at least 1 and at least minReplicas (%d)", out.MinReplicas))
 	}
+	checkAutoscaling(o, ps, path, a, out)
 	if a.FallbackReplicas != nil {
 		out.FallbackReplicas = *a.FallbackReplicas
 	}
@@ -680,14 +740,10 @@ func autoscaling(o object[v1.SLO], ps *Problems) *model.Autoscaling {
 	return out
 }
 
+// keysOf lists a map's names for a message, "none" when it is empty.
 func keysOf[T any](m map[string]T) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	if len(out) == 0 {
+	if len(m) == 0 {
 		return []string{"none"}
 	}
-	return out
+	return sortedKeys(m)
 }

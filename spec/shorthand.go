@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -95,9 +96,13 @@ type ShorthandObjective struct {
 	Selector map[string]string `yaml:"selector,omitempty"`
 	// Total, Good and Bad override the preset's event queries; the
 	// service selector is added to their selectors.
-	Total string `yaml:"total,omitempty"`
-	Good  string `yaml:"good,omitempty"`
-	Bad   string `yaml:"bad,omitempty"`
+	// ScaleOnBurn puts this objective's burn rate into the KEDA burn-rate
+	// trigger; latency objectives do by default, errors do not (more
+	// replicas do not fix failing requests).
+	ScaleOnBurn *bool  `yaml:"scaleOnBurn,omitempty"`
+	Total       string `yaml:"total,omitempty"`
+	Good        string `yaml:"good,omitempty"`
+	Bad         string `yaml:"bad,omitempty"`
 }
 
 // ShorthandAlerting tunes the burn-rate alerts.
@@ -171,7 +176,7 @@ func decodeStrict(d *doc, out any) Problems {
 	for _, msg := range yamlErrors(err) {
 		if m := unknownField.FindStringSubmatch(msg); m != nil {
 			path, _ := findKey(d.node, m[1], "")
-			ps = append(ps, d.errorf(path, "unknown field %q", m[1]))
+			ps = append(ps, d.errorf(path, "unknown field %q%s", m[1], didYouMean(m[1], fieldNames(reflect.TypeOf(out), "yaml"))))
 			continue
 		}
 		ps = append(ps, d.errorf("", "%s", msg))

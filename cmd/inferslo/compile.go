@@ -30,16 +30,9 @@ func (c *compileCmd) options() compiler.Options {
 }
 
 func (c *compileCmd) Run(e *env) error {
-	res, err := load(e, c.Specs, c.Catalogs)
+	res, out, err := check(e, c.Specs, c.Catalogs, c.options())
 	if err != nil {
 		return err
-	}
-	out, err := compiler.Compile(res.Set, c.options())
-	if err != nil {
-		return err
-	}
-	for _, w := range out.Warnings {
-		fmt.Fprintln(e.stderr, "warning:", w)
 	}
 	files := out.Files
 	if c.Check {

@@ -1,14 +1,19 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/inferslo/inferslo/compiler"
+)
 
 type validateCmd struct {
 	Specs    []string    `arg:"" name:"spec" help:"Spec files or folders."`
 	Catalogs catalogFlag `embed:""`
 }
 
+// Run checks what compile checks, artifacts included, and writes nothing.
 func (c *validateCmd) Run(e *env) error {
-	res, err := load(e, c.Specs, c.Catalogs)
+	res, _, err := check(e, c.Specs, c.Catalogs, compiler.Options{Tests: true})
 	if err != nil {
 		return err
 	}

@@ -43,11 +43,24 @@ type Result struct {
 	Ceiling model.Decimal
 	// Replicas is ⌈L / (c × ρ)⌉.
 	Replicas int
-	// QueuePerReplica is the mean number of waiting requests per replica at
-	// the ceiling, ρ² / (1 − ρ), rounded down to hundredths: the AverageValue
-	// target of the KEDA queue trigger.
+	// QueueModel is the mean number of waiting requests per replica at the
+	// ceiling, ρ² / (1 − ρ), rounded down to hundredths.
+	QueueModel model.Decimal
+	// QueuePerReplica is the AverageValue target of the KEDA queue
+	// trigger: QueueModel, and never below MinQueuePerReplica.
 	QueuePerReplica model.Decimal
 }
+
+// MinQueuePerReplica is the lowest queue target the plan gives KEDA. The HPA
+// wants ⌈waiting requests / target⌉ replicas, so a target of 0.05 turns two
+// waiting requests into 40 replicas: below one waiting request per replica
+// the autoscaler runs away on noise. Replicas with many slots queue little
+// (ρ²/(1−ρ) stays under one up to ρ ≈ 0.618), which is when the floor acts.
+var MinQueuePerReplica = model.NewDecimal(1, 1)
+
+// QueueFloored tells whether the model's queue target was raised to
+// MinQueuePerReplica.
+func (r Result) QueueFloored() bool { return r.QueueModel.Cmp(MinQueuePerReplica) < 0 }
 
 // Plan computes the capacity plan of a TTFT SLO whose autoscaling section
 // carries the capacity facts (peak requests per second and mean service time;
@@ -85,7 +98,11 @@ func Plan(slo model.SLO) (Result, error) {
 	r.Concurrency = r.PeakRPS.Mul(r.ServiceTime)
 	r.Ceiling = Ceiling(r.Target.Float(), r.ServiceTime.Float(), r.Slots.Float())
 	r.Replicas = ceil(r.Concurrency.Quo(r.Slots.Mul(r.Ceiling)))
-	r.QueuePerReplica = queueAtCeiling(r.Ceiling)
+	r.QueueModel = queueAtCeiling(r.Ceiling)
+	r.QueuePerReplica = r.QueueModel
+	if r.QueueFloored() {
+		r.QueuePerReplica = MinQueuePerReplica
+	}
 	return r, nil
 }
 
@@ -186,7 +203,10 @@ func (r Result) Explain() string {
 	fmt.Fprintf(&b, "  replicas           N = ⌈L / (c × ρ)⌉ = ⌈%s / (%s × %s)⌉ = ⌈%s⌉ = %d\n",
 		r.Concurrency, r.Slots, r.Ceiling, perReplica, r.Replicas)
 	fmt.Fprintf(&b, "  queue per replica  Lq = ρ² / (1 − ρ) = %s / %s = %s → %s waiting requests (KEDA queue target)\n",
-		lq, one.Sub(r.Ceiling), lq.Quo(one.Sub(r.Ceiling)), r.QueuePerReplica)
+		lq, one.Sub(r.Ceiling), lq.Quo(one.Sub(r.Ceiling)), r.QueueModel)
+	if r.QueueFloored() {
+		fmt.Fprintf(&b, "                       raised to %s: a target under one waiting request per replica lets the autoscaler run away\n", r.QueuePerReplica)
+	}
 	return b.String()
 }
 

@@ -157,6 +157,19 @@ func textPanel(title, description, markdown string) panel {
 func ptr[T any](v T) *T { return &v }
 
 // mdCell escapes text for a markdown table cell.
+// mdText escapes prose from a spec for a markdown panel, so it shows as
+// written: no links, images, HTML or headings of its own.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_{}[]<>#|~&!", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")

@@ -32,7 +32,7 @@ func serviceDashboard(service string, slos []model.SLO) (dashboard, error) {
 	var g grid
 	about := generatedHeader(slos) + "\n\n"
 	if desc := slos[0].Service.Description; desc != "" {
-		about += desc + "\n\n"
+		about += mdText(desc) + "\n\n"
 	}
 	about += sloTable(slos, false)
 	g.add(textPanel("About these SLOs",

@@ -276,6 +276,9 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 
 	if a.BurnRateTrigger {
 		for _, slo := range slos {
+			if !slo.ScaleOnBurn {
+				continue
+			}
 			// A burn rate of 1 spends the budget exactly over the window:
 			// above it the HPA adds replicas in proportion.
 			query := fmt.Sprintf("max(%s)", rules.Selector(rules.BurnRate, slo, slo.BaseWindow()))

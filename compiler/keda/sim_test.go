@@ -71,7 +71,11 @@ load 1m
 // evaluates every trigger query: each must return exactly one sample, so the
 // series it reads exist (engine or recording) and it aggregates to one element.
 func TestTriggerQueriesReturnOneSampleOnSimulatedVLLM(t *testing.T) {
-	s := set(withSLIs(chatSLOs())...)
+	slos := withSLIs(chatSLOs())
+	for i := range slos {
+		slos[i].ScaleOnBurn = true // the errors SLO opted in, to read both burns
+	}
+	s := set(slos...)
 	groups, sources, err := rules.ServiceGroups(s, "chat")
 	if err != nil {
 		t.Fatal(err)

@@ -87,6 +87,10 @@ type SLO struct {
 	Inference *Inference
 	// Autoscaling is set when the spec asks for a KEDA ScaledObject.
 	Autoscaling *Autoscaling
+	// ScaleOnBurn puts this SLO's burn rate into the KEDA burn-rate trigger
+	// (when the service enables it). Latency SLOs do by default: replicas
+	// cure queueing, not errors.
+	ScaleOnBurn bool
 }
 
 // ErrorBudget is 1 - objective.

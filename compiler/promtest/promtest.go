@@ -167,8 +167,115 @@ func ServiceTests(set model.Set, service string) (File, error) {
 				f.Tests = append(f.Tests, t)
 			}
 		}
+		if len(rules.ThresholdBuckets(slo.SLI)) > 0 && len(slo.Alerting.Tiers) > 0 {
+			t, err := b.missingBucket(slo)
+			if err != nil {
+				return File{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+			}
+			f.Tests = append(f.Tests, t)
+		}
 	}
 	return f, nil
+}
+
+// missingBucket builds the test of a histogram served without the
+// threshold's bucket while its events flow: every event would count as bad, yet no
+// burn-rate alert fires, and SLIMisconfigured names the missing bucket.
+func (b builder) missingBucket(slo model.SLO) (Test, error) {
+	name := fmt.Sprintf("%s: a missing threshold bucket raises %s, not a burn alert", slo.Name, rules.AlertMisconfigured)
+	t, err := b.test(slo, name, 0)
+	if err != nil {
+		return Test{}, err
+	}
+	p := parser.NewParser(parser.Options{})
+	var kept []Series
+	var absentLabels []map[string]string
+	for _, sel := range rules.ThresholdBuckets(slo.SLI) {
+		ms, err := p.ParseMetricSelector(sel)
+		if err != nil {
+			return Test{}, err
+		}
+		lbls := map[string]string{}
+		for _, m := range ms {
+			if m.Type == labels.MatchEqual && m.Name != labels.MetricName {
+				lbls[m.Name] = m.Value
+			}
+		}
+		absentLabels = append(absentLabels, lbls)
+	}
+	for _, in := range t.InputSeries {
+		ls, _, err := p.ParseSeriesDesc(in.Series + " " + in.Values)
+		if err != nil {
+			return Test{}, err
+		}
+		drop := false
+		for _, sel := range absentLabels {
+			if ls.Get("le") != "" && ls.Get("le") == sel["le"] {
+				drop = true
+			}
+		}
+		if !drop {
+			kept = append(kept, in)
+		}
+	}
+	t.InputSeries = kept
+	rule, ok := b.misconfiguredRule(slo)
+	if !ok {
+		return Test{}, fmt.Errorf("no %s alert", rules.AlertMisconfigured)
+	}
+	evalAt := b.evalTime()
+	if at := (rules.MisconfiguredFor(slo.BaseWindow()) + 5*b.eval).Truncate(b.eval) + b.eval; at > evalAt {
+		evalAt = at
+	}
+	// The series must reach the evaluation time.
+	steps := int((evalAt+b.eval)/scrapeOf(slo)) + 1
+	for i := range t.InputSeries {
+		v := t.InputSeries[i].Values
+		t.InputSeries[i].Values = v[:strings.LastIndex(v, "x")+1] + strconv.Itoa(steps)
+	}
+	var exp []ExpectedAlert
+	for _, lbls := range absentLabels {
+		id := map[string]string{}
+		for k, v := range lbls {
+			id[k] = v
+		}
+		for k, v := range rule.Labels {
+			id[k] = v
+		}
+		ann := map[string]string{}
+		for k, text := range rule.Annotations {
+			v, err := b.expand(rule.Alert, text, id, 1, evalAt)
+			if err != nil {
+				return Test{}, fmt.Errorf("annotation %s: %w", k, err)
+			}
+			ann[k] = v
+		}
+		exp = append(exp, ExpectedAlert{Labels: id, Annotations: ann})
+	}
+	at := model.FormatDuration(evalAt)
+	t.Alerts = []AlertTest{{EvalTime: at, Alertname: rules.AlertBurn}, {EvalTime: at, Alertname: rules.AlertMisconfigured, ExpAlerts: exp}}
+	return t, nil
+}
+
+func scrapeOf(slo model.SLO) time.Duration {
+	if slo.ScrapeInterval == 0 {
+		return 30 * time.Second
+	}
+	return slo.ScrapeInterval
+}
+
+func (b builder) misconfiguredRule(slo model.SLO) (rulefmt.Rule, bool) {
+	for _, g := range b.groups {
+		if g.Name != rules.GroupName(slo) {
+			continue
+		}
+		for _, r := range g.Rules {
+			if r.Alert == rules.AlertMisconfigured {
+				return r, true
+			}
+		}
+	}
+	return rulefmt.Rule{}, false
 }
 
 // tierBurn is the burn that must fire a tier: 20x for a page when that is
@@ -340,7 +447,7 @@ func (b builder) expected(series []labels.Labels, incs []float64, scrape, at tim
 			if err != nil {
 				return nil, err
 			}
-			if total <= 0 {
+			if total <= 0 || bucketMissing(slo, series) {
 				continue
 			}
 			burn := bad / total / slo.ErrorBudget().Float()
@@ -500,4 +607,34 @@ func seriesName(ls labels.Labels) string {
 		}
 	})
 	return ls.Get(labels.MetricName) + "{" + strings.Join(parts, ", ") + "}"
+}
+
+// bucketMissing tells whether a threshold bucket the SLO reads has no input
+// series while its events do: SLIMisconfigured then holds its burn alerts.
+func bucketMissing(slo model.SLO, series []labels.Labels) bool {
+	p := parser.NewParser(parser.Options{})
+	for _, sel := range rules.ThresholdBuckets(slo.SLI) {
+		ms, err := p.ParseMetricSelector(sel)
+		if err != nil {
+			continue
+		}
+		found := false
+		for _, ls := range series {
+			match := true
+			for _, m := range ms {
+				if !m.Matches(ls.Get(m.Name)) {
+					match = false
+					break
+				}
+			}
+			if match {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
 }

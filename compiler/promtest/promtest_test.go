@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +144,37 @@ func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
 			t.Errorf("%s:\n%s", tests[i].Path, strings.Join(fails, "\n"))
 		}
 		promtool(t, path)
+	}
+}
+
+// TestAMissingThresholdBucketPagesNobody runs the generated missing-bucket
+// test (promtool too, when INFERSLO_PROMTOOL is set): the threshold's
+// bucket is absent while the count grows, so every event would count as
+// bad; no ErrorBudgetBurn may fire and SLIMisconfigured must. With the
+// burn alerts' hold removed from the rules, the same test fails.
+func TestAMissingThresholdBucketPagesNobody(t *testing.T) {
+	hold := regexp.MustCompile(`(unless on \(slo\)\n\s*)inferslo:sli_misconfigured`)
+	set := model.Set{SLOs: []model.SLO{ttftSLO(t)}}
+	const name = "chat-ttft: a missing threshold bucket raises SLIMisconfigured, not a burn alert"
+	dir, tests := writeOut(t, set, nil)
+	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	if !bytes.Contains(tests[0].Data, []byte(name)) {
+		t.Fatalf("no test %q in %s", name, tests[0].Path)
+	}
+	if !bytes.Contains(tests[0].Data, []byte(`le: "0.5"`)) {
+		t.Errorf("the expected SLIMisconfigured alert does not name the bucket le=0.5:\n%s", tests[0].Data)
+	}
+	if fails := runTests(t, filepath.Dir(path), path); len(fails) > 0 {
+		t.Fatalf("%s", strings.Join(fails, "\n"))
+	}
+	promtool(t, path)
+
+	dir, tests = writeOut(t, set, func(b []byte) []byte {
+		return hold.ReplaceAll(b, []byte("${1}no_such_series"))
+	})
+	path = filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	fails := strings.Join(runTests(t, filepath.Dir(path), path), "\n")
+	if !strings.Contains(fails, name) {
+		t.Errorf("without the hold the missing-bucket test still passed; failures:\n%s", fails)
 	}
 }

@@ -184,3 +184,63 @@ req_total{code="500"} 0+3x90`, 80*time.Minute)
 		})
 	}
 }
+
+// TestAMissingThresholdBucketRaisesAConfigurationAlertNotABurn serves a
+// histogram without the threshold's bucket (as another engine version or
+// custom buckets would): the page must stay silent and SLIMisconfigured
+// must fire naming the bucket; with the bucket present, neither fires.
+func TestAMissingThresholdBucketRaisesAConfigurationAlertNotABurn(t *testing.T) {
+	tests := []struct {
+		name            string
+		series          string
+		page, misconfig bool
+	}{
+		{"the bucket is missing: no page, a configuration ticket",
+			`x_count{model="m"} 0+100x90
+x_bucket{model="m",le="0.5"} 0+100x90`, false, true},
+		{"the bucket exists and every event is slow: the page fires, no ticket",
+			`x_count{model="m"} 0+100x90
+x_bucket{model="m",le="0.25"} 0+0x90`, true, false},
+		{"no events at all: neither fires",
+			`other_total 0+1x90`, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tiers, err := model.WorkbookTiers(30*24*time.Hour, 2*time.Minute, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slo := model.SLO{Name: "s", Service: model.Service{Name: "svc"}, Objective: model.NewDecimal(99, 100),
+				SLI:    model.SLI{Counter: true, Total: &model.Query{Expr: `x_count{model="m"}`}, Good: &model.Query{Expr: `x_bucket{le="0.25",model="m"}`}},
+				Window: 30 * 24 * time.Hour, Evaluation: time.Minute, ScrapeInterval: 15 * time.Second,
+				Alerting: model.Alerting{Tiers: tiers}}
+			_, groups := evaluate(t, slo, tt.series, 80*time.Minute)
+			page, misconfig := false, false
+			for _, g := range groups {
+				for _, r := range g.Rules() {
+					a, ok := r.(*rules.AlertingRule)
+					if !ok {
+						continue
+					}
+					for _, al := range a.ActiveAlerts() {
+						if al.State != rules.StateFiring {
+							continue
+						}
+						switch {
+						case a.Name() == AlertBurn && al.Labels.Get(LabelSeverity) == "page":
+							page = true
+						case a.Name() == AlertMisconfigured:
+							misconfig = true
+							if al.Labels.Get("le") != "0.25" || al.Labels.Get(LabelSeverity) != "ticket" {
+								t.Errorf("SLIMisconfigured labels %v; want le=0.25 and severity=ticket", al.Labels)
+							}
+						}
+					}
+				}
+			}
+			if page != tt.page || misconfig != tt.misconfig {
+				t.Errorf("page fired = %v, SLIMisconfigured fired = %v; want %v, %v", page, misconfig, tt.page, tt.misconfig)
+			}
+		})
+	}
+}

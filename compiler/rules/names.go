@@ -26,12 +26,20 @@ const (
 	Objective = "inferslo:objective:ratio"
 	// Info is 1, with the SLO's facts as labels.
 	Info = "inferslo:slo_info"
+	// Misconfigured is 1 while the SLI's events exist but a histogram
+	// bucket its good events read does not (an engine version or custom
+	// buckets without that le): every event would count as bad. It carries
+	// the missing selector's labels (le, model_name).
+	Misconfigured = "inferslo:sli_misconfigured"
 )
 
 // Alert names; severity, slo and service labels tell the alerts apart.
 const (
 	AlertBurn   = "ErrorBudgetBurn"
 	AlertNoData = "SLIDataMissing"
+	// AlertMisconfigured is a ticket naming a missing threshold bucket;
+	// burn-rate alerts of the SLO hold while it fires.
+	AlertMisconfigured = "SLIMisconfigured"
 )
 
 // Label names on every generated series and alert.

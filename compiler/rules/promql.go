@@ -6,7 +6,10 @@ import (
 	"time"
 
 	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/compiler/model"
 )
 
 // newParser returns the PromQL parser every generated expression goes through.
@@ -164,4 +167,37 @@ func Scoped(query, matchers string) (string, error) {
 		return nil
 	})
 	return expr.String(), nil
+}
+
+// ThresholdBuckets lists the histogram bucket selectors (those matching
+// le) that an SLI's good events read. A histogram exposes all its buckets
+// with its count, so one of them missing while events exist is a
+// misconfiguration, not a burn.
+func ThresholdBuckets(sli model.SLI) []string {
+	if sli.Good == nil {
+		return nil
+	}
+	expr, err := newParser().ParseExpr(sli.Good.Expr)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		vs, ok := n.(*parser.VectorSelector)
+		if !ok {
+			return nil
+		}
+		for _, m := range vs.LabelMatchers {
+			if m.Name == "le" && m.Type == labels.MatchEqual {
+				if s := vs.String(); !seen[s] {
+					seen[s] = true
+					out = append(out, s)
+				}
+				break
+			}
+		}
+		return nil
+	})
+	return out
 }

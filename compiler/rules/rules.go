@@ -401,8 +401,28 @@ func (b *builder) metadata() {
 	b.record(Info, "vector(1)", info)
 }
 
+// misconfigured records, for each threshold bucket the good events read,
+// whether it is absent while the total's series exist.
+func (b *builder) misconfigured() []string {
+	buckets := ThresholdBuckets(b.slo.SLI)
+	if len(buckets) == 0 || b.slo.SLI.Total == nil {
+		return buckets
+	}
+	id := b.identity(0)
+	delete(id, LabelWindow)
+	for _, sel := range buckets {
+		b.record(Misconfigured, fmt.Sprintf("absent(%s) and on () (count(%s) > 0)", sel, b.slo.SLI.Total.Expr), id)
+	}
+	return buckets
+}
+
 func (b *builder) alerts() {
 	al := b.slo.Alerting
+	buckets := b.misconfigured()
+	hold := ""
+	if len(buckets) > 0 {
+		hold = "unless on (slo)\n" + b.sel(Misconfigured, 0) + "\n"
+	}
 	for _, t := range al.Tiers {
 		var pairs []string
 		for _, p := range t.Windows {
@@ -414,13 +434,29 @@ func (b *builder) alerts() {
 			}
 			pairs = append(pairs, "  (\n    "+cond+"\n  )")
 		}
-		expr := "max without (window) (\n" + strings.Join(pairs, "\n  or "+b.on(LabelSLO)+"\n") + "\n)\n"
+		expr := "max without (window) (\n" + strings.Join(pairs, "\n  or "+b.on(LabelSLO)+"\n") + "\n)\n" + hold
 		b.rules = append(b.rules, rulefmt.Rule{
 			Alert:       AlertBurn,
 			Expr:        expr,
 			For:         prommodel.Duration(t.For),
 			Labels:      b.burnLabels(t.Severity),
 			Annotations: b.burnAnnotations(t),
+		})
+	}
+	if len(buckets) > 0 {
+		b.rules = append(b.rules, rulefmt.Rule{
+			Alert:  AlertMisconfigured,
+			Expr:   b.sel(Misconfigured, 0),
+			For:    prommodel.Duration(MisconfiguredFor(b.base)),
+			Labels: b.alertLabels("ticket"),
+			Annotations: b.withRunbook(map[string]string{
+				"summary": fmt.Sprintf("SLO %s is misconfigured: a threshold bucket is missing", b.slo.Name),
+				"description": fmt.Sprintf("SLO %s (service %s) counts good events from %s, but no such series exists while %s does: "+
+					"the histogram has no bucket at that le (another engine version, custom buckets, or le spelled otherwise). "+
+					"Every event would count as bad, so the burn-rate alerts of this SLO are held until the bucket exists; "+
+					"set the threshold to a bucket the engine exposes.",
+					b.slo.Name, b.slo.Service.Name, strings.Join(buckets, " or "), b.slo.SLI.Total.Expr),
+			}),
 		})
 	}
 	if al.NoData {
@@ -515,6 +551,10 @@ func (b *builder) burnLabels(tier string) map[string]string {
 	l[LabelBurnTier] = tier
 	return l
 }
+
+// MisconfiguredFor is how long a threshold bucket must be missing before
+// the configuration alert fires: as long as a missing SLI.
+func MisconfiguredFor(base time.Duration) time.Duration { return noDataFor(base) }
 
 // noDataFor waits out scrape gaps and restarts before calling the SLI blind.
 func noDataFor(base time.Duration) time.Duration {
