@@ -170,6 +170,9 @@ func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
 		return err
 	}
 	prehistory := s.slo.BaseWindow() + 2*s.scrape()
+	if err := s.checkSteps(end, prehistory); err != nil {
+		return err
+	}
 	d := newDriver(h, w, s.budget(), s.scrape(), prehistory)
 	scaled := func(t time.Duration) (float64, float64) {
 		rps, burn := load(t)
@@ -193,6 +196,28 @@ func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
 	s.simulated += last + s.eval
 	if after != nil {
 		return after(h, d, last)
+	}
+	return nil
+}
+
+// maxSteps bounds the rule evaluations and the scrapes of one scenario:
+// a day replayed at one-second intervals needs 86,400 of each, and a
+// sub-second interval (say, in a hand-edited rule file) would take hours.
+const maxSteps = 100_000
+
+// checkSteps refuses a scenario whose intervals need more than maxSteps
+// evaluations or scrapes, naming the spec and the interval to raise.
+func (s *sloSim) checkSteps(end, prehistory time.Duration) error {
+	// The day/night scenario is the longest; checking it first thing
+	// refuses the SLO before any scenario spends time.
+	end = max(end, s.period())
+	if s.eval <= 0 || int64(end/s.eval) > maxSteps {
+		return fmt.Errorf("%s: slo %s: replaying %s at the rule group's evaluation interval %s needs more than %d evaluations; use an interval of at least 1s",
+			s.slo.Source, s.slo.Name, model.FormatDuration(end), s.eval, maxSteps)
+	}
+	if n := int64((end + prehistory) / s.scrape()); n > maxSteps {
+		return fmt.Errorf("%s: slo %s: replaying %s at the scrape interval %s needs %d scrapes, more than %d; use a scrape interval of at least 1s",
+			s.slo.Source, s.slo.Name, model.FormatDuration(end+prehistory), s.scrape(), n, maxSteps)
 	}
 	return nil
 }
@@ -544,10 +569,7 @@ func (s *sloSim) counterReset() ([]Check, error) {
 // than the simulated span (28d) average what exists, as in a fresh
 // Prometheus. The time-average of ratios is shown for contrast.
 func (s *sloSim) dayNight() ([]Check, error) {
-	period := 24 * time.Hour
-	if s.slo.Window < period {
-		period = s.slo.Window
-	}
+	period := s.period()
 	cycle := func(t time.Duration) float64 { return math.Cos(2 * math.Pi * float64(t) / float64(period)) }
 	// Enough traffic for dozens of bad requests per pod and scrape: whole
 	// counts of a few errors alias with the rate windows' sub-minute
@@ -595,6 +617,10 @@ func (s *sloSim) dayNight() ([]Check, error) {
 	}
 	return []Check{c}, nil
 }
+
+// period is the day/night scenario's span: a day, or the SLO window if
+// shorter.
+func (s *sloSim) period() time.Duration { return min(24*time.Hour, s.slo.Window) }
 
 func (s *sloSim) evalOrDefault() time.Duration {
 	if s.slo.Evaluation > 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
@@ -161,5 +162,31 @@ func TestAMissingRuleGroupFailsItsSLOOnce(t *testing.T) {
 		if c.Pass || !strings.Contains(c.Observed, "no rule group inferslo-gateway-availability") {
 			t.Errorf("check %+v does not name the missing group", c)
 		}
+	}
+}
+
+func TestIntervalsNeedingTooManyStepsAreRefusedNamingTheSpec(t *testing.T) {
+	tests := []struct {
+		name           string
+		eval, scrape   time.Duration
+		wantInErrorMsg string
+	}{
+		{"a 100ms evaluation interval", 100 * time.Millisecond, 30 * time.Second, "evaluation interval 100ms"},
+		{"a 100ms scrape interval", time.Minute, 100 * time.Millisecond, "scrape interval 100ms"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			slo := gatewaySLO(t)
+			slo.Evaluation, slo.ScrapeInterval = tc.eval, tc.scrape
+			_, err := Run(model.Set{SLOs: []model.SLO{slo}}, Options{})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, want := range []string{"gateway.yaml: slo gateway-availability", tc.wantInErrorMsg, "at least 1s"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+		})
 	}
 }
