@@ -61,8 +61,11 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		switch {
 		case !contains(sloAnnotations, k):
 			text = append(text, o.errorf(path, "unknown annotation %q%s; inferslo reads %s", k, didYouMean(k, sloAnnotations), fmtList(sloAnnotations)))
-		case k == AnnotationAutoscaling:
-			// JSON; autoscaling checks each of its fields.
+		case k == AnnotationAutoscaling, k == AnnotationAlertLabels, k == AnnotationSeverities:
+			// JSON whose own decoding checks each of its fields.
+		case k == AnnotationEngineMetrics:
+			// JSON that may be indented over several lines.
+			checkText(o, &text, path, ann[k], prose)
 		case k == AnnotationRunbookURL:
 			if msg := runbookProblem(ann[k]); msg != "" {
 				text = append(text, o.errorf(path, "%s", msg))
@@ -616,15 +619,15 @@ func jsonLabels(o object[v1.SLO], key string, ps *Problems) map[string]string {
 	return m
 }
 
-// checkLabelValue rejects label values Prometheus would not keep as written:
-// alert label values are expanded as templates.
+// checkLabelValue rejects label values that would not reach an alert as
+// written: an empty value drops the label, and the shared text check refuses
+// template delimiters, Grafana variables and control characters.
 func checkLabelValue(o object[v1.SLO], path, v string, ps *Problems) {
-	switch {
-	case v == "":
+	if v == "" {
 		*ps = append(*ps, o.errorf(path, "an empty value drops the label; give a value"))
-	case strings.Contains(v, "{{") || strings.Contains(v, "}}"):
-		*ps = append(*ps, o.errorf(path, "%q holds template delimiters {{ or }}, which Prometheus would expand in an alert label; use plain text", v))
+		return
 	}
+	checkText(o, ps, path, v, oneLine)
 }
 
 // alertLabels reads the labels added to every alert: label names that do not
