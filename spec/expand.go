@@ -168,6 +168,12 @@ func objectivePaths(objective string) func(string) string {
 			return "spec.alerting.labels" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAlertLabels)
 		case strings.HasPrefix(p, "metadata.annotations."+AnnotationSeverities):
 			return "spec.alerting.severities" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationSeverities)
+		case p == "metadata.annotations."+AnnotationScrapeInterval:
+			return "spec.scrapeInterval"
+		case p == "metadata.annotations."+AnnotationEvaluation:
+			return "spec.evaluationInterval"
+		case p == "metadata.annotations."+AnnotationSelector:
+			return "spec.selector"
 		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAutoscaling):
 			return "spec.autoscaling" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAutoscaling)
 		case strings.HasPrefix(p, "metadata.annotations"):
@@ -474,11 +480,29 @@ func checkSelector(d *doc, path string, sel map[string]string) Problems {
 		if !prommodel.LabelName(k).IsValidLegacy() && !utf8Label(k) {
 			ps = append(ps, d.errorf(path+"."+k, "%q is not a Prometheus label name", k))
 		}
+		if msg := engineSetLabel(k); msg != "" {
+			ps = append(ps, d.errorf(path+"."+k, "%s", msg))
+		}
 		if msg := textProblem(sel[k], oneLine); msg != "" {
 			ps = append(ps, d.errorf(path+"."+k, "%s", msg))
 		}
 	}
 	return ps
+}
+
+// engineSetLabel says why a selector must not name label k, or "" when it
+// may: the engine or Prometheus sets these per series, so pinning one would
+// keep a single bucket, outcome or name out of every SLI query.
+func engineSetLabel(k string) string {
+	switch {
+	case k == "le" || k == "quantile":
+		return fmt.Sprintf("%q is set on each histogram or summary series; the SLI picks buckets itself from the threshold, so select on labels such as model_name instead", k)
+	case k == "finished_reason":
+		return fmt.Sprintf("%q is set by the engine per request outcome; the errors SLI reads outcomes itself, so select on labels such as model_name instead", k)
+	case strings.HasPrefix(k, "__"):
+		return fmt.Sprintf("%q is reserved for Prometheus' internal labels (the metric name is chosen by the SLI); select on labels such as model_name instead", k)
+	}
+	return ""
 }
 
 // mergeSelector is the spec's selector with an objective's on top: the

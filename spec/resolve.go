@@ -116,6 +116,12 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	}
 	base.ScrapeInterval = o.annotationDuration(&ps, AnnotationScrapeInterval, DefaultScrapeInterval)
 	base.Evaluation = o.annotationDuration(&ps, AnnotationEvaluation, DefaultEvaluation)
+	if base.ScrapeInterval < time.Second {
+		ps = append(ps, o.errorf("metadata.annotations."+AnnotationScrapeInterval, "%s is below 1s; Prometheus scrapes at most once a second", base.ScrapeInterval))
+	}
+	if base.Evaluation < time.Second {
+		ps = append(ps, o.errorf("metadata.annotations."+AnnotationEvaluation, "%s is below 1s; rule groups evaluate at most once a second", base.Evaluation))
+	}
 
 	sli, sliObj := l.indicator(o, &ps)
 	if sliObj != nil {
@@ -178,6 +184,12 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		alerting, aPs := l.alerting(o, s)
 		ps = append(ps, aPs...)
 		s.Alerting = alerting
+		// A rule group evaluated less often than the base window would skip
+		// whole windows of events.
+		if bw := s.BaseWindow(); s.Evaluation > bw && len(aPs.Errors()) == 0 {
+			ps = append(ps, o.errorf("metadata.annotations."+AnnotationEvaluation, "%s is longer than the base window %s of SLO %s; valid: 1s to %s", model.FormatDuration(s.Evaluation), model.FormatDuration(bw), s.Name, model.FormatDuration(bw)))
+			continue
+		}
 		out = append(out, s)
 	}
 	if blocked || len(text) > 0 {
@@ -382,6 +394,9 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		}
 		for _, m := range vs {
 			inf.SelectorLabels = append(inf.SelectorLabels, m.Name)
+			if msg := engineSetLabel(m.Name); msg != "" {
+				*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationSelector, "%s", msg))
+			}
 		}
 		sort.Strings(inf.SelectorLabels)
 	}
