@@ -510,8 +510,14 @@ func (l *loader) policyTiers(o object[v1.SLO], s model.SLO, a *model.Alerting, p
 				t = &model.Tier{Severity: tier.Severity}
 				bySeverity[tier.Severity] = t
 			}
+			// One alert rule per tier has one `for`: conditions of a severity
+			// that ask for different ones cannot all be honoured.
+			if tier.For > 0 && t.For > 0 && tier.For != t.For {
+				*ps = append(*ps, cond.errorf("spec.condition.alertAfter", "%s differs from the alertAfter %s of another %s condition of this SLO; conditions of one severity share one alert rule, so give them the same alertAfter", model.FormatDuration(tier.For), model.FormatDuration(t.For), tier.Severity))
+				continue
+			}
 			t.Windows = append(t.Windows, pair)
-			if tier.For > t.For {
+			if tier.For > 0 {
 				t.For = tier.For
 			}
 		}
