@@ -1,10 +1,10 @@
 package lint
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
-
-	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/spec/engine"
 )
@@ -50,21 +50,21 @@ func newCatalog(c *engine.Catalog) *catalog {
 	}
 	for _, id := range c.IDs() {
 		e := c.Engines[id]
-		for _, role := range sortedKeys(e.Histograms) {
+		for _, role := range slices.Sorted(maps.Keys(e.Histograms)) {
 			h := e.Histograms[role]
 			add(e, h.Metric, kindHistogram, h.Buckets)
 		}
-		for _, role := range sortedKeys(e.Gauges) {
-			for _, n := range selectedNames(e.Gauges[role]) {
+		for _, role := range slices.Sorted(maps.Keys(e.Gauges)) {
+			for _, n := range engine.MetricNames(e.Gauges[role]) {
 				add(e, n, kindGauge, nil)
 			}
 		}
 		queries := []string{e.Requests, e.Errors.Total, e.Errors.Bad}
-		for _, role := range sortedKeys(e.Counters) {
+		for _, role := range slices.Sorted(maps.Keys(e.Counters)) {
 			queries = append(queries, e.Counters[role])
 		}
 		for _, q := range queries {
-			for _, n := range selectedNames(q) {
+			for _, n := range engine.MetricNames(q) {
 				if _, ok := cat.lookup(n); !ok {
 					add(e, n, kindCounter, nil)
 				}
@@ -120,30 +120,6 @@ func (c *catalog) names(engineID string) []string {
 		if f.Engine == engineID && f.ReplacedBy == "" && f.Removed == "" {
 			out = append(out, n)
 		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func selectedNames(query string) []string {
-	if strings.TrimSpace(query) == "" {
-		return nil
-	}
-	expr, err := parser.NewParser(parser.Options{}).ParseExpr(query)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, vs := range selectors(expr) {
-		out = append(out, metricName(vs))
-	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out

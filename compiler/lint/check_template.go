@@ -2,6 +2,8 @@ package lint
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/prometheus/promql"
@@ -20,7 +22,7 @@ var checkTemplate = Check{
 			key    string
 			values map[string]string
 		}{{"labels", rule.Labels}, {"annotations", rule.Annotations}} {
-			for _, k := range sortedKeys(part.values) {
+			for _, k := range slices.Sorted(maps.Keys(part.values)) {
 				if err := parseTemplate(rule.Alert, part.values[k]); err != nil {
 					r.atYAML(rule.File, rule.key(part.key, k), "%s %s: template does not parse: %s", part.key, k, err)
 				}

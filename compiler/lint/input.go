@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -167,7 +169,7 @@ func (f *File) validateRule(p *pass, r *Rule) {
 	if r.Alert == "" {
 		rr.Labels, rr.Annotations = r.Labels, r.Annotations // no templates on recording rules
 	} else {
-		for _, k := range sortedKeys(r.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
 			if !model.UTF8Validation.IsValidLabelName(k) {
 				p.with(checkRuleFormat).atYAML(f, r.key("labels"), "invalid label name: %s", k)
 			}
