@@ -13,6 +13,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/promtest"
 	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/templates"
 )
 
 // Options tune the Kubernetes-facing artifacts.
@@ -24,6 +25,8 @@ type Options struct {
 	Kube kube.Options
 	// Ruler files: Thanos partial_response_strategy (abort or warn).
 	Ruler kube.RulerOptions
+	// Text words alert annotations; nil: the built-in templates.
+	Text *templates.Text
 }
 
 // Output is the result of a compilation.
@@ -68,7 +71,7 @@ func (o Options) backends() []backend {
 		}},
 	}
 	if o.Tests {
-		bs = append(bs, backend{"promtool tests", quiet(promtest.Build)})
+		bs = append(bs, backend{"promtool tests", quiet(func(s model.Set) (artifact.Set, error) { return promtest.Build(s, o.Text) })})
 	}
 	return bs
 }
@@ -76,9 +79,14 @@ func (o Options) backends() []backend {
 // Compile runs every backend. Any error means no artifact at all.
 func Compile(set model.Set, opts Options) (Output, error) {
 	var out Output
+	text, err := templates.OrDefault(opts.Text)
+	if err != nil {
+		return Output{}, err
+	}
+	opts.Text = text
 	// Rule groups are built and validated once, then encoded by every
 	// artifact that carries them.
-	services, err := rules.Services(set)
+	services, err := rules.Services(set, opts.Text)
 	if err != nil {
 		return Output{}, fmt.Errorf("prometheus rules: %w", err)
 	}

@@ -64,7 +64,7 @@ func compileRules(t *testing.T, path string) [][]byte {
 	if err := res.Err(); err != nil {
 		t.Fatal(err)
 	}
-	files, err := rules.Build(res.Set)
+	files, err := rules.Build(res.Set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

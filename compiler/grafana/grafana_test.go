@@ -217,7 +217,7 @@ func recordedReads(t testing.TB, q string) []seriesRef {
 // the series it reads, so that is taken from its expression.
 func recordedByRules(t *testing.T, set model.Set) (map[seriesRef]bool, map[string]bool) {
 	t.Helper()
-	files, err := rules.Build(set)
+	files, err := rules.Build(set, nil)
 	if err != nil {
 		t.Fatalf("rules.Build: %v", err)
 	}

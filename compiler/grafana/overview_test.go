@@ -28,7 +28,7 @@ func TestOverviewQueriesSelectEverySLOOnce(t *testing.T) {
 	load.WriteString("load 1m\n")
 	baseBurn := map[string]float64{}
 	for _, slo := range append(append([]model.SLO{}, set.SLOs...), stranger) {
-		g, err := rules.Group(slo)
+		g, err := rules.Group(slo, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,8 +32,8 @@ const MaxRuleSize = 512 * 1024
 type ServiceRules = rules.Service
 
 // FromSet collects every service's validated rule groups from the rules
-// backend.
-func FromSet(set model.Set) ([]ServiceRules, error) { return rules.Services(set) }
+// backend, worded by the built-in templates.
+func FromSet(set model.Set) ([]ServiceRules, error) { return rules.Services(set, nil) }
 
 // Options shape the PrometheusRule objects.
 type Options struct {

@@ -83,7 +83,7 @@ func TestPerModelTestsFailWhenTheRulesSumOverModels(t *testing.T) {
 // that keeps reporting, and one never seen, raise nothing.
 func TestTheNoDataAlertNamesTheModelThatVanished(t *testing.T) {
 	set := groupedSet(t)
-	files, err := rules.Build(set)
+	files, err := rules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

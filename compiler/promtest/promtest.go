@@ -32,6 +32,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/templates"
 )
 
 // Path is where a service's test file goes, beside its rule file.
@@ -73,10 +74,10 @@ type ExpectedAlert struct {
 
 // Build returns one test file per service, for the rule file rules.Build
 // writes beside it.
-func Build(set model.Set) (artifact.Set, error) {
+func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 	var files artifact.Set
 	for _, service := range set.Services() {
-		f, err := ServiceTests(set, service)
+		f, err := ServiceTests(set, service, text)
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", service, err)
 		}
@@ -125,10 +126,11 @@ func Check(data []byte) error {
 	return nil
 }
 
-// ServiceTests builds the tests of one service.
-func ServiceTests(set model.Set, service string) (File, error) {
+// ServiceTests builds the tests of one service, whose alerts are worded
+// by text (nil: the built-in templates).
+func ServiceTests(set model.Set, service string, text *templates.Text) (File, error) {
 	slos := set.ByService(service)
-	groups, _, err := rules.ServiceGroups(set, service)
+	groups, _, err := rules.ServiceGroups(set, service, text)
 	if err != nil {
 		return File{}, err
 	}

@@ -48,11 +48,11 @@ func ttftSLO(t *testing.T) model.SLO {
 // writeOut writes rule and test files as `inferslo compile` lays them out.
 func writeOut(t *testing.T, set model.Set, edit func([]byte) []byte) (dir string, tests artifact.Set) {
 	t.Helper()
-	ruleFiles, err := rules.Build(set)
+	ruleFiles, err := rules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests, err = Build(set)
+	tests, err = Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
 	if len(tests) != len(res.Set.Services()) {
 		t.Errorf("%d test files for %d services", len(tests), len(res.Set.Services()))
 	}
-	again, err := Build(res.Set)
+	again, err := Build(res.Set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

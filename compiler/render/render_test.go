@@ -69,7 +69,7 @@ func artifacts(t testing.TB, set model.Set) artifact.Set {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := rules.Build(set)
+	r, err := rules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestPageWithoutDataStillDrawsEveryPanel(t *testing.T) {
 
 func TestPageNeedsDashboards(t *testing.T) {
 	set := fixture(t)
-	r, err := rules.Build(set)
+	r, err := rules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -185,7 +185,7 @@ func join(vs []float64) string {
 // evaluation interval over [from, until], failing on any rule error.
 func evaluateFrom(t *testing.T, slo model.SLO, series string, from, until time.Time) (*promqltest.LazyLoader, map[string]*rules.Group) {
 	t.Helper()
-	files, err := Build(model.Set{SLOs: []model.SLO{slo}})
+	files, err := Build(model.Set{SLOs: []model.SLO{slo}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

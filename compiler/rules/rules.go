@@ -10,7 +10,6 @@
 package rules
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -18,11 +17,10 @@ import (
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/prometheus/model/rulefmt"
-	"github.com/prometheus/prometheus/promql"
-	"github.com/prometheus/prometheus/template"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/templates"
 )
 
 // Path is where a service's rule file goes in the output folder.
@@ -49,12 +47,17 @@ func (s Service) Check() error {
 }
 
 // Services builds and validates every service's rule groups, once. The
-// alert templates of all services are parsed together.
-func Services(set model.Set) ([]Service, error) {
+// alert templates of all services are parsed together. Annotations are
+// worded by text, or by the built-in templates when text is nil.
+func Services(set model.Set, text *templates.Text) ([]Service, error) {
+	text, err := templates.OrDefault(text)
+	if err != nil {
+		return nil, err
+	}
 	var out []Service
 	var alerts []rulefmt.Rule
 	for _, service := range set.Services() {
-		groups, sources, err := ServiceGroups(set, service)
+		groups, sources, err := ServiceGroups(set, service, text)
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", service, err)
 		}
@@ -71,9 +74,9 @@ func Services(set model.Set) ([]Service, error) {
 	return out, nil
 }
 
-// Build returns one validated rule file per service.
-func Build(set model.Set) (artifact.Set, error) {
-	services, err := Services(set)
+// Build returns one validated rule file per service; see Services for text.
+func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
+	services, err := Services(set, text)
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +93,16 @@ func Files(services []Service) artifact.Set {
 }
 
 // ServiceGroups returns the rule groups of one service, one per SLO, and the
-// spec files they came from.
-func ServiceGroups(set model.Set, service string) ([]rulefmt.RuleGroup, []string, error) {
+// spec files they came from; see Group for text.
+func ServiceGroups(set model.Set, service string, text *templates.Text) ([]rulefmt.RuleGroup, []string, error) {
+	text, err := templates.OrDefault(text)
+	if err != nil {
+		return nil, nil, err
+	}
 	var groups []rulefmt.RuleGroup
 	slos := set.ByService(service)
 	for _, slo := range slos {
-		g, err := Group(slo)
+		g, err := Group(slo, text)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
@@ -199,12 +206,12 @@ func templateProblems(alerts []rulefmt.Rule) []string {
 	for _, r := range alerts {
 		for _, m := range []map[string]string{r.Labels, r.Annotations} {
 			for _, text := range m {
-				fmt.Fprintf(&all, "{{define \"t%d\"}}%s%s{{end}}", n, templateDefs, text)
+				fmt.Fprintf(&all, "{{define \"t%d\"}}%s%s{{end}}", n, templates.PrometheusDefs, text)
 				n++
 			}
 		}
 	}
-	if n == 0 || parseTemplate(all.String()) == nil {
+	if n == 0 || templates.ParsePrometheus(all.String()) == nil {
 		return nil
 	}
 	var out []string
@@ -218,14 +225,6 @@ func templateProblems(alerts []rulefmt.Rule) []string {
 		out = append(out, "alert templates do not parse together")
 	}
 	return out
-}
-
-// templateDefs are the variables Prometheus defines for alert templates.
-const templateDefs = "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
-
-func parseTemplate(text string) error {
-	data := template.AlertTemplateData(map[string]string{}, map[string]string{}, "", promql.Sample{})
-	return template.NewTemplateExpander(context.Background(), text, "__alerts", data, 0, nil, nil, nil).ParseTest()
 }
 
 // Check validates a rule file as `promtool check rules` does.
@@ -246,14 +245,21 @@ func GroupName(slo model.SLO) string { return "inferslo-" + slo.Name }
 
 // Group returns the rules of one SLO in evaluation order: base rates, window
 // rates, ratios, burn rates, budget, metadata, then alerts. One group, so each
-// rule reads the ones before it from the same evaluation.
-func Group(slo model.SLO) (rulefmt.RuleGroup, error) {
-	b := builder{slo: slo, base: slo.BaseWindow()}
+// rule reads the ones before it from the same evaluation. Annotations are
+// worded by text, or by the built-in templates when text is nil.
+func Group(slo model.SLO, text *templates.Text) (rulefmt.RuleGroup, error) {
+	text, err := templates.OrDefault(text)
+	if err != nil {
+		return rulefmt.RuleGroup{}, err
+	}
+	b := builder{slo: slo, base: slo.BaseWindow(), text: text}
 	if err := b.recordings(); err != nil {
 		return rulefmt.RuleGroup{}, err
 	}
 	b.metadata()
-	b.alerts()
+	if err := b.alerts(); err != nil {
+		return rulefmt.RuleGroup{}, err
+	}
 	return rulefmt.RuleGroup{
 		Name:     GroupName(slo),
 		Interval: prommodel.Duration(slo.Evaluation),
@@ -264,6 +270,7 @@ func Group(slo model.SLO) (rulefmt.RuleGroup, error) {
 type builder struct {
 	slo   model.SLO
 	base  time.Duration
+	text  *templates.Text
 	rules []rulefmt.Rule
 }
 
@@ -416,7 +423,7 @@ func (b *builder) misconfigured() []string {
 	return buckets
 }
 
-func (b *builder) alerts() {
+func (b *builder) alerts() error {
 	al := b.slo.Alerting
 	buckets := b.misconfigured()
 	hold := ""
@@ -435,28 +442,31 @@ func (b *builder) alerts() {
 			pairs = append(pairs, "  (\n    "+cond+"\n  )")
 		}
 		expr := "max without (window) (\n" + strings.Join(pairs, "\n  or "+b.on(LabelSLO)+"\n") + "\n)\n" + hold
+		annotations, err := b.annotations(templates.BurnSummary, templates.BurnDescription, b.burnData(t))
+		if err != nil {
+			return err
+		}
 		b.rules = append(b.rules, rulefmt.Rule{
 			Alert:       AlertBurn,
 			Expr:        expr,
 			For:         prommodel.Duration(t.For),
 			Labels:      b.burnLabels(t.Severity),
-			Annotations: b.burnAnnotations(t),
+			Annotations: annotations,
 		})
 	}
 	if len(buckets) > 0 {
+		data := b.alertData(false)
+		data.Buckets, data.Total = buckets, b.slo.SLI.Total.Expr
+		annotations, err := b.annotations(templates.MisconfiguredSummary, templates.MisconfiguredDescription, data)
+		if err != nil {
+			return err
+		}
 		b.rules = append(b.rules, rulefmt.Rule{
-			Alert:  AlertMisconfigured,
-			Expr:   b.sel(Misconfigured, 0),
-			For:    prommodel.Duration(MisconfiguredFor(b.base)),
-			Labels: b.alertLabels("ticket"),
-			Annotations: b.withRunbook(map[string]string{
-				"summary": fmt.Sprintf("SLO %s is misconfigured: a threshold bucket is missing", b.slo.Name),
-				"description": fmt.Sprintf("SLO %s (service %s) counts good events from %s, but no such series exists while %s does: "+
-					"the histogram has no bucket at that le (another engine version, custom buckets, or le spelled otherwise). "+
-					"Every event would count as bad, so the burn-rate alerts of this SLO are held until the bucket exists; "+
-					"set the threshold to a bucket the engine exposes.",
-					b.slo.Name, b.slo.Service.Name, strings.Join(buckets, " or "), b.slo.SLI.Total.Expr),
-			}),
+			Alert:       AlertMisconfigured,
+			Expr:        b.sel(Misconfigured, 0),
+			For:         prommodel.Duration(MisconfiguredFor(b.base)),
+			Labels:      b.alertLabels("ticket"),
+			Annotations: annotations,
 		})
 	}
 	if al.NoData {
@@ -468,18 +478,67 @@ func (b *builder) alerts() {
 		if len(b.slo.GroupBy) > 0 {
 			expr = b.groupsMissing()
 		}
-		labels := b.alertLabels("ticket")
+		annotations, err := b.annotations(templates.NoDataSummary, templates.NoDataDescription, b.alertData(true))
+		if err != nil {
+			return err
+		}
 		b.rules = append(b.rules, rulefmt.Rule{
-			Alert:  AlertNoData,
-			Expr:   expr,
-			For:    prommodel.Duration(noDataFor(b.base)),
-			Labels: labels,
-			Annotations: b.withRunbook(map[string]string{
-				"summary":     fmt.Sprintf("SLO %s has no data%s", b.slo.Name, b.groupText(true)),
-				"description": fmt.Sprintf("The series behind SLO %s (service %s)%s are missing, so its error budget and burn-rate alerts are blind. Check that the metrics are scraped and that the selectors still match.", b.slo.Name, b.slo.Service.Name, b.groupText(true)),
-			}),
+			Alert:       AlertNoData,
+			Expr:        expr,
+			For:         prommodel.Duration(noDataFor(b.base)),
+			Labels:      b.alertLabels("ticket"),
+			Annotations: annotations,
 		})
 	}
+	return nil
+}
+
+// annotations words an alert's summary and description with the
+// templates, and adds the runbook URL when the spec gives one.
+func (b *builder) annotations(summary, description string, data templates.Alert) (map[string]string, error) {
+	a := map[string]string{}
+	for _, kv := range [][2]string{{"summary", summary}, {"description", description}} {
+		text, err := b.text.Alert(kv[1], data)
+		if err != nil {
+			return nil, err
+		}
+		a[kv[0]] = text
+	}
+	if b.slo.Alerting.RunbookURL != "" {
+		a["runbook_url"] = b.slo.Alerting.RunbookURL
+	}
+	return a, nil
+}
+
+// alertData is what every alert template may use; with optionalGroup, the
+// group is named only when the alert's series carries it.
+func (b *builder) alertData(optionalGroup bool) templates.Alert {
+	return templates.Alert{
+		SLO:         b.slo.Name,
+		DisplayName: b.slo.DisplayName,
+		Service:     b.slo.Service.Name,
+		Objective:   b.slo.Objective.Percent(),
+		Window:      WindowText(b.slo),
+		RunbookURL:  b.slo.Alerting.RunbookURL,
+		GroupBy:     b.slo.GroupBy,
+		Group:       b.groupText(optionalGroup),
+	}
+}
+
+// burnData adds a tier's window pairs and the budget query.
+func (b *builder) burnData(t model.Tier) templates.Alert {
+	data := b.alertData(false)
+	data.Tier, data.Severity = t.Severity, b.slo.Alerting.SeverityLabel(t.Severity)
+	for _, p := range t.Windows {
+		data.Windows = append(data.Windows, templates.Window{
+			Factor:      p.Factor.String(),
+			Long:        model.FormatDuration(p.Long),
+			Short:       model.FormatDuration(p.Short),
+			BudgetShare: p.BudgetFraction(b.slo.Window).Percent(),
+		})
+	}
+	data.BudgetQuery = b.budgetQuery()
+	return data
 }
 
 // groupsMissing is the no-data condition of a grouped SLO: every group seen
@@ -562,27 +621,4 @@ func noDataFor(base time.Duration) time.Duration {
 		return f
 	}
 	return 10 * time.Minute
-}
-
-func (b *builder) burnAnnotations(t model.Tier) map[string]string {
-	var conds []string
-	for _, p := range t.Windows {
-		conds = append(conds, fmt.Sprintf("%sx over %s and %s (%s of the budget in %s)",
-			p.Factor, model.FormatDuration(p.Long), model.FormatDuration(p.Short),
-			p.BudgetFraction(b.slo.Window).Percent(), model.FormatDuration(p.Long)))
-	}
-	return b.withRunbook(map[string]string{
-		"summary": fmt.Sprintf("SLO %s%s is burning its error budget {{ printf \"%%.1f\" $value }}x too fast", b.slo.Name, b.groupText(false)),
-		"description": fmt.Sprintf("Service %s, SLO %s%s (objective %s over %s): the error budget burns at {{ printf \"%%.2f\" $value }}x the sustainable rate. "+
-			"This %s alert fires on %s. Error budget left over %s: {{ with %s | query }}{{ . | first | value | humanizePercentage }}{{ else }}unknown{{ end }}.",
-			b.slo.Service.Name, b.slo.Name, b.groupText(false), b.slo.Objective.Percent(), WindowText(b.slo),
-			t.Severity, strings.Join(conds, ", or "), WindowText(b.slo), b.budgetQuery()),
-	})
-}
-
-func (b *builder) withRunbook(a map[string]string) map[string]string {
-	if b.slo.Alerting.RunbookURL != "" {
-		a["runbook_url"] = b.slo.Alerting.RunbookURL
-	}
-	return a
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/templates"
 )
 
 // CostOptions set the cardinality and history of a cost measurement.
@@ -71,11 +72,16 @@ func Cost(set model.Set, opts CostOptions) (CostReport, error) {
 		opts.Evaluations = 5
 	}
 	rep := CostReport{Pods: opts.Shape.Pods, Models: opts.Shape.Models, History: opts.History}
+	// Annotation text costs Prometheus nothing per evaluation.
+	text, err := templates.Load("")
+	if err != nil {
+		return CostReport{}, err
+	}
 	for _, slo := range set.SLOs {
 		if slo.SLI.Raw != nil {
 			continue
 		}
-		g, err := irules.Group(slo)
+		g, err := irules.Group(slo, text)
 		if err != nil {
 			return CostReport{}, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}

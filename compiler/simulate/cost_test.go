@@ -16,7 +16,7 @@ func TestInfersloRulesTouchFewerSamplesThanTheNaiveBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := irules.Group(set.SLOs[0])
+	g, err := irules.Group(set.SLOs[0], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func BenchmarkEvaluateNaive(b *testing.B) { benchmarkCost(b, true) }
 
 func benchmarkCost(b *testing.B, naive bool) {
 	slo := vllmSLO(b, "errors", "99.9%")
-	g, err := irules.Group(slo)
+	g, err := irules.Group(slo, nil)
 	if naive {
 		g, err = NaiveGroup(slo)
 	}

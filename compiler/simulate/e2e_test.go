@@ -76,7 +76,7 @@ func TestRealPrometheusPagesDuringABurnAndResolvesAfter(t *testing.T) {
 		t.Skip("set INFERSLO_PROMETHEUS to a prometheus binary to run the end-to-end test")
 	}
 	set := e2eSLOs(t)
-	files, err := irules.Build(set)
+	files, err := irules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/templates"
 )
 
 // Options tune a simulation run; the zero value uses the defaults.
@@ -55,6 +56,8 @@ type Options struct {
 	RPS float64
 	// Parallel is how many SLOs simulate at once; default GOMAXPROCS.
 	Parallel int
+	// Text words the alert annotations; nil: the built-in templates.
+	Text *templates.Text
 }
 
 func (o Options) withDefaults() Options {
@@ -75,7 +78,7 @@ func (o Options) withDefaults() Options {
 
 // Run compiles the set's rules and simulates every SLO.
 func Run(set model.Set, opts Options) (Result, error) {
-	files, err := irules.Build(set)
+	files, err := irules.Build(set, opts.Text)
 	if err != nil {
 		return Result{}, fmt.Errorf("compile rules: %w", err)
 	}

@@ -31,7 +31,7 @@ func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
 			ScenarioZeroTraffic, "inferslo:sli_error:ratio"},
 	}
 	set := model.Set{SLOs: []model.SLO{vllmSLO(t, "errors", "99.9%")}}
-	files, err := irules.Build(set)
+	files, err := irules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestResultRendersATableAndJSON(t *testing.T) {
 
 func TestRuleFilesAreReadFromACompileOutputFolder(t *testing.T) {
 	set := model.Set{SLOs: []model.SLO{gatewaySLO(t)}}
-	files, err := irules.Build(set)
+	files, err := irules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestAMissingRuleGroupFailsItsSLOOnce(t *testing.T) {
 	set := model.Set{SLOs: []model.SLO{gatewaySLO(t)}}
 	other := gatewaySLO(t)
 	other.Name = "gateway-latency"
-	files, err := irules.Build(model.Set{SLOs: []model.SLO{other}})
+	files, err := irules.Build(model.Set{SLOs: []model.SLO{other}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,7 +136,8 @@ func (tl Timeline) Describe() string {
 // query names, else the first.
 func RunTimeline(set model.Set, queries []string, opts TimelineOptions) (Timeline, error) {
 	opts = opts.withDefaults()
-	files, err := irules.Build(set)
+	// The replay reads series and alert states, never annotation text.
+	files, err := irules.Build(set, nil)
 	if err != nil {
 		return Timeline{}, fmt.Errorf("compile rules: %w", err)
 	}

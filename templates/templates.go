@@ -1,0 +1,318 @@
+// Package templates holds the wording of the alert annotations inferslo
+// generates: Go templates embedded in the binary, one file per text. A
+// folder of files with the same names (--templates DIR) replaces any of
+// them, say with a company's runbook wording.
+//
+// The templates use [[ ]] as delimiters, so Prometheus alert template code
+// ({{ $value }}, {{ $labels.model_name }}) is written as it is and reaches
+// the annotation unchanged. Spec strings are inserted as values, never
+// parsed as template code, and spec validation already refused {{ and }}
+// in them (spec/text.go). Every template is executed on sample data and its
+// output parsed by Prometheus' template engine when it is loaded, so a
+// broken template stops the run before anything is written, naming its
+// file and line.
+package templates
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/prometheus/prometheus/promql"
+	promtemplate "github.com/prometheus/prometheus/template"
+)
+
+//go:embed *.tmpl
+var builtin embed.FS
+
+// The templates, by file name.
+const (
+	BurnSummary              = "alert-burn-summary.tmpl"
+	BurnDescription          = "alert-burn-description.tmpl"
+	MisconfiguredSummary     = "alert-misconfigured-summary.tmpl"
+	MisconfiguredDescription = "alert-misconfigured-description.tmpl"
+	NoDataSummary            = "alert-nodata-summary.tmpl"
+	NoDataDescription        = "alert-nodata-description.tmpl"
+)
+
+// Names lists every template file name, sorted.
+func Names() []string {
+	return []string{
+		BurnDescription, BurnSummary,
+		MisconfiguredDescription, MisconfiguredSummary,
+		NoDataDescription, NoDataSummary,
+	}
+}
+
+// maxFileSize caps a template file: a few lines of prose.
+const maxFileSize = 64 << 10
+
+// Alert is the data of the alert templates. Strings from the spec (names,
+// the runbook URL) hold no template code; Group and BudgetQuery are
+// Prometheus template code inferslo writes.
+type Alert struct {
+	// SLO is the SLO's name, a DNS label ("chat-ttft").
+	SLO string
+	// DisplayName is the SLO's display name, or empty.
+	DisplayName string
+	// Service is the service's name.
+	Service string
+	// Objective is the target as a percentage ("99.9%").
+	Objective string
+	// Window is the SLO window ("28d", or a calendar period such as
+	// "calendar month (UTC)").
+	Window string
+	// RunbookURL is the spec's runbook URL, or empty.
+	RunbookURL string
+	// GroupBy are the labels the SLO is split by, or empty.
+	GroupBy []string
+	// Group names the alert's group from its labels, as Prometheus template
+	// code (` for model_name={{ index $labels "model_name" }}`); empty for
+	// an SLO without groupBy. In the no-data alert it names no group when
+	// the whole SLI is absent.
+	Group string
+
+	// Burn alerts only: the tier (page or ticket), the severity label's
+	// value, the window pairs the alert fires on, and a Prometheus template
+	// pipeline that yields the query of the group's budget left.
+	Tier        string
+	Severity    string
+	Windows     []Window
+	BudgetQuery string
+
+	// Configuration alert only: the threshold bucket selectors the good
+	// events read, and the total events' query.
+	Buckets []string
+	Total   string
+}
+
+// Window is one window pair of a burn alert.
+type Window struct {
+	// Factor is the burn-rate factor ("14.4").
+	Factor string
+	// Long and Short are the windows ("1h", "5m").
+	Long, Short string
+	// BudgetShare is the share of the budget a burn at Factor spends over
+	// Long ("2%").
+	BudgetShare string
+}
+
+// Text is a loaded and validated set of templates.
+type Text struct {
+	templates map[string]*template.Template
+	// paths name where each template came from, for errors.
+	paths map[string]string
+}
+
+// OrDefault returns t, or the built-in templates when t is nil.
+func OrDefault(t *Text) (*Text, error) {
+	if t != nil {
+		return t, nil
+	}
+	return Load("")
+}
+
+// Load reads the built-in templates and, when dir is not empty, replaces
+// those named like a file in dir. Every template is validated before Load
+// returns.
+func Load(dir string) (*Text, error) {
+	t := &Text{templates: map[string]*template.Template{}, paths: map[string]string{}}
+	for _, name := range Names() {
+		src, err := builtin.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("built-in template %s: %w", name, err)
+		}
+		if err := t.parse(name, "templates/"+name, src); err != nil {
+			return nil, err
+		}
+	}
+	if dir != "" {
+		if err := t.override(dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// override replaces the templates named like the files in dir. Any other
+// file is an error: a misspelt name would otherwise be ignored silently.
+func (t *Text) override(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("read templates: %w", err)
+	}
+	var unknown []string
+	for _, e := range entries {
+		name := e.Name()
+		if _, ok := t.templates[name]; !ok {
+			unknown = append(unknown, name)
+			continue
+		}
+		p := filepath.Join(dir, name)
+		src, err := readFile(p)
+		if err != nil {
+			return err
+		}
+		if err := t.parse(name, p, src); err != nil {
+			return err
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("templates folder %s holds %s, which no template is named; the templates are %s",
+			dir, strings.Join(unknown, ", "), strings.Join(Names(), ", "))
+	}
+	return nil
+}
+
+// readFile reads a regular file of at most maxFileSize bytes.
+func readFile(p string) ([]byte, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("read template: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("template %s is not a regular file; only regular files are read", p)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("read template: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read template %s: %w", p, err)
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("template %s is larger than %d KB; a template is at most that", p, maxFileSize>>10)
+	}
+	return data, nil
+}
+
+// parse parses one template. The file's final line break is not part of
+// the text, so an editor's trailing newline adds nothing to an annotation.
+func (t *Text) parse(name, path string, src []byte) error {
+	text := strings.TrimSuffix(strings.TrimSuffix(string(src), "\n"), "\r")
+	if err := plainText(text); err != nil {
+		return fmt.Errorf("%s:%w", path, err)
+	}
+	tmpl, err := template.New(name).Delims("[[", "]]").Option("missingkey=error").
+		Funcs(template.FuncMap{"join": strings.Join}).Parse(text)
+	if err != nil {
+		return locate(err, name, path)
+	}
+	t.templates[name], t.paths[name] = tmpl, path
+	return nil
+}
+
+// plainText refuses what would corrupt an annotation or a terminal: invalid
+// UTF-8 and control characters other than line breaks and tabs.
+func plainText(text string) error {
+	for i, line := range strings.Split(text, "\n") {
+		if !utf8.ValidString(line) {
+			return fmt.Errorf("%d: the template is not valid UTF-8", i+1)
+		}
+		for _, r := range line {
+			if r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') {
+				return fmt.Errorf("%d: control character %U; a template holds text, line breaks and tabs only (line ends are \\n)", i+1, r)
+			}
+		}
+	}
+	return nil
+}
+
+// locate names the template file in a text/template error, which names the
+// template ("template: NAME:LINE: ...").
+func locate(err error, name, path string) error {
+	return errors.New(strings.Replace(err.Error(), "template: "+name+":", path+":", 1))
+}
+
+// Alert expands an alert template: the text of one annotation, itself a
+// Prometheus alert template.
+func (t *Text) Alert(name string, data Alert) (string, error) {
+	tmpl, ok := t.templates[name]
+	if !ok {
+		return "", fmt.Errorf("no template %s", name)
+	}
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, data); err != nil {
+		return "", locate(err, name, t.paths[name])
+	}
+	return b.String(), nil
+}
+
+// validate expands every template over sample alerts, with and without
+// groups, and parses the output as Prometheus parses alert annotations.
+func (t *Text) validate() error {
+	for _, name := range Names() {
+		for _, data := range samples() {
+			out, err := t.Alert(name, data)
+			if err != nil {
+				return err
+			}
+			if err := ParsePrometheus(PrometheusDefs + out); err != nil {
+				return fmt.Errorf("%s:%s", t.paths[name], prometheusProblem(err))
+			}
+		}
+	}
+	return nil
+}
+
+// promError is a text/template parse error of Prometheus' expander.
+var promError = regexp.MustCompile(`^template: [^:]*:(\d+):(?:\d+:)? *(.*)$`)
+
+// prometheusProblem says where the expanded text fails to parse. Spec
+// strings and inferslo's code hold no line break, so a line of the expanded
+// text is a line of the template file.
+func prometheusProblem(err error) string {
+	m := promError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return " the expanded text is not a valid Prometheus alert template: " + err.Error()
+	}
+	line, _ := strconv.Atoi(m[1])
+	return fmt.Sprintf("%d: the expanded text is not a valid Prometheus alert template: %s", line, m[2])
+}
+
+// samples are alerts of each shape the rules produce: one group and many,
+// one window pair and two.
+func samples() []Alert {
+	base := Alert{
+		SLO: "chat-ttft", DisplayName: "Chat TTFT", Service: "chat", Objective: "99%", Window: "28d",
+		RunbookURL: "https://runbooks.example.com/chat",
+		Tier:       "page", Severity: "critical",
+		Windows:     []Window{{Factor: "14.4", Long: "1h", Short: "5m", BudgetShare: "2%"}},
+		BudgetQuery: "printf `inferslo:error_budget_remaining:ratio{slo=\"chat-ttft\"}`",
+		Buckets:     []string{`vllm:time_to_first_token_seconds_bucket{le="0.25"}`},
+		Total:       `vllm:time_to_first_token_seconds_count`,
+	}
+	grouped := base
+	grouped.GroupBy = []string{"model_name"}
+	grouped.Group = ` for model_name={{ index $labels "model_name" }}`
+	grouped.Windows = append(slices.Clone(base.Windows), Window{Factor: "6", Long: "6h", Short: "30m", BudgetShare: "5%"})
+	grouped.BudgetQuery = "printf `inferslo:error_budget_remaining:ratio{slo=\"chat-ttft\",model_name=%q}` (index $labels \"model_name\")"
+	return []Alert{base, grouped}
+}
+
+// PrometheusDefs are the variables Prometheus defines for alert templates.
+const PrometheusDefs = "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
+
+// ParsePrometheus parses text as Prometheus parses an alert template, with
+// its functions.
+func ParsePrometheus(text string) error {
+	data := promtemplate.AlertTemplateData(map[string]string{}, map[string]string{}, "", promql.Sample{})
+	return promtemplate.NewTemplateExpander(context.Background(), text, "__alerts", data, 0, nil, nil, nil).ParseTest()
+}
