@@ -5,10 +5,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/spec"
+	"github.com/inferslo/inferslo/templates"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files from the current output")
@@ -74,6 +77,71 @@ func TestCompilingTwiceGivesTheSameBytes(t *testing.T) {
 	for i := 1; i < len(outs); i++ {
 		if !bytes.Equal(outs[0], outs[i]) {
 			t.Fatal("two compilations of the same specs differ")
+		}
+	}
+}
+
+// TestATemplateOverrideChangesOnlyAnnotationText compiles the examples with
+// the built-in wording and with two templates replaced: every file keeps
+// its lines but for summary and description lines, in the rule files, the
+// PrometheusRule objects, the ruler files and the promtool tests alike.
+func TestATemplateOverrideChangesOnlyAnnotationText(t *testing.T) {
+	t.Chdir("..")
+	res, err := spec.Load("examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		templates.BurnSummary:       "[[ .Tier ]]: [[ .SLO ]] burns {{ $value | humanize }}x; runbook https://wiki.example.com/slo/[[ .SLO ]]\n",
+		templates.NoDataDescription: "No samples for [[ .SLO ]][[ .Group ]]. Page the platform team.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, err := templates.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := compiler.Compile(res.Set, compiler.Options{Tests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worded, err := compiler.Compile(res.Set, compiler.Options{Tests: true, Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.Files) != len(worded.Files) {
+		t.Fatalf("%d files with the built-in templates, %d with the override", len(plain.Files), len(worded.Files))
+	}
+	annotation := regexp.MustCompile(`^\s*(summary|description): `)
+	changed := map[string]int{}
+	for i, f := range plain.Files {
+		g := worded.Files[i]
+		a, b := strings.Split(string(f.Data), "\n"), strings.Split(string(g.Data), "\n")
+		if f.Path != g.Path || len(a) != len(b) {
+			t.Fatalf("%s (%d lines) became %s (%d lines)", f.Path, len(a), g.Path, len(b))
+		}
+		for j := range a {
+			if a[j] == b[j] {
+				continue
+			}
+			if !annotation.MatchString(a[j]) || !annotation.MatchString(b[j]) {
+				t.Errorf("%s:%d changed beyond annotation text:\n-%s\n+%s", f.Path, j+1, a[j], b[j])
+			}
+			changed[strings.Split(f.Path, "/")[0]]++
+		}
+	}
+	for _, folder := range []string{"prometheus", "kubernetes", "ruler"} {
+		if changed[folder] == 0 {
+			t.Errorf("no annotation line of %s/ changed", folder)
+		}
+	}
+	want := "summary: 'page: chat-ttft burns {{ $value | humanize }}x; runbook https://wiki.example.com/slo/chat-ttft'"
+	for _, f := range worded.Files {
+		if f.Path == "prometheus/chat.rules.yaml" && !bytes.Contains(f.Data, []byte(want)) {
+			t.Errorf("%s lacks %q", f.Path, want)
 		}
 	}
 }

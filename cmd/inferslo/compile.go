@@ -10,27 +10,37 @@ import (
 )
 
 type compileCmd struct {
-	Specs    []string    `arg:"" name:"spec" help:"Spec files or folders (*.yaml, *.yml, *.json)."`
-	Catalogs catalogFlag `embed:""`
-	Output   string      `short:"o" required:"" help:"Output folder; replaced as a whole, atomically."`
-	Check    bool        `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
-	Tests    bool        `help:"Also write promtool unit tests (prometheus/<service>.test.yaml) for every alert tier."`
+	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders (*.yaml, *.yml, *.json)."`
+	Catalogs  catalogFlag   `embed:""`
+	Templates templatesFlag `embed:""`
+	Output    string        `short:"o" required:"" help:"Output folder; replaced as a whole, atomically."`
+	Check     bool          `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
+	Tests     bool          `help:"Also write promtool unit tests (prometheus/<service>.test.yaml) for every alert tier."`
 
 	Namespace       string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
 	RuleLabel       map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`
 	PartialResponse string            `name:"thanos-partial-response" help:"Thanos partial_response_strategy of the ruler groups: abort or warn." enum:",abort,warn" default:""`
 }
 
-func (c *compileCmd) options() compiler.Options {
+func (c *compileCmd) options() (compiler.Options, error) {
+	text, err := c.Templates.load()
+	if err != nil {
+		return compiler.Options{}, err
+	}
 	return compiler.Options{
 		Tests: c.Tests,
 		Kube:  kube.Options{Namespace: c.Namespace, Labels: c.RuleLabel, PartialResponseStrategy: c.PartialResponse},
 		Ruler: kube.RulerOptions{PartialResponseStrategy: c.PartialResponse},
-	}
+		Text:  text,
+	}, nil
 }
 
 func (c *compileCmd) Run(e *env) error {
-	res, out, err := check(e, c.Specs, c.Catalogs, c.options())
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	res, out, err := check(e, c.Specs, c.Catalogs, opts)
 	if err != nil {
 		return err
 	}
@@ -76,6 +86,9 @@ func (c *compileCmd) rerun() string {
 	}
 	if c.PartialResponse != "" {
 		args = append(args, "--thanos-partial-response", c.PartialResponse)
+	}
+	if c.Templates.Templates != "" {
+		args = append(args, "--templates", c.Templates.Templates)
 	}
 	quoted := make([]string, len(args))
 	for i, a := range args {

@@ -5,12 +5,22 @@ import (
 	"strings"
 
 	"github.com/inferslo/inferslo/spec"
+	"github.com/inferslo/inferslo/templates"
 )
 
 // catalogFlag adds engine catalog files to the built-in catalog.
 type catalogFlag struct {
 	Catalog []string `help:"Engine catalog file declaring your own engines' metrics (the format of spec/engine/catalog.yaml), repeatable." type:"existingfile" placeholder:"FILE"`
 }
+
+// templatesFlag replaces the built-in wording of alert annotations.
+type templatesFlag struct {
+	Templates string `help:"Folder of templates (alert-burn-summary.tmpl, ...) that replace the built-in wording of alert annotations; see docs/templates.md." placeholder:"DIR"`
+}
+
+// load reads and validates the templates, the built-in ones for those the
+// folder does not replace.
+func (f templatesFlag) load() (*templates.Text, error) { return templates.Load(f.Templates) }
 
 // load reads specs and prints every problem with its snippet. It returns
 // errReported when any problem is an error.

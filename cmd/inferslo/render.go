@@ -11,9 +11,10 @@ import (
 )
 
 type renderCmd struct {
-	Specs    []string    `arg:"" name:"spec" help:"Spec files or folders."`
-	Catalogs catalogFlag `embed:""`
-	Output   string      `short:"o" required:"" help:"Output folder for index.html; replaced as a whole, atomically."`
+	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders."`
+	Catalogs  catalogFlag   `embed:""`
+	Templates templatesFlag `embed:""`
+	Output    string        `short:"o" required:"" help:"Output folder for index.html; replaced as a whole, atomically."`
 }
 
 // rateInterval stands in for Grafana's $__rate_interval: four scrapes of
@@ -21,11 +22,15 @@ type renderCmd struct {
 const rateInterval = 2 * time.Minute
 
 func (c *renderCmd) Run(e *env) error {
+	text, err := c.Templates.load()
+	if err != nil {
+		return err
+	}
 	res, err := load(e, c.Specs, c.Catalogs)
 	if err != nil {
 		return err
 	}
-	out, err := compiler.Compile(res.Set, compiler.Options{})
+	out, err := compiler.Compile(res.Set, compiler.Options{Text: text})
 	if err != nil {
 		return err
 	}

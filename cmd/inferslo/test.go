@@ -10,17 +10,22 @@ import (
 )
 
 type testCmd struct {
-	Specs    []string    `arg:"" name:"spec" help:"Spec files or folders."`
-	Catalogs catalogFlag `embed:""`
-	Rules    string      `help:"Test the rule files in this folder (a compile output, possibly edited) instead of compiling the specs afresh." placeholder:"DIR"`
-	JSON     bool        `help:"Print the results as JSON."`
-	Cost     bool        `help:"Measure what the rules cost Prometheus per evaluation, next to naive rules that compute every window from raw series."`
-	Pods     int         `help:"Pods per model for --cost." default:"200"`
-	Models   int         `help:"Models for --cost." default:"4"`
-	Strict   bool        `help:"Exit 1 when some SLO could not be proven by simulation (a raw-ratio SLI)."`
+	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders."`
+	Catalogs  catalogFlag   `embed:""`
+	Templates templatesFlag `embed:""`
+	Rules     string        `help:"Test the rule files in this folder (a compile output, possibly edited) instead of compiling the specs afresh." placeholder:"DIR"`
+	JSON      bool          `help:"Print the results as JSON."`
+	Cost      bool          `help:"Measure what the rules cost Prometheus per evaluation, next to naive rules that compute every window from raw series."`
+	Pods      int           `help:"Pods per model for --cost." default:"200"`
+	Models    int           `help:"Models for --cost." default:"4"`
+	Strict    bool          `help:"Exit 1 when some SLO could not be proven by simulation (a raw-ratio SLI)."`
 }
 
 func (c *testCmd) Run(e *env) error {
+	text, err := c.Templates.load()
+	if err != nil {
+		return err
+	}
 	res, err := load(e, c.Specs, c.Catalogs)
 	if err != nil {
 		return err
@@ -44,7 +49,7 @@ func (c *testCmd) Run(e *env) error {
 			return err
 		}
 	} else {
-		r, err = simulate.Run(res.Set, simulate.Options{})
+		r, err = simulate.Run(res.Set, simulate.Options{Text: text})
 		if err != nil {
 			return err
 		}

@@ -7,13 +7,18 @@ import (
 )
 
 type validateCmd struct {
-	Specs    []string    `arg:"" name:"spec" help:"Spec files or folders."`
-	Catalogs catalogFlag `embed:""`
+	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders."`
+	Catalogs  catalogFlag   `embed:""`
+	Templates templatesFlag `embed:""`
 }
 
 // Run checks what compile checks, artifacts included, and writes nothing.
 func (c *validateCmd) Run(e *env) error {
-	res, _, err := check(e, c.Specs, c.Catalogs, compiler.Options{Tests: true})
+	text, err := c.Templates.load()
+	if err != nil {
+		return err
+	}
+	res, _, err := check(e, c.Specs, c.Catalogs, compiler.Options{Tests: true, Text: text})
 	if err != nil {
 		return err
 	}
