@@ -172,6 +172,8 @@ func objectivePaths(objective string) func(string) string {
 			return "spec.scrapeInterval"
 		case p == "metadata.annotations."+AnnotationEvaluation:
 			return "spec.evaluationInterval"
+		case p == "metadata.annotations."+AnnotationThreshold:
+			return objective + ".threshold"
 		case p == "metadata.annotations."+AnnotationSelector:
 			return "spec.selector"
 		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAutoscaling):

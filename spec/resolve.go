@@ -140,6 +140,7 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		}
 	}
 	base.Autoscaling = autoscaling(o, &ps)
+	checkEngineQueries(o, &base, &ps)
 	// Objectives and alert policies are checked even when the indicator
 	// failed, so one run reports every problem; only a window they depend
 	// on stops them.

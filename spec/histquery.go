@@ -1,0 +1,80 @@
+package spec
+
+import (
+	"strconv"
+
+	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// checkEngineQueries compares a latency SLO's queries with the engine
+// histogram its annotations name, so that what the alerts say (the threshold,
+// the model) is what the queries count.
+func checkEngineQueries(o object[v1.SLO], s *model.SLO, ps *Problems) {
+	inf := s.Inference
+	if inf == nil || inf.Role == "errors" || inf.Histogram == "" {
+		return
+	}
+	bucket := inf.Histogram + "_bucket"
+	want := inf.NativeThreshold().Float()
+	if s.SLI.Good != nil {
+		for _, vs := range selectorsOf(s.SLI.Good.Expr) {
+			if vs.Name != bucket {
+				continue
+			}
+			for _, m := range vs.LabelMatchers {
+				if m.Name != "le" {
+					continue
+				}
+				le, err := strconv.ParseFloat(m.Value, 64)
+				if m.Type != labels.MatchEqual || err != nil || le != want {
+					*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold,
+						"the threshold %s is the bucket le=%q of %s, but the good query counts %s%s%q; make the threshold and the query name the same bucket",
+						o.v.Metadata.Annotations[AnnotationThreshold], labels.FormatOpenMetricsFloat(want), inf.Histogram, m.Name, m.Type, m.Value))
+				}
+			}
+		}
+	}
+	if len(s.GroupBy) > 0 || s.SLI.Total == nil {
+		return
+	}
+	for _, vs := range selectorsOf(s.SLI.Total.Expr) {
+		if !selectsOnlyName(vs) {
+			continue
+		}
+		*ps = append(*ps, o.warnf("metadata.annotations."+AnnotationSelector,
+			"%s has no label selector, so the SLO spans every model and replica that exports it to this Prometheus; select one model (model_name=\"...\" in the query, or selector: in the shorthand) or group by model (groupBy: [model_name])",
+			vs.Name))
+		return
+	}
+}
+
+// selectorsOf lists the vector selectors of a canonical query.
+func selectorsOf(expr string) []*parser.VectorSelector {
+	e, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
+	if err != nil {
+		return nil
+	}
+	var out []*parser.VectorSelector
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		if vs, ok := n.(*parser.VectorSelector); ok {
+			out = append(out, vs)
+		}
+		return nil
+	})
+	return out
+}
+
+// selectsOnlyName is true for a selector that pins nothing but the metric
+// name (and a bucket bound).
+func selectsOnlyName(vs *parser.VectorSelector) bool {
+	for _, m := range vs.LabelMatchers {
+		if m.Name != labels.MetricName && m.Name != "le" {
+			return false
+		}
+	}
+	return true
+}
