@@ -72,7 +72,7 @@ type Alert struct {
 	// Objective is the target as a percentage ("99.9%").
 	Objective string
 	// Window is the SLO window ("28d", or a calendar period such as
-	// "calendar month (UTC)").
+	// "calendar month").
 	Window string
 	// RunbookURL is the spec's runbook URL, or empty.
 	RunbookURL string
