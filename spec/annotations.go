@@ -25,6 +25,7 @@ const (
 	AnnotationAlertLabels     = annotationPrefix + "alert-labels"          // JSON object: labels on every alert
 	AnnotationSeverities      = annotationPrefix + "severities"            // JSON object: {"page":"critical","ticket":"warning"}
 	AnnotationScaleOnBurn     = annotationPrefix + "scale-on-burn"         // "true" | "false"; latency SLOs default to true
+	AnnotationTier            = annotationPrefix + "tier"                  // interactive | batch
 	// On an AlertCondition:
 	AnnotationShortWindow = annotationPrefix + "short-window" // 5m
 )
@@ -33,5 +34,5 @@ var sloAnnotations = []string{
 	AnnotationEngine, AnnotationEngineVersion, AnnotationEngineMetrics, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
 	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
 	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
-	AnnotationAlertLabels, AnnotationSeverities, AnnotationScaleOnBurn,
+	AnnotationAlertLabels, AnnotationSeverities, AnnotationScaleOnBurn, AnnotationTier,
 }

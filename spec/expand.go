@@ -23,6 +23,9 @@ import (
 const (
 	DefaultScrapeInterval = 30 * time.Second
 	DefaultEvaluation     = time.Minute
+	// DefaultBatchWindow is the SLO window of a batch shorthand spec that
+	// names none: a quarter, over which batch work is planned and judged.
+	DefaultBatchWindow = "90d"
 )
 
 // expanded is an OpenSLO object made from a shorthand document, with the
@@ -70,6 +73,18 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		ps = append(ps, d.errorf("spec.engineVersion", "%v", err))
 	} else {
 		eng = e
+	}
+	if s.Spec.Tier != "" {
+		if msg := tierProblem(s.Spec.Tier); msg != "" {
+			ps = append(ps, d.errorf("spec.tier", "%s", msg))
+		}
+	}
+	batch := s.Spec.Tier == model.SLOTierBatch
+	if s.Spec.Window == "" && batch {
+		// The tier's default, on a copy: the document stays as written.
+		c := *s
+		c.Spec.Window = DefaultBatchWindow
+		s = &c
 	}
 	if s.Spec.Window == "" {
 		ps = append(ps, d.errorf("spec.window", "required: the rolling SLO window, from 1d to 90d, such as 28d"))
@@ -121,6 +136,9 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 			ps = append(ps, d.warnf(path, "TTFT is only observed for requests that produced a first token, so failed requests are invisible to it; add an errors objective, or set spec.ttftDenominator: requests"))
 		}
 		ann := slo.Metadata.Annotations
+		if s.Spec.Tier != "" {
+			ann[AnnotationTier] = s.Spec.Tier
+		}
 		if s.Spec.EngineVersion != "" {
 			ann[AnnotationEngineVersion] = s.Spec.EngineVersion
 		}
@@ -176,6 +194,8 @@ func objectivePaths(objective string) func(string) string {
 			return objective + ".threshold"
 		case p == "metadata.annotations."+AnnotationSelector:
 			return "spec.selector"
+		case p == "metadata.annotations."+AnnotationTier:
+			return "spec.tier"
 		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAutoscaling):
 			return "spec.autoscaling" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAutoscaling)
 		case strings.HasPrefix(p, "metadata.annotations"):
@@ -189,6 +209,11 @@ func objectivePaths(objective string) func(string) string {
 func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, eng *engine.Engine, selector map[string]string, denominator string) (*v1.SLO, Problems) {
 	var ps Problems
 	roles := eng.SLIs()
+	defaulted := o.SLI == "" && o.Threshold != "" && s.Spec.Tier == model.SLOTierBatch
+	if defaulted {
+		// A job waits for the whole answer, not its first token.
+		o.SLI = "e2e"
+	}
 	// An engine without an error counter still serves an errors SLI whose
 	// bad events the objective takes from a gateway.
 	gateway := o.SLI == "errors" && (o.Bad != "" || o.Good != "")
@@ -201,6 +226,9 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 			msg = fmt.Sprintf("engine %s cannot measure %s: %s", engineName(eng), o.SLI, eng.Missing(o.SLI))
 			if len(roles) > 0 {
 				msg += "; it serves " + fmtList(roles)
+			}
+			if defaulted {
+				msg = "a batch objective with a threshold and no sli measures end-to-end latency (e2e), but " + msg + "; set sli"
 			}
 		}
 		return nil, Problems{d.errorf(path+".sli", "%s", msg)}
@@ -343,14 +371,22 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, scrape, evaluation time.D
 		ann[AnnotationMinEvents] = a.MinEventsPerSecond
 	}
 	tiers := map[string]ShorthandTier{"page": a.Page, "ticket": a.Ticket}
+	// on tells whether a tier is enabled: by the spec, else by the SLO
+	// tier's defaults (a batch SLO raises tickets only).
+	defaults := model.TierSeverities(s.Spec.Tier)
+	on := func(sev string) bool { return boolOr(tiers[sev].Enabled, contains(defaults, sev)) }
+	if !contains(defaults, "page") && (boolOr(a.Page.Enabled, false) || a.Page.For != "") {
+		ps = append(ps, d.errorf("spec.alerting.page", "%s", batchPageProblem))
+	}
 	custom := false
-	enabled := 0
+	var sevs []string
 	fors := map[string]time.Duration{}
 	for _, sev := range model.Severities {
 		t := tiers[sev]
-		if boolOr(t.Enabled, true) {
-			enabled++
-		} else {
+		if on(sev) {
+			sevs = append(sevs, sev)
+		}
+		if on(sev) != contains(defaults, sev) {
 			custom = true
 		}
 		if t.For != "" {
@@ -362,7 +398,7 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, scrape, evaluation time.D
 			fors[sev] = f
 		}
 	}
-	if enabled == 0 {
+	if len(sevs) == 0 {
 		ann[AnnotationBurnAlerts] = "false"
 		return nil, ps
 	}
@@ -370,15 +406,12 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, scrape, evaluation time.D
 		return nil, ps
 	}
 	window := slo.Spec.TimeWindow[0].Duration.Duration()
-	all, err := model.WorkbookTiers(window, 4*scrape, evaluation)
+	all, err := model.WorkbookTiersOf(sevs, window, 4*scrape, evaluation)
 	if err != nil {
 		return nil, append(ps, d.errorf("spec.window", "%v", err))
 	}
 	var policies []v1.SLOAlertPolicy
 	for _, t := range all {
-		if !boolOr(tiers[t.Severity].Enabled, true) {
-			continue
-		}
 		target := v1.AlertPolicyNotificationTarget{AlertPolicyNotificationTargetInline: &v1.AlertPolicyNotificationTargetInline{
 			Kind:     openslo.KindAlertNotificationTarget,
 			Metadata: v1.Metadata{Name: s.serviceName() + "-" + t.Severity},

@@ -130,7 +130,10 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	}
 	base.GroupBy = groupBy(o, &ps)
 	base.Inference = l.inference(o, &ps)
-	base.ScaleOnBurn = base.Inference != nil && base.Inference.Role != "errors"
+	base.SLOTier = sloTier(o, &ps)
+	// A batch burn is work that can wait: replicas bought for it would
+	// serve no one waiting, so only a spec that asks scales on it.
+	base.ScaleOnBurn = base.Inference != nil && base.Inference.Role != "errors" && !base.Batch()
 	if v, ok := ann[AnnotationScaleOnBurn]; ok {
 		switch v {
 		case "true", "false":
@@ -441,7 +444,7 @@ func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Proble
 		if ann[AnnotationBurnAlerts] == "false" {
 			return a, ps
 		}
-		tiers, err := model.WorkbookTiers(s.Window, minRate, s.Evaluation)
+		tiers, err := model.WorkbookTiersOf(model.TierSeverities(s.SLOTier), s.Window, minRate, s.Evaluation)
 		if err != nil {
 			return a, append(ps, o.errorf("spec.timeWindow[0].duration", "%v", err))
 		}
@@ -504,6 +507,10 @@ func (l *loader) policyTiers(o object[v1.SLO], s model.SLO, a *model.Alerting, p
 			}
 			pair, tier, ok := conditionPair(cond, minRate, ps)
 			if !ok {
+				continue
+			}
+			if s.Batch() && tier.Severity == "page" {
+				*ps = append(*ps, cond.errorf("spec.severity", "%s", batchPageProblem))
 				continue
 			}
 			t := bySeverity[tier.Severity]
@@ -600,7 +607,33 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 
 // reservedGroupLabels are labels the generated series and alerts set
 // themselves, so a group cannot be named by them.
-var reservedGroupLabels = []string{rules.LabelSLO, rules.LabelService, rules.LabelSLI, rules.LabelWindow, rules.LabelSeverity, "le", "alertname"}
+var reservedGroupLabels = []string{rules.LabelSLO, rules.LabelService, rules.LabelSLI, rules.LabelWindow, rules.LabelSeverity, rules.LabelSLOTier, "le", "alertname"}
+
+// sloTier reads the SLO's tier; empty when the spec names none.
+func sloTier(o object[v1.SLO], ps *Problems) string {
+	v, ok := o.v.Metadata.Annotations[AnnotationTier]
+	if !ok {
+		return ""
+	}
+	if msg := tierProblem(v); msg != "" {
+		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationTier, "%s", msg))
+		return ""
+	}
+	return v
+}
+
+// batchPageProblem is why a batch SLO has no page tier: an alert labelled
+// both batch and page would route as neither.
+const batchPageProblem = "a batch SLO raises tickets only (a job waits on it, not a person); remove the page alerts, or make the tier interactive to page"
+
+// tierProblem says why v is not an SLO tier, or "" when it is one.
+func tierProblem(v string) string {
+	if contains(model.SLOTiers, v) {
+		return ""
+	}
+	return fmt.Sprintf("%q is not a tier: valid are %s (the default: a person waits; pages and tickets) and %s (a job waits; tickets only)",
+		v, model.SLOTierInteractive, model.SLOTierBatch)
+}
 
 // groupBy reads the grouping labels from their annotation: label names,
 // comma-separated.
@@ -662,6 +695,8 @@ func alertLabels(o object[v1.SLO], groupBy []string, ps *Problems) map[string]st
 		switch {
 		case !prommodel.LabelName(k).IsValidLegacy() || strings.HasPrefix(k, "__"):
 			*ps = append(*ps, o.errorf(path, "%q is not a Prometheus label name", k))
+		case k == rules.LabelSLOTier:
+			*ps = append(*ps, o.errorf(path, "%q is set from the SLO's tier; set the tier (spec.tier, or the annotation %s) instead", k, AnnotationTier))
 		case contains(reserved, k):
 			*ps = append(*ps, o.errorf(path, "%q is a label the alerts set themselves (%s); choose another name, such as team", k, fmtList(reserved)))
 		default:

@@ -39,6 +39,12 @@ type ShorthandSpec struct {
 	// Service defaults to metadata.name.
 	Service     string `yaml:"service,omitempty"`
 	Description string `yaml:"description,omitempty"`
+	// Tier is interactive (the default) or batch: a batch tier raises
+	// tickets only, reads end-to-end latency when an objective names no
+	// SLI, defaults the window to 90d and keeps its burn out of KEDA.
+	// Named, it labels every series and alert (slo_tier) and prefixes the
+	// rule groups.
+	Tier string `yaml:"tier,omitempty"`
 	// Engine is a catalog id: vllm, sglang, tgi, triton, otel ...
 	Engine string `yaml:"engine"`
 	// EngineVersion picks the catalog's variant for that release (names

@@ -286,7 +286,7 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 		}
 	}
 	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("autoscaling has no trigger: it needs a ttft SLO, an engine queue-depth series, or burnRateTrigger")
+		return nil, nil, fmt.Errorf("autoscaling has no trigger: it needs a ttft SLO, an engine queue-depth series, or burnRateTrigger with an SLO that scales on burn (interactive latency SLOs do by default; others with scaleOnBurn: true)")
 	}
 	return out, warnings, nil
 }

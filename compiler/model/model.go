@@ -91,7 +91,24 @@ type SLO struct {
 	// (when the service enables it). Latency SLOs do by default: replicas
 	// cure queueing, not errors.
 	ScaleOnBurn bool
+	// SLOTier is who waits on the SLO's requests: SLOTierInteractive or
+	// SLOTierBatch. Empty when the spec names none: interactive, but
+	// without the label and group prefix a named tier adds.
+	SLOTier string
 }
+
+// SLO tiers: interactive requests have a person waiting on them, batch
+// requests a job that can wait, so batch SLOs raise tickets, never pages.
+const (
+	SLOTierInteractive = "interactive"
+	SLOTierBatch       = "batch"
+)
+
+// SLOTiers are the valid tiers, the default first.
+var SLOTiers = []string{SLOTierInteractive, SLOTierBatch}
+
+// Batch tells whether the SLO is of the batch tier.
+func (s SLO) Batch() bool { return s.SLOTier == SLOTierBatch }
 
 // ErrorBudget is 1 - objective.
 func (s SLO) ErrorBudget() Decimal { return NewDecimal(1, 1).Sub(s.Objective) }

@@ -36,8 +36,23 @@ var Severities = []string{"page", "ticket"}
 // a long window below minRate is an error. `for` defaults to a thirtieth of
 // the tier's first long window, at least one evaluation interval.
 func WorkbookTiers(window, minRate, evaluation time.Duration) ([]Tier, error) {
+	return WorkbookTiersOf(Severities, window, minRate, evaluation)
+}
+
+// TierSeverities are the alert tiers an SLO tier gets by default: a batch
+// SLO raises tickets only, since a job waits on it, not a person.
+func TierSeverities(sloTier string) []string {
+	if sloTier == SLOTierBatch {
+		return []string{"ticket"}
+	}
+	return Severities
+}
+
+// WorkbookTiersOf is WorkbookTiers for the given severities only, so a tier
+// left out cannot fail on its windows.
+func WorkbookTiersOf(severities []string, window, minRate, evaluation time.Duration) ([]Tier, error) {
 	var tiers []Tier
-	for _, sev := range Severities {
+	for _, sev := range severities {
 		t := Tier{Severity: sev}
 		for _, p := range workbookPairs {
 			if p.severity != sev {

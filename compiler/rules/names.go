@@ -56,6 +56,10 @@ const (
 	// label says, so one Alertmanager inhibit rule can mute the ticket of a
 	// burn while its page fires.
 	LabelBurnTier = "burn_tier"
+	// LabelSLOTier is interactive or batch on every series and alert of an
+	// SLO whose spec names its tier, for Alertmanager routes; the name
+	// keeps it apart from burn_tier, the alert's page or ticket.
+	LabelSLOTier = "slo_tier"
 )
 
 // Selector returns a PromQL selector of a recorded series for one SLO and,

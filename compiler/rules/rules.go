@@ -240,8 +240,15 @@ func Check(content []byte) error {
 	return nil
 }
 
-// GroupName is the rule group of one SLO.
-func GroupName(slo model.SLO) string { return "inferslo-" + slo.Name }
+// GroupName is the rule group of one SLO; a named tier prefixes it
+// (batch-inferslo-<slo>), so rule listings sort batch groups together, and a
+// prefix before inferslo- never equals another SLO's group name.
+func GroupName(slo model.SLO) string {
+	if slo.SLOTier != "" {
+		return slo.SLOTier + "-inferslo-" + slo.Name
+	}
+	return "inferslo-" + slo.Name
+}
 
 // Group returns the rules of one SLO in evaluation order: base rates, window
 // rates, ratios, burn rates, budget, metadata, then alerts. One group, so each
@@ -282,12 +289,16 @@ func (b *builder) sel(name string, window time.Duration) string {
 // from the series they read, but spelling them out keeps each rule unique
 // within its file (promtool's duplicate-rules lint compares rule labels).
 func (b *builder) identity(window time.Duration) map[string]string {
-	return map[string]string{
+	id := map[string]string{
 		LabelSLO:     b.slo.Name,
 		LabelService: b.slo.Service.Name,
 		LabelSLI:     SLIName(b.slo),
 		LabelWindow:  model.FormatDuration(window),
 	}
+	if b.slo.SLOTier != "" {
+		id[LabelSLOTier] = b.slo.SLOTier
+	}
+	return id
 }
 
 func (b *builder) record(name, expr string, labels map[string]string) {
