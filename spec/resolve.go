@@ -87,7 +87,7 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		Description: spec.Description,
 		Service:     model.Service{Name: spec.Service},
 		Source:      o.d.file,
-		Budgeting:   string(v1.SLOBudgetingMethodOccurrences),
+		Budgeting:   string(spec.BudgetingMethod),
 	}
 	if svc, ok := l.services[spec.Service]; ok {
 		base.Service.DisplayName = svc.v.Metadata.DisplayName
@@ -96,9 +96,9 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		checkText(svc, &text, "spec.description", svc.v.Spec.Description, prose)
 	}
 	switch spec.BudgetingMethod {
-	case v1.SLOBudgetingMethodOccurrences:
+	case v1.SLOBudgetingMethodOccurrences, v1.SLOBudgetingMethodTimeslices, v1.SLOBudgetingMethodRatioTimeslices:
 	default:
-		ps = append(ps, o.errorf("spec.budgetingMethod", "%s budgeting is not supported yet; use Occurrences", spec.BudgetingMethod))
+		ps = append(ps, o.errorf("spec.budgetingMethod", "%q is not a budgeting method; valid: Occurrences, Timeslices, RatioTimeslices", spec.BudgetingMethod))
 	}
 	if len(spec.TimeWindow) == 1 {
 		tw := spec.TimeWindow[0]
@@ -164,8 +164,7 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 			ps = append(ps, o.errorf(path, "composite objectives are not supported yet; give each objective its own SLO"))
 			continue
 		}
-		if obj.Operator != "" || obj.Value != nil {
-			ps = append(ps, o.errorf(path+".op", "op and value belong to threshold SLIs, which are not supported yet; a ratio SLI needs only target"))
+		if !readTimeslices(o, sliObj, obj, path, &s, &ps) {
 			continue
 		}
 		switch {
@@ -263,9 +262,14 @@ func (l *loader) indicator(o object[v1.SLO], ps *Problems) (v1.SLISpec, *object[
 
 // ratio reads a ratioMetric SLI with Prometheus sources.
 func (l *loader) ratio(sli object[v1.SLI], spec v1.SLISpec, ps *Problems) model.SLI {
-	if spec.ThresholdMetric != nil {
-		*ps = append(*ps, sli.errorf("spec.thresholdMetric", "threshold metrics are not supported yet; use ratioMetric"))
-		return model.SLI{}
+	if m := spec.ThresholdMetric; m != nil {
+		// Op and value come with the objective, the query's shape is
+		// checked against the objective's slice.
+		q, ok := l.query(sli, "spec.thresholdMetric.metricSource", m.MetricSource, ps)
+		if !ok {
+			return model.SLI{}
+		}
+		return model.SLI{Threshold: &model.Threshold{Query: model.Query{Expr: q}}}
 	}
 	r := spec.RatioMetric
 	if r == nil {
@@ -439,7 +443,7 @@ func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Proble
 	}
 	a.Labels = alertLabels(o, s.GroupBy, &ps)
 	a.SeverityLabels = severityLabels(o, &ps)
-	minRate := 4 * s.ScrapeInterval
+	minRate := shortestWindow(s)
 	if len(o.v.Spec.AlertPolicies) == 0 {
 		if ann[AnnotationBurnAlerts] == "false" {
 			return a, ps
@@ -451,6 +455,9 @@ func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Proble
 		a.Tiers = tiers
 	} else {
 		a.Tiers = l.policyTiers(o, s, &a, &ps)
+	}
+	if s.Timeslices != nil {
+		roundToSlices(o, s, a.Tiers, &ps)
 	}
 	for _, t := range a.Tiers {
 		for _, p := range t.Windows {
@@ -464,7 +471,7 @@ func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Proble
 
 func (l *loader) policyTiers(o object[v1.SLO], s model.SLO, a *model.Alerting, ps *Problems) []model.Tier {
 	bySeverity := map[string]*model.Tier{}
-	minRate := 4 * s.ScrapeInterval
+	minRate := shortestWindow(s)
 	for i, ref := range o.v.Spec.AlertPolicies {
 		path := fmt.Sprintf("spec.alertPolicies[%d]", i)
 		var pol object[v1.AlertPolicy]

@@ -91,6 +91,11 @@ type Alert struct {
 	Severity    string
 	Windows     []Window
 	BudgetQuery string
+	// TimeSlice is the slice of a time-slice SLO ("1m"), whose error ratio
+	// is its share of bad slices, or with SliceAverage the mean of the
+	// slices' error ratios; empty for an SLO budgeted in events.
+	TimeSlice    string
+	SliceAverage bool
 
 	// Configuration alert only: the threshold bucket selectors the good
 	// events read, and the total events' query.

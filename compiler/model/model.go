@@ -72,8 +72,11 @@ type SLO struct {
 	// Calendar is set when the window is a calendar period that resets at
 	// its boundaries; Window is then the period's nominal length.
 	Calendar *Calendar
-	// Budgeting is always "Occurrences" today; kept to say so in outputs.
+	// Budgeting is the OpenSLO budgeting method: Occurrences, Timeslices
+	// or RatioTimeslices.
 	Budgeting string
+	// Timeslices is set for the two time-slice methods.
+	Timeslices *Timeslices
 
 	Alerting Alerting
 	// Evaluation is the rule group evaluation interval.
@@ -120,8 +123,8 @@ type Service struct {
 	Description string
 }
 
-// SLI is a ratio of events. Exactly one of Good, Bad or Raw is set; Total is
-// set unless Raw is.
+// SLI is a ratio of events. Exactly one of Good, Bad, Raw or Threshold is
+// set; Total is set unless Raw or Threshold is.
 type SLI struct {
 	// Counter: the queries select counters and the compiler applies rate().
 	// Otherwise the queries already yield per-second rates.
@@ -132,6 +135,8 @@ type SLI struct {
 	// Raw is a query that yields a ratio directly (RawType says of what).
 	Raw     *Query
 	RawType string // "success" or "failure"
+	// Threshold is set, alone, for a threshold SLI of a time-slice SLO.
+	Threshold *Threshold
 }
 
 // Query is a PromQL expression in canonical form (as the parser prints it).
@@ -210,6 +215,10 @@ func (s SLO) Windows() []time.Duration {
 // but at most five minutes, so raw series are never rescanned over hours, and
 // never below four scrapes, so rate() always has samples.
 func (s SLO) BaseWindow() time.Duration {
+	if s.Timeslices != nil {
+		// The slice is read from raw series once; everything else averages slices.
+		return s.Timeslices.Window
+	}
 	base := 5 * time.Minute
 	for _, t := range s.Alerting.Tiers {
 		for _, p := range t.Windows {

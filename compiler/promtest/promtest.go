@@ -147,7 +147,8 @@ func ServiceTests(set model.Set, service string, text *templates.Text) (File, er
 	f.EvaluationInterval = model.FormatDuration(eval)
 	b := builder{slos: slos, groups: groups, eval: eval}
 	for _, slo := range slos {
-		if slo.SLI.Raw != nil {
+		// Time-averaged SLIs have no event counts for a burn to scale.
+		if slo.TimeAveraged() {
 			continue
 		}
 		for _, tier := range slo.Alerting.Tiers {
@@ -436,7 +437,8 @@ func (b builder) evalTime() time.Duration {
 func (b builder) expected(series []labels.Labels, incs []float64, scrape, at time.Duration) ([]ExpectedAlert, error) {
 	var out []ExpectedAlert
 	for _, slo := range b.slos {
-		if slo.SLI.Raw != nil {
+		// Time-averaged SLIs have no event counts for a burn to scale.
+		if slo.TimeAveraged() {
 			continue
 		}
 		for _, g := range groupsOf(slo, series) {

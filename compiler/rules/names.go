@@ -31,6 +31,10 @@ const (
 	// buckets without that le): every event would count as bad. It carries
 	// the missing selector's labels (le, model_name).
 	Misconfigured = "inferslo:sli_misconfigured"
+	// SliceValue is a time-slice SLO's SLI over one slice (window is the
+	// slice): the threshold query's value, or the slice's share of good
+	// events. NaN or absent for a slice without traffic.
+	SliceValue = "inferslo:slice_sli:value"
 )
 
 // Alert names; severity, slo and service labels tell the alerts apart.
@@ -60,6 +64,8 @@ const (
 	// SLO whose spec names its tier, for Alertmanager routes; the name
 	// keeps it apart from burn_tier, the alert's page or ticket.
 	LabelSLOTier = "slo_tier"
+	// LabelTimeSlice, on the info series of a time-slice SLO, is the slice.
+	LabelTimeSlice = "time_slice"
 )
 
 // Selector returns a PromQL selector of a recorded series for one SLO and,
@@ -71,11 +77,14 @@ func Selector(name string, slo model.SLO, window time.Duration) string {
 	return fmt.Sprintf(`%s{%s=%q,%s=%q}`, name, LabelSLO, slo.Name, LabelWindow, model.FormatDuration(window))
 }
 
-// SLIName is the value of the sli label: the inference role, or "ratio" for
-// plain OpenSLO indicators.
+// SLIName is the value of the sli label: the inference role, or "ratio" or
+// "threshold" for plain OpenSLO indicators.
 func SLIName(slo model.SLO) string {
 	if slo.Inference != nil {
 		return slo.Inference.Role
+	}
+	if slo.SLI.Threshold != nil {
+		return "threshold"
 	}
 	return "ratio"
 }

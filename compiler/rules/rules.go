@@ -307,9 +307,35 @@ func (b *builder) record(name, expr string, labels map[string]string) {
 
 func (b *builder) recordings() error {
 	sli := b.slo.SLI
+	if b.slo.Timeslices != nil {
+		return b.sliceRecordings()
+	}
 	if sli.Raw != nil {
 		return b.rawRecordings()
 	}
+	if err := b.baseRates(); err != nil {
+		return err
+	}
+	events := b.sel(EventsRate, b.base)
+	for _, w := range b.slo.Windows() {
+		if w == b.base {
+			continue
+		}
+		b.record(EventsRate, fmt.Sprintf("avg_over_time(%s[%s])", events, model.FormatDuration(w)), b.identity(w))
+		b.record(BadEventsRate, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(BadEventsRate, b.base), model.FormatDuration(w)), b.identity(w))
+	}
+	for _, w := range b.slo.Windows() {
+		// Zero traffic leaves the ratio absent rather than NaN.
+		b.record(ErrorRatio, fmt.Sprintf("%s / (%s > 0)", b.sel(BadEventsRate, w), b.sel(EventsRate, w)), b.identity(w))
+	}
+	b.burnRates()
+	return nil
+}
+
+// baseRates records the events and bad events per second over the base
+// window, the only rules of a ratio SLI that read raw series.
+func (b *builder) baseRates() error {
+	sli := b.slo.SLI
 	total, err := b.rate(sli.Total.Expr)
 	if err != nil {
 		return fmt.Errorf("total query: %w", err)
@@ -337,18 +363,6 @@ func (b *builder) recordings() error {
 	default:
 		return fmt.Errorf("the SLI has neither good nor bad events")
 	}
-	for _, w := range b.slo.Windows() {
-		if w == b.base {
-			continue
-		}
-		b.record(EventsRate, fmt.Sprintf("avg_over_time(%s[%s])", events, model.FormatDuration(w)), b.identity(w))
-		b.record(BadEventsRate, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(BadEventsRate, b.base), model.FormatDuration(w)), b.identity(w))
-	}
-	for _, w := range b.slo.Windows() {
-		// Zero traffic leaves the ratio absent rather than NaN.
-		b.record(ErrorRatio, fmt.Sprintf("%s / (%s > 0)", b.sel(BadEventsRate, w), b.sel(EventsRate, w)), b.identity(w))
-	}
-	b.burnRates()
 	return nil
 }
 
@@ -365,6 +379,13 @@ func (b *builder) rawRecordings() error {
 	}
 	// Comparing drops NaN, which would otherwise stick in every window average.
 	b.record(ErrorRatio, fmt.Sprintf("(%s) >= 0", q), b.identity(b.base))
+	b.averageWindows()
+	return nil
+}
+
+// averageWindows records every longer window's error ratio as the time
+// average of the base window's, then the burn rates.
+func (b *builder) averageWindows() {
 	for _, w := range b.slo.Windows() {
 		if w == b.base {
 			continue
@@ -372,7 +393,6 @@ func (b *builder) rawRecordings() error {
 		b.record(ErrorRatio, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(ErrorRatio, b.base), model.FormatDuration(w)), b.identity(w))
 	}
 	b.burnRates()
-	return nil
 }
 
 func (b *builder) burnRates() {
@@ -415,6 +435,10 @@ func (b *builder) metadata() {
 		if inf.TTFTDenominator != "" {
 			info["ttft_denominator"] = inf.TTFTDenominator
 		}
+	}
+	if ts := b.slo.Timeslices; ts != nil {
+		info["budgeting"] = b.slo.Budgeting
+		info[LabelTimeSlice] = model.FormatDuration(ts.Window)
 	}
 	b.record(Info, "vector(1)", info)
 }
@@ -482,8 +506,11 @@ func (b *builder) alerts() error {
 	}
 	if al.NoData {
 		events := b.sel(EventsRate, b.base)
-		if b.slo.SLI.Raw != nil {
+		switch {
+		case b.slo.SLI.Raw != nil:
 			events = b.slo.SLI.Raw.Expr
+		case b.slo.SLI.Threshold != nil:
+			events = b.sel(SliceValue, b.base)
 		}
 		expr := fmt.Sprintf("absent(%s)", events)
 		if len(b.slo.GroupBy) > 0 {
@@ -549,6 +576,9 @@ func (b *builder) burnData(t model.Tier) templates.Alert {
 		})
 	}
 	data.BudgetQuery = b.budgetQuery()
+	if ts := b.slo.Timeslices; ts != nil {
+		data.TimeSlice, data.SliceAverage = model.FormatDuration(ts.Window), ts.Average
+	}
 	return data
 }
 
@@ -559,7 +589,7 @@ func (b *builder) burnData(t model.Tier) templates.Alert {
 // last sample and never holds a group that never reported.
 func (b *builder) groupsMissing() string {
 	present := EventsRate
-	if b.slo.SLI.Raw != nil {
+	if b.slo.TimeAveraged() {
 		present = ErrorRatio
 	}
 	now := b.sel(present, b.base)

@@ -1,0 +1,40 @@
+package rules
+
+import "fmt"
+
+// sliceRecordings handles a time-slice SLO. The group evaluates once per
+// slice, so each sample of the slice-window series is one slice and slices
+// tile time. The slice's error is recorded as the base-window error ratio:
+// 1 for a bad slice and 0 for a good one (Timeslices), or the slice's own
+// bad/total ratio (RatioTimeslices). Every longer window averages it, so
+// the error ratio of a window is its share of bad slices (or the mean slice
+// ratio), and burn rates and alerts follow as for events. A slice without
+// traffic has no SLI and no error sample: it is left out of every average.
+func (b *builder) sliceRecordings() error {
+	ts := b.slo.Timeslices
+	slice := b.base
+	value := b.sel(SliceValue, slice)
+	var bad string
+	if th := b.slo.SLI.Threshold; th != nil {
+		b.record(SliceValue, th.Query.Expr, b.identity(slice))
+		// A slice without traffic has a NaN percentile, which no
+		// comparison meets: `v == v` drops it instead of counting it good.
+		bad = fmt.Sprintf("(%s %s bool %s) and %s == %s", value, negation[th.Op], th.Value, value, value)
+	} else {
+		if err := b.baseRates(); err != nil {
+			return err
+		}
+		ratio := fmt.Sprintf("%s / (%s > 0)", b.sel(BadEventsRate, slice), b.sel(EventsRate, slice))
+		b.record(SliceValue, "1 - "+ratio, b.identity(slice))
+		bad = ratio
+		if !ts.Average {
+			bad = fmt.Sprintf("%s < bool %s", value, ts.Target)
+		}
+	}
+	b.record(ErrorRatio, bad, b.identity(slice))
+	b.averageWindows()
+	return nil
+}
+
+// negation is the comparison a bad value meets, per good comparison.
+var negation = map[string]string{"<=": ">", "<": ">=", ">=": "<", ">": "<="}

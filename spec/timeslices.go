@@ -1,0 +1,217 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
+	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// maxSlice keeps a slice within the page tier's shortest window (5m for a
+// 30d SLO), so the fastest alert still reads a whole number of slices.
+const maxSlice = 5 * time.Minute
+
+// thresholdOps maps OpenSLO's operators onto PromQL's.
+var thresholdOps = map[v1.Operator]string{v1.OperatorLTE: "<=", v1.OperatorLT: "<", v1.OperatorGTE: ">=", v1.OperatorGT: ">"}
+
+// readTimeslices reads the time-slice fields of one objective into s: the slice
+// window and target, the threshold of a threshold SLI, and the evaluation
+// interval (one evaluation per slice). It reports false when the objective
+// cannot compile.
+func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, path string, s *model.SLO, ps *Problems) bool {
+	threshold := s.SLI.Threshold != nil
+	if s.Budgeting == model.Occurrences {
+		switch {
+		case threshold:
+			*ps = append(*ps, o.errorf("spec.budgetingMethod", "a thresholdMetric SLI is judged per time slice; use budgetingMethod: Timeslices with timeSliceWindow and timeSliceTarget on the objective, or a ratioMetric SLI"))
+			return false
+		case obj.Operator != "" || obj.Value != nil:
+			*ps = append(*ps, o.errorf(path+".op", "op and value belong to threshold SLIs (thresholdMetric with budgetingMethod: Timeslices); a ratio SLI needs only target"))
+			return false
+		case obj.TimeSliceWindow != nil || obj.TimeSliceTarget != nil:
+			*ps = append(*ps, o.errorf(path+".timeSliceWindow", "time slices belong to budgetingMethod: Timeslices or RatioTimeslices; drop timeSliceWindow and timeSliceTarget, or change the budgeting method"))
+			return false
+		}
+		return true
+	}
+	ts := &model.Timeslices{Average: s.Budgeting == model.RatioTimeslices}
+	ok := true
+	fail := func(p Problem) { *ps = append(*ps, p); ok = false }
+	if obj.TimeSliceWindow == nil {
+		fail(o.errorf(path, "%s budgeting needs timeSliceWindow, the slice length, such as 1m", s.Budgeting))
+		return false
+	}
+	ts.Window = obj.TimeSliceWindow.Duration()
+	minSlice := 4 * s.ScrapeInterval
+	switch {
+	case ts.Window < minSlice || ts.Window > maxSlice:
+		fail(o.errorf(path+".timeSliceWindow", "%s is outside the slices inferslo records, %s (four scrape intervals: a slice's rates need samples) to %s; with 1m slices, scrape every 15s (metadata.annotations.%s)",
+			obj.TimeSliceWindow, model.FormatDuration(minSlice), model.FormatDuration(maxSlice), AnnotationScrapeInterval))
+	case s.Window%ts.Window != 0 || ts.Window%time.Second != 0:
+		fail(o.errorf(path+".timeSliceWindow", "%s does not divide the SLO window %s into whole slices; use a whole number of seconds that does, such as 1m", obj.TimeSliceWindow, model.FormatDuration(s.Window)))
+	}
+	if s.Calendar != nil {
+		fail(o.errorf("spec.timeWindow[0]", "calendar windows are budgeted in events only; time slices need a rolling window (isRolling: true)"))
+	}
+	switch {
+	case ts.Average && obj.TimeSliceTarget != nil:
+		fail(o.errorf(path+".timeSliceTarget", "RatioTimeslices averages the slices' own ratios, with no per-slice target; drop timeSliceTarget, or use budgetingMethod: Timeslices to count good slices"))
+	case ts.Average && threshold:
+		fail(o.errorf("spec.budgetingMethod", "RatioTimeslices averages slice ratios and needs a ratioMetric SLI; a thresholdMetric SLI counts good slices with budgetingMethod: Timeslices"))
+	case threshold:
+		// One value per slice: the slice is good when it meets the
+		// threshold, so a share of good values within it can only be 1.
+		if obj.TimeSliceTarget != nil && *obj.TimeSliceTarget != 1 {
+			fail(o.errorf(path+".timeSliceTarget", "%g: a threshold SLI has one value per slice (the query reads the whole slice), which meets op and value or not; use timeSliceTarget: 1", *obj.TimeSliceTarget))
+		}
+		if !readThreshold(o, sli, obj, path, s, ts.Window, ps) {
+			ok = false
+		}
+		if len(s.GroupBy) > 0 {
+			fail(o.errorf("metadata.annotations."+AnnotationGroupBy, "a threshold query decides its own labels; write the grouping into the query's aggregation instead"))
+		}
+	default:
+		if obj.Operator != "" || obj.Value != nil {
+			fail(o.errorf(path+".op", "op and value belong to threshold SLIs; a ratio SLI's slice is good when its ratio of good events meets timeSliceTarget"))
+		}
+		if obj.TimeSliceTarget == nil {
+			fail(o.errorf(path, "Timeslices budgeting of a ratio SLI needs timeSliceTarget, the share of good events that makes a slice good, such as 0.95"))
+		} else {
+			ts.Target = model.DecimalFromFloat(*obj.TimeSliceTarget)
+		}
+	}
+	if v, given := o.v.Metadata.Annotations[AnnotationEvaluation]; given && s.Evaluation != ts.Window {
+		fail(o.errorf("metadata.annotations."+AnnotationEvaluation, "%s: time-slice rules evaluate once per slice, so each sample is one slice; drop the annotation or set it to the timeSliceWindow %s", v, obj.TimeSliceWindow))
+	}
+	s.Evaluation = ts.Window
+	if _, given := o.v.Metadata.Annotations[AnnotationMinEvents]; given {
+		fail(o.errorf("metadata.annotations."+AnnotationMinEvents, "a time-slice SLO's alerts count slices, not events, and slices without traffic are left out already; drop the annotation"))
+	}
+	s.Timeslices = ts
+	return ok
+}
+
+// readThreshold reads op and value of a threshold SLI's objective and checks
+// its query reads exactly one slice.
+func readThreshold(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, path string, s *model.SLO, slice time.Duration, ps *Problems) bool {
+	op, known := thresholdOps[obj.Operator]
+	switch {
+	case !known:
+		*ps = append(*ps, o.errorf(path+".op", "%q is not an operator; a threshold SLI needs op: lte, lt, gte or gt", obj.Operator))
+		return false
+	case obj.Value == nil:
+		*ps = append(*ps, o.errorf(path+".value", "required: the bound a slice's value must meet, such as 0.3 (seconds) for op: lte"))
+		return false
+	}
+	th := *s.SLI.Threshold
+	th.Op, th.Value = op, model.DecimalFromFloat(*obj.Value)
+	s.SLI.Threshold = &th
+	if sli == nil {
+		return false
+	}
+	if err := checkSliceQuery(th.Query.Expr, slice); err != nil {
+		*ps = append(*ps, sli.errorf("spec.thresholdMetric.metricSource.spec.query", "%v", err))
+		return false
+	}
+	return true
+}
+
+var errStop = errors.New("stop")
+
+// checkSliceQuery accepts a percentile of a histogram's rates over exactly
+// one slice: histogram_quantile(φ, …rate(x_bucket[slice])…), with no @,
+// offset or subquery that would read other times than the slice.
+func checkSliceQuery(q string, slice time.Duration) error {
+	expr, err := parser.NewParser(parser.Options{}).ParseExpr(q)
+	if err != nil {
+		return fmt.Errorf("invalid PromQL: %w", err)
+	}
+	example := fmt.Sprintf("histogram_quantile(0.99, sum by (le) (rate(x_bucket[%s])))", model.FormatDuration(slice))
+	call, ok := unparen(expr).(*parser.Call)
+	if !ok || call.Func.Name != "histogram_quantile" {
+		return fmt.Errorf("a threshold SLI is a percentile of a histogram over the slice, such as %s", example)
+	}
+	if phi, ok := unparen(call.Args[0]).(*parser.NumberLiteral); !ok || phi.Val <= 0 || phi.Val >= 1 {
+		return fmt.Errorf("the quantile %s is not a number between 0 and 1 (exclusive), such as 0.99", call.Args[0])
+	}
+	var problem error
+	ranges := 0
+	parser.Inspect(call.Args[1], func(n parser.Node, path []parser.Node) error {
+		switch n := n.(type) {
+		case *parser.SubqueryExpr:
+			problem = fmt.Errorf("a subquery reads other times than the slice; rate the buckets over the slice, as in %s", example)
+		case *parser.MatrixSelector:
+			ranges++
+			parent, _ := lastNode(path).(*parser.Call)
+			switch {
+			case parent == nil || parent.Func.Name != "rate" && parent.Func.Name != "increase":
+				problem = fmt.Errorf("the range %s is not read by rate() or increase(); a slice's percentile reads the buckets' rates over the slice, as in %s", n, example)
+			case n.Range != slice:
+				problem = fmt.Errorf("the range [%s] of %s differs from timeSliceWindow %s: a slice's value must read that slice and no more; use [%s]",
+					model.FormatDuration(n.Range), n.VectorSelector, model.FormatDuration(slice), model.FormatDuration(slice))
+			}
+		case *parser.VectorSelector:
+			if _, ranged := lastNode(path).(*parser.MatrixSelector); !ranged {
+				problem = fmt.Errorf("%s is read without a range; a slice's percentile reads the buckets' rates over the slice, as in %s", n, example)
+			}
+			if n.Timestamp != nil || n.StartOrEnd != 0 || n.OriginalOffset != 0 {
+				problem = fmt.Errorf("%s carries @ or offset, which reads another time than the slice; drop it", n)
+			}
+		}
+		if problem != nil {
+			return errStop
+		}
+		return nil
+	})
+	if problem == nil && ranges == 0 {
+		problem = fmt.Errorf("the percentile reads no rate over the slice, as in %s", example)
+	}
+	return problem
+}
+
+func unparen(e parser.Expr) parser.Expr {
+	if p, ok := e.(*parser.ParenExpr); ok {
+		return unparen(p.Expr)
+	}
+	return e
+}
+
+func lastNode(path []parser.Node) parser.Node {
+	if len(path) == 0 {
+		return nil
+	}
+	return path[len(path)-1]
+}
+
+// roundToSlices lengthens every alert window to a whole number of slices:
+// a window reads whole slices or it would count a slice it only partly holds.
+// It warns when one bad slice alone exceeds a pair's factor over its long
+// window: the alert then fires on a single bad slice.
+func roundToSlices(o object[v1.SLO], s model.SLO, tiers []model.Tier, ps *Problems) {
+	slice := s.Timeslices.Window
+	up := func(d time.Duration) time.Duration { return (d + slice - 1) / slice * slice }
+	for i := range tiers {
+		for j := range tiers[i].Windows {
+			p := &tiers[i].Windows[j]
+			p.Long, p.Short = up(p.Long), up(p.Short)
+			n := int64(p.Long / slice)
+			if p.Factor.Mul(s.ErrorBudget()).Mul(model.NewDecimal(n, 1)).Cmp(model.NewDecimal(1, 1)) < 0 {
+				*ps = append(*ps, o.warnf("spec.objectives[0].target", "one bad slice in the %s tier's %s window (%d slices) is already a burn above %sx: the alert fires on a single bad slice; lower the target or lengthen the window",
+					tiers[i].Severity, model.FormatDuration(p.Long), n, p.Factor))
+			}
+		}
+	}
+}
+
+// shortestWindow is the shortest alert window an SLO can have: four scrape
+// intervals, so rate() has samples, and for time slices one slice.
+func shortestWindow(s model.SLO) time.Duration {
+	if s.Timeslices != nil {
+		return max(s.Timeslices.Window, 4*s.ScrapeInterval)
+	}
+	return 4 * s.ScrapeInterval
+}
