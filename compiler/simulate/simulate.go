@@ -15,7 +15,9 @@
 //     (at most 2h) plus the longest `for`;
 //   - fast and slow burn: healthy history as long as the page tier's
 //     longest window, then the burn until the alert fires (at most twice
-//     the prediction), then healthy until it resolves;
+//     the prediction), then healthy until it resolves; an SLO without a
+//     page tier gets the fast burn too, and its ticket must fire while
+//     nothing pages;
 //   - zero traffic: 1h healthy, 3h without requests, 1h healthy;
 //   - counter reset: 2h healthy, two pods restarting;
 //   - day/night: one day (or the SLO window, if shorter) of a daily cycle.
@@ -467,12 +469,36 @@ func (s *sloSim) maxFor() time.Duration {
 func (s *sloSim) fastBurn() ([]Check, error) {
 	page, ok := tierBySeverity(s.slo, "page")
 	if !ok {
+		return s.fastBurnWithoutPage()
+	}
+	return s.burnScenario(ScenarioFastBurn, page, s.fastFactor(factors(page)), true, nil)
+}
+
+// fastFactor is twice the largest of a page tier's factors, kept below a
+// 100% error ratio.
+func (s *sloSim) fastFactor(pageFactors []float64) float64 {
+	maxF := pageFactors[len(pageFactors)-1]
+	return math.Min(2*maxF, (maxF+1/s.budget())/2)
+}
+
+// fastBurnWithoutPage: an SLO without a page tier (the batch tier) under
+// the burn that would page with the workbook's tiers: its ticket fires in
+// time and nothing pages. The burn goes on until the ticket fires and one
+// `for` longer; how fast a ticket resolves is not checked, as its windows
+// take most of a day to drain.
+func (s *sloSim) fastBurnWithoutPage() ([]Check, error) {
+	ticket, ok := tierBySeverity(s.slo, "ticket")
+	if !ok {
 		return nil, nil
 	}
-	fs := factors(page)
-	maxF := fs[len(fs)-1]
-	b := math.Min(2*maxF, (maxF+1/s.budget())/2)
-	return s.burnScenario(ScenarioFastBurn, page, b, true, nil)
+	page, err := model.WorkbookTiersOf([]string{"page"}, s.slo.Window, 4*s.scrape(), s.slo.Evaluation)
+	if err != nil {
+		// The workbook's page windows do not fit this SLO; the slow burn
+		// still proves the ticket.
+		return nil, nil
+	}
+	b := s.fastFactor(factors(page[0]))
+	return s.burnScenario(ScenarioFastBurn, ticket, b, false, []alertKey{{irules.AlertBurn, "page"}})
 }
 
 // slowBurn: between the ticket tier's largest factor and the page tier's
