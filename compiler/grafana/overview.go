@@ -2,6 +2,7 @@ package grafana
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
@@ -44,10 +45,13 @@ func overviewDashboard(set model.Set) (dashboard, error) {
 	return d, nil
 }
 
-// overviewLegend names a series by its SLO and by every group-by label
-// any SLO splits its series by.
+// overviewLegend names a series by its SLO, its tier when some SLO names
+// one, and by every group-by label any SLO splits its series by.
 func overviewLegend(slos []model.SLO) string {
 	legend := "{{" + rules.LabelSLO + "}}"
+	if slices.ContainsFunc(slos, func(s model.SLO) bool { return s.SLOTier != "" }) {
+		legend += " {{" + rules.LabelSLOTier + "}}"
+	}
 	seen := map[string]bool{}
 	for _, s := range slos {
 		for _, l := range s.GroupBy {

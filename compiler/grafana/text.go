@@ -1,7 +1,9 @@
 package grafana
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -100,14 +102,23 @@ func tiersText(slo model.SLO) string {
 
 // sloTable is a markdown table of SLOs, for the text panels.
 func sloTable(slos []model.SLO, withService bool) string {
-	var b strings.Builder
-	head := "| SLO | SLI | Objective | Window | Error budget | Alert tiers |\n|---|---|---|---|---|---|\n"
-	if withService {
-		head = "| Service | SLO | SLI | Objective | Window | Error budget | Alert tiers |\n|---|---|---|---|---|---|---|\n"
+	cols := []string{"SLO", "SLI", "Objective", "Window", "Error budget", "Alert tiers"}
+	// A tier column only where some SLO names its tier, so tables of
+	// specs without tiers stay as they were.
+	tiered := slices.ContainsFunc(slos, func(s model.SLO) bool { return s.SLOTier != "" })
+	if tiered {
+		cols = slices.Insert(cols, 2, "Tier")
 	}
-	b.WriteString(head)
+	if withService {
+		cols = append([]string{"Service"}, cols...)
+	}
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---|", len(cols)) + "\n")
 	for _, s := range slos {
 		cells := []string{s.Name, sliText(s), percent(s.Objective), rules.WindowText(s), percent(s.ErrorBudget()), tiersText(s)}
+		if tiered {
+			cells = slices.Insert(cells, 2, cmp.Or(s.SLOTier, model.SLOTierInteractive))
+		}
 		if withService {
 			cells = append([]string{s.Service.Name}, cells...)
 		}
