@@ -25,7 +25,8 @@ type Options struct {
 	Kube kube.Options
 	// Ruler files: Thanos partial_response_strategy (abort or warn).
 	Ruler kube.RulerOptions
-	// Text words alert annotations; nil: the built-in templates.
+	// Text words alert annotations and panel descriptions; nil: the
+	// built-in templates.
 	Text *templates.Text
 }
 
@@ -56,7 +57,7 @@ func (o Options) backends() []backend {
 			return rules.Files(svc), nil, nil
 		}},
 		{"alertmanager inhibit rules", quiet(alertmanager.Build)},
-		{"grafana dashboards", quiet(grafana.Build)},
+		{"grafana dashboards", quiet(func(s model.Set) (artifact.Set, error) { return grafana.Build(s, o.Text) })},
 		{"keda scaledobjects", func(s model.Set, _ []rules.Service) (artifact.Set, []string, error) { return keda.Build(s) }},
 		{"kubernetes rules", func(_ model.Set, svc []rules.Service) (artifact.Set, []string, error) {
 			crs, err := kube.PrometheusRules(svc, o.Kube)

@@ -82,9 +82,10 @@ func TestCompilingTwiceGivesTheSameBytes(t *testing.T) {
 }
 
 // TestATemplateOverrideChangesOnlyAnnotationText compiles the examples with
-// the built-in wording and with two templates replaced: every file keeps
+// the built-in wording and with three templates replaced: every file keeps
 // its lines but for summary and description lines, in the rule files, the
-// PrometheusRule objects, the ruler files and the promtool tests alike.
+// PrometheusRule objects, the ruler files and the promtool tests alike, and
+// the panel descriptions of the dashboards.
 func TestATemplateOverrideChangesOnlyAnnotationText(t *testing.T) {
 	t.Chdir("..")
 	res, err := spec.Load("examples")
@@ -95,6 +96,7 @@ func TestATemplateOverrideChangesOnlyAnnotationText(t *testing.T) {
 	for name, text := range map[string]string{
 		templates.BurnSummary:       "[[ .Tier ]]: [[ .SLO ]] burns {{ $value | humanize }}x; runbook https://wiki.example.com/slo/[[ .SLO ]]\n",
 		templates.NoDataDescription: "No samples for [[ .SLO ]][[ .Group ]]. Page the platform team.\n",
+		templates.PanelBurnRate:     "Burn rate of [[ .SLO ]] ([[ .Service ]]); tiers: [[ .Tiers ]]. Playbook: https://wiki.example.com/burn\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -115,7 +117,7 @@ func TestATemplateOverrideChangesOnlyAnnotationText(t *testing.T) {
 	if len(plain.Files) != len(worded.Files) {
 		t.Fatalf("%d files with the built-in templates, %d with the override", len(plain.Files), len(worded.Files))
 	}
-	annotation := regexp.MustCompile(`^\s*(summary|description): `)
+	annotation := regexp.MustCompile(`^\s*(summary: |description: |"description": )`)
 	changed := map[string]int{}
 	for i, f := range plain.Files {
 		g := worded.Files[i]
@@ -133,7 +135,7 @@ func TestATemplateOverrideChangesOnlyAnnotationText(t *testing.T) {
 			changed[strings.Split(f.Path, "/")[0]]++
 		}
 	}
-	for _, folder := range []string{"prometheus", "kubernetes", "ruler"} {
+	for _, folder := range []string{"prometheus", "kubernetes", "ruler", "grafana"} {
 		if changed[folder] == 0 {
 			t.Errorf("no annotation line of %s/ changed", folder)
 		}

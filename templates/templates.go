@@ -1,7 +1,8 @@
-// Package templates holds the wording of the alert annotations inferslo
-// generates: Go templates embedded in the binary, one file per text. A
-// folder of files with the same names (--templates DIR) replaces any of
-// them, say with a company's runbook wording.
+// Package templates holds the wording of the alert annotations and the
+// dashboard panel descriptions inferslo generates: Go templates embedded in
+// the binary, one file per text. A folder of files with the same names
+// (--templates DIR) replaces any of them, say with a company's runbook
+// wording.
 //
 // The templates use [[ ]] as delimiters, so Prometheus alert template code
 // ({{ $value }}, {{ $labels.model_name }}) is written as it is and reaches
@@ -45,6 +46,25 @@ const (
 	MisconfiguredDescription = "alert-misconfigured-description.tmpl"
 	NoDataSummary            = "alert-nodata-summary.tmpl"
 	NoDataDescription        = "alert-nodata-description.tmpl"
+
+	PanelAbout                 = "panel-about.tmpl"
+	PanelAlerts                = "panel-alerts.tmpl"
+	PanelBudgetHistory         = "panel-budget-history.tmpl"
+	PanelBudgetLeft            = "panel-budget-left.tmpl"
+	PanelBudgetLeftPeriod      = "panel-budget-left-period.tmpl"
+	PanelBudgetPeriod          = "panel-budget-period.tmpl"
+	PanelBurnNow               = "panel-burn-now.tmpl"
+	PanelBurnRate              = "panel-burn-rate.tmpl"
+	PanelCatalog               = "panel-catalog.tmpl"
+	PanelDaysLeft              = "panel-days-left.tmpl"
+	PanelErrorRatio            = "panel-error-ratio.tmpl"
+	PanelKVCache               = "panel-kv-cache.tmpl"
+	PanelLatency               = "panel-latency.tmpl"
+	PanelOverviewBudgetHistory = "panel-overview-budget-history.tmpl"
+	PanelOverviewBurn          = "panel-overview-burn.tmpl"
+	PanelQueue                 = "panel-queue.tmpl"
+	PanelThroughput            = "panel-throughput.tmpl"
+	PanelTokens                = "panel-tokens.tmpl"
 )
 
 // Names lists every template file name, sorted.
@@ -53,8 +73,16 @@ func Names() []string {
 		BurnDescription, BurnSummary,
 		MisconfiguredDescription, MisconfiguredSummary,
 		NoDataDescription, NoDataSummary,
+		PanelAbout, PanelAlerts, PanelBudgetHistory, PanelBudgetLeftPeriod, PanelBudgetLeft,
+		PanelBudgetPeriod, PanelBurnNow, PanelBurnRate, PanelCatalog, PanelDaysLeft,
+		PanelErrorRatio, PanelKVCache, PanelLatency, PanelOverviewBudgetHistory,
+		PanelOverviewBurn, PanelQueue, PanelThroughput, PanelTokens,
 	}
 }
+
+// isAlert says whether a template words an alert annotation, whose text
+// Prometheus expands in turn.
+func isAlert(name string) bool { return strings.HasPrefix(name, "alert-") }
 
 // maxFileSize caps a template file: a few lines of prose.
 const maxFileSize = 64 << 10
@@ -112,6 +140,48 @@ type Window struct {
 	// BudgetShare is the share of the budget a burn at Factor spends over
 	// Long ("2%").
 	BudgetShare string
+}
+
+// Panel is the data of the dashboard description templates; which fields
+// are set depends on the panel (docs/templates.md). Grafana shows the text
+// as a panel's description.
+type Panel struct {
+	// Service is the service of a service dashboard; empty in the overview.
+	Service string
+	// SLO is the SLO of a per-SLO panel.
+	SLO string
+	// SLI is the SLO's indicator in a few words ("ttft ≤ 0.25s (vLLM)").
+	SLI string
+	// Objective and ErrorBudget are percentages ("99%", "1%");
+	// ObjectiveRatio and ErrorBudgetRatio the same as ratios ("0.99", "0.01").
+	Objective, ErrorBudget           string
+	ObjectiveRatio, ErrorBudgetRatio string
+	// Window is the SLO window ("28d"), BaseWindow its shortest rate
+	// window ("5m").
+	Window, BaseWindow string
+	// Period and Zone describe a calendar window ("calendar month",
+	// "UTC, boundaries at UTC+00:00").
+	Period, Zone string
+	// Tiers spells out the alert tiers and their budget math, as the SLO
+	// table does.
+	Tiers string
+	// Metric is the series the panel reads.
+	Metric string
+	// BurnAlert and NoDataAlert are the alert names, for the alerts panel.
+	BurnAlert, NoDataAlert string
+	// Latency panels: the role (ttft, itl, tpot, e2e, queue), its name in
+	// words ("time to first token"), the histogram drawn, and the SLOs that
+	// bound it.
+	Role, RoleTitle, Histogram string
+	Promises                   []Promise
+}
+
+// Promise is one SLO's latency bound, drawn as a threshold line.
+type Promise struct {
+	SLO       string
+	Objective string // "99%"
+	Threshold string // with its unit: "0.25s", "250ms"
+	Window    string // "28d"
 }
 
 // Text is a loaded and validated set of templates.
@@ -248,7 +318,12 @@ func locate(err error, name, path string) error {
 
 // Alert expands an alert template: the text of one annotation, itself a
 // Prometheus alert template.
-func (t *Text) Alert(name string, data Alert) (string, error) {
+func (t *Text) Alert(name string, data Alert) (string, error) { return t.execute(name, data) }
+
+// Panel expands a dashboard description template.
+func (t *Text) Panel(name string, data Panel) (string, error) { return t.execute(name, data) }
+
+func (t *Text) execute(name string, data any) (string, error) {
 	tmpl, ok := t.templates[name]
 	if !ok {
 		return "", fmt.Errorf("no template %s", name)
@@ -260,10 +335,19 @@ func (t *Text) Alert(name string, data Alert) (string, error) {
 	return b.String(), nil
 }
 
-// validate expands every template over sample alerts, with and without
-// groups, and parses the output as Prometheus parses alert annotations.
+// validate expands every template over sample data: alerts with and
+// without groups, whose output is parsed as Prometheus parses alert
+// annotations, and panels of every shape.
 func (t *Text) validate() error {
 	for _, name := range Names() {
+		if !isAlert(name) {
+			for _, data := range panelSamples() {
+				if _, err := t.Panel(name, data); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		for _, data := range samples() {
 			out, err := t.Alert(name, data)
 			if err != nil {
@@ -310,6 +394,24 @@ func samples() []Alert {
 	grouped.Windows = append(slices.Clone(base.Windows), Window{Factor: "6", Long: "6h", Short: "30m", BudgetShare: "5%"})
 	grouped.BudgetQuery = "printf `inferslo:error_budget_remaining:ratio{slo=\"chat-ttft\",model_name=%q}` (index $labels \"model_name\")"
 	return []Alert{base, grouped}
+}
+
+// panelSamples are a latency panel with SLO thresholds and without, and
+// the data of a per-SLO panel.
+func panelSamples() []Panel {
+	slo := Panel{
+		Service: "chat", SLO: "chat-ttft", SLI: "ttft ≤ 0.25s (vLLM)",
+		Objective: "99%", ErrorBudget: "1%", ObjectiveRatio: "0.99", ErrorBudgetRatio: "0.01",
+		Window: "28d", BaseWindow: "4m40s", Period: "calendar month", Zone: "UTC, boundaries at UTC+00:00",
+		Tiers:     "page: burn > 14.4 over 56m and 4m40s (2% of the budget in 56m)",
+		Metric:    "inferslo:burn_rate:ratio",
+		BurnAlert: "ErrorBudgetBurn", NoDataAlert: "SLIDataMissing",
+		Role: "ttft", RoleTitle: "time to first token", Histogram: "vllm:time_to_first_token_seconds",
+		Promises: []Promise{{SLO: "chat-ttft", Objective: "99%", Threshold: "0.25s", Window: "28d"}},
+	}
+	unbound := slo
+	unbound.Promises = nil
+	return []Panel{slo, unbound}
 }
 
 // PrometheusDefs are the variables Prometheus defines for alert templates.

@@ -13,7 +13,7 @@ func TestEveryBuiltInTemplateIsEmbeddedAndValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range Names() {
-		out, err := text.Alert(name, samples()[1])
+		out, err := expand(text, name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -41,13 +41,12 @@ func TestAnOverrideReplacesOnlyTheTemplateOfItsName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := samples()[0]
 	for _, name := range Names() {
-		got, err := text.Alert(name, data)
+		got, err := expand(text, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := builtIn.Alert(name, data)
+		want, err := expand(builtIn, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,6 +138,23 @@ func TestOneFinalLineBreakIsNotPartOfTheText(t *testing.T) {
 	}
 	if got != "two\nlines" {
 		t.Errorf("got %q, want %q", got, "two\nlines")
+	}
+}
+
+// expand fills a template with the first sample of its kind.
+func expand(text *Text, name string) (string, error) {
+	if isAlert(name) {
+		return text.Alert(name, samples()[0])
+	}
+	return text.Panel(name, panelSamples()[0])
+}
+
+func TestAPanelOverrideIsCheckedOverEveryPanelShape(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, PanelLatency, "[[ (index .Promises 0).SLO ]] promises a bound")
+	_, err := Load(dir)
+	if want := "/" + PanelLatency + ":1:4: executing"; err == nil || !strings.Contains(err.Error(), dir+want) {
+		t.Fatalf("Load() error = %v, want one containing %q: a latency panel without SLO thresholds has no promise", err, dir+want)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/inferslo/inferslo/spec"
+	"github.com/inferslo/inferslo/templates"
 )
 
 // Each engine's dashboard reads the engine's own series, in its own unit,
@@ -44,7 +45,11 @@ func TestEngineDashboardsUseTheEnginesOwnSeries(t *testing.T) {
 			if err := res.Err(); err != nil {
 				t.Fatal(err)
 			}
-			d, err := serviceDashboard(tt.service, res.Set.SLOs)
+			text, err := templates.Load("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := serviceDashboard(tt.service, res.Set.SLOs, text)
 			if err != nil {
 				t.Fatal(err)
 			}

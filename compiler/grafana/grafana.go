@@ -14,6 +14,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/templates"
 )
 
 // SchemaVersion is the classic dashboard model version emitted.
@@ -31,10 +32,15 @@ const maxUID = 40
 
 // Build returns grafana/<service>.json for every service and
 // grafana/overview.json, each checked before it is returned. An empty set
-// yields no files.
-func Build(set model.Set) (artifact.Set, error) {
+// yields no files. Panel descriptions are worded by text, or by the
+// built-in templates when text is nil.
+func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 	if len(set.SLOs) == 0 {
 		return nil, nil
+	}
+	text, err := templates.OrDefault(text)
+	if err != nil {
+		return nil, err
 	}
 	sorted := model.Set{SLOs: append([]model.SLO{}, set.SLOs...)}
 	sorted.Sort()
@@ -43,7 +49,7 @@ func Build(set model.Set) (artifact.Set, error) {
 		if err := checkServiceName(service); err != nil {
 			return nil, err
 		}
-		d, err := serviceDashboard(service, sorted.ByService(service))
+		d, err := serviceDashboard(service, sorted.ByService(service), text)
 		if err != nil {
 			return nil, fmt.Errorf("dashboard of service %s: %w", service, err)
 		}
@@ -53,7 +59,7 @@ func Build(set model.Set) (artifact.Set, error) {
 		}
 		out = append(out, f)
 	}
-	d, err := overviewDashboard(sorted)
+	d, err := overviewDashboard(sorted, text)
 	if err != nil {
 		return nil, fmt.Errorf("overview dashboard: %w", err)
 	}
@@ -156,6 +162,25 @@ func newDashboard(uid, title string, tags []string, slos []model.SLO) dashboard 
 			Type:       "dashboard",
 		}}},
 	}
+}
+
+// words expands the description templates of one dashboard. The first
+// failure is kept, and the dashboard returns it once built, so panel
+// builders stay plain functions of the model.
+type words struct {
+	text *templates.Text
+	// service is the dashboard's service; empty for the overview.
+	service string
+	err     error
+}
+
+func (w *words) say(name string, data templates.Panel) string {
+	data.Service = w.service
+	s, err := w.text.Panel(name, data)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return s
 }
 
 // alertAnnotation marks when SLO alerts fire, on every time-series panel.

@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 
 func build(t testing.TB, set model.Set) map[string][]byte {
 	t.Helper()
-	files, err := Build(set)
+	files, err := Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -612,7 +612,7 @@ func TestBuildRejectsWhatCannotBeDrawn(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := vllmSLO(t, "ttft", "0.5", "99%")
 			tt.change(&s)
-			_, err := Build(model.Set{SLOs: []model.SLO{s}})
+			_, err := Build(model.Set{SLOs: []model.SLO{s}}, nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v, want one mentioning %q", err, tt.want)
 			}
@@ -697,7 +697,7 @@ func TestPercentPrintsExactSharesExactly(t *testing.T) {
 }
 
 func TestEmptySetWritesNothing(t *testing.T) {
-	files, err := Build(model.Set{})
+	files, err := Build(model.Set{}, nil)
 	if err != nil || len(files) != 0 {
 		t.Errorf("Build(empty) = %d files, %v", len(files), err)
 	}
@@ -718,7 +718,7 @@ func BenchmarkBuild(b *testing.B) {
 	var files artifact.Set
 	for b.Loop() {
 		var err error
-		if files, err = Build(set); err != nil {
+		if files, err = Build(set, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,12 +6,14 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/templates"
 )
 
 // overviewDashboard lists every SLO of the compilation with the budget it
 // has left and how fast it burns now, so one screen says which service needs
 // attention.
-func overviewDashboard(set model.Set) (dashboard, error) {
+func overviewDashboard(set model.Set, text *templates.Text) (dashboard, error) {
+	w := &words{text: text}
 	d := newDashboard(overviewUID, "SLOs: overview", []string{"inferslo", "slo"}, set.SLOs)
 	// Every query covers all SLOs at once, selected by service: a panel
 	// costs one query however many SLOs there are.
@@ -19,30 +21,26 @@ func overviewDashboard(set model.Set) (dashboard, error) {
 	d.Annotations.List = append(d.Annotations.List, alertAnnotation(matcher))
 
 	var g grid
-	g.add(textPanel("SLO catalog",
-		"Every SLO compiled together, with its objective, window and alert tiers, so the numbers below can be read against them. "+
-			"Each service has its own dashboard (top-right link) with latency, error ratio and burn-rate panels.",
+	g.add(textPanel("SLO catalog", w.say(templates.PanelCatalog, templates.Panel{}),
 		generatedHeader(set.SLOs)+"\n\n"+sloTable(set.SLOs, true)), gridWidth, 4+2*len(set.SLOs))
 
 	g.row("Now")
 	legend := overviewLegend(set.SLOs)
 	budget := []target{query(budgetQuery(matcher), legend)}
 	burn := []target{query(baseBurnQuery(matcher), legend)}
-	g.add(budgetStatOf(budget), 12, 8)
-	g.add(burnNowStat(burn), 12, 8)
+	g.add(budgetStatOf(w, budget), 12, 8)
+	g.add(burnNowStat(w, burn), 12, 8)
 
 	g.row("History")
 	g.add(timeseriesPanel("Error budget remaining over time",
-		"Share of each SLO's error budget left over its window, from "+rules.BudgetRemaining+". "+
-			"Steep drops mark incidents; a slow steady slide means the objective is tighter than what the service delivers.",
+		w.say(templates.PanelOverviewBudgetHistory, templates.Panel{Metric: rules.BudgetRemaining}),
 		budget, seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"}), 12, 8)
 	g.add(timeseriesPanel("Burn rate over the shortest window",
-		"Burn rate of each SLO over its base (shortest alert) window, from "+rules.BurnRate+". "+
-			"Above the dashed line at 1 the SLO spends budget faster than its window allows; alert tiers use higher factors, shown per service.",
+		w.say(templates.PanelOverviewBurn, templates.Panel{Metric: rules.BurnRate}),
 		burn, seriesSpec{unit: "none", min: num("0"), thresholds: steps(colorGreen, step{Value: num("1"), Color: colorOrange}), thresholdStyle: "dashed"}), 12, 8)
-	g.add(alertsPanel(matcher, "SLO alerts firing"), gridWidth, 7)
+	g.add(alertsPanel(w, matcher, "SLO alerts firing"), gridWidth, 7)
 	d.Panels = g.items
-	return d, nil
+	return d, w.err
 }
 
 // overviewLegend names a series by its SLO, its tier when some SLO names
@@ -79,9 +77,7 @@ func baseBurnQuery(matcher string) string {
 }
 
 // burnNowStat is the current burn rate of every SLO over its base window.
-func burnNowStat(ts []target) panel {
-	return statPanel("Burn rate now",
-		"How many times faster than sustainable each SLO spends its error budget over its shortest alert window, from "+rules.BurnRate+". "+
-			"Above 1 (orange) the budget would run out before the window ends if the rate held.",
+func burnNowStat(w *words, ts []target) panel {
+	return statPanel("Burn rate now", w.say(templates.PanelBurnNow, templates.Panel{Metric: rules.BurnRate}),
 		"none", ts, steps(colorGreen, step{Value: num("1"), Color: colorOrange}))
 }

@@ -125,7 +125,7 @@ func lookup(v any, keys ...string) any {
 
 func TestGeneratedDashboardsMatchGrafanaSchemas(t *testing.T) {
 	s := loadSchemas(t)
-	files, err := Build(fixtureSet(t))
+	files, err := Build(fixtureSet(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func firstPanelOfType(d map[string]any, typ string) map[string]any {
 
 func TestSchemaCheckRejectsBrokenDashboards(t *testing.T) {
 	s := loadSchemas(t)
-	files, err := Build(fixtureSet(t))
+	files, err := Build(fixtureSet(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/templates"
 )
 
 // latencyRoles are the inference roles drawn as percentile panels, in order.
@@ -15,7 +16,8 @@ func latencyRoles() []string { return []string{"ttft", "itl", "tpot", "e2e", "qu
 
 // serviceDashboard draws one service: a summary, latency percentiles, one
 // row per SLO (budget, error ratio, burn rate) and traffic and engine load.
-func serviceDashboard(service string, slos []model.SLO) (dashboard, error) {
+func serviceDashboard(service string, slos []model.SLO, text *templates.Text) (dashboard, error) {
+	w := &words{text: text, service: service}
 	title := service
 	if dn := slos[0].Service.DisplayName; dn != "" && dn != service {
 		title = dn
@@ -35,17 +37,15 @@ func serviceDashboard(service string, slos []model.SLO) (dashboard, error) {
 		about += mdText(desc) + "\n\n"
 	}
 	about += sloTable(slos, false)
-	g.add(textPanel("About these SLOs",
-		"What each SLO promises and when it alerts, taken from the spec, so the panels below can be read against it.",
-		about), gridWidth, 4+2*len(slos))
+	g.add(textPanel("About these SLOs", w.say(templates.PanelAbout, templates.Panel{}), about), gridWidth, 4+2*len(slos))
 
 	g.row("Summary")
-	g.add(budgetStat(slos, true), 12, 7)
-	g.add(alertsPanel(serviceMatcher, "Alerts on this service's SLOs"), 12, 7)
+	g.add(budgetStat(w, slos, true), 12, 7)
+	g.add(alertsPanel(w, serviceMatcher, "Alerts on this service's SLOs"), 12, 7)
 
 	var latency []panel
 	for _, role := range latencyRoles() {
-		if p, ok := latencyPanel(role, slos); ok {
+		if p, ok := latencyPanel(w, role, slos); ok {
 			latency = append(latency, p)
 		}
 	}
@@ -59,20 +59,20 @@ func serviceDashboard(service string, slos []model.SLO) (dashboard, error) {
 	for _, slo := range slos {
 		g.row(fmt.Sprintf("SLO %s: %s, %s over %s", sloTitle(slo), sliText(slo), percent(slo.Objective), rules.WindowText(slo)))
 		if slo.Calendar != nil {
-			for _, p := range periodStats(slo) {
+			for _, p := range periodStats(w, slo) {
 				g.add(p, 12, 4)
 			}
 		}
-		g.add(budgetSeries(slo), 8, 8)
-		g.add(errorRatioPanel(slo), 8, 8)
-		g.add(burnRatePanel(slo), 8, 8)
+		g.add(budgetSeries(w, slo), 8, 8)
+		g.add(errorRatioPanel(w, slo), 8, 8)
+		g.add(burnRatePanel(w, slo), 8, 8)
 	}
 
 	var load []panel
-	if p, ok := throughputPanel(slos); ok {
+	if p, ok := throughputPanel(w, slos); ok {
 		load = append(load, p)
 	}
-	load = append(load, enginePanels(slos)...)
+	load = append(load, enginePanels(w, slos)...)
 	if len(load) > 0 {
 		g.row("Traffic and engine load")
 		for _, p := range load {
@@ -80,6 +80,9 @@ func serviceDashboard(service string, slos []model.SLO) (dashboard, error) {
 		}
 	}
 	d.Panels = g.items
+	if w.err != nil {
+		return dashboard{}, w.err
+	}
 	return d, nil
 }
 
@@ -154,28 +157,25 @@ func labelVariable(label, series string) variable {
 
 // budgetStat shows the budget left of every SLO, and of every group of a
 // grouped SLO; narrow applies the dashboard's group variables.
-func budgetStat(slos []model.SLO, narrow bool) panel {
+func budgetStat(w *words, slos []model.SLO, narrow bool) panel {
 	var ts []target
 	for _, s := range slos {
 		ts = append(ts, query(recorded(rules.BudgetRemaining, s, 0, narrow), seriesLegend(s, s.Name)))
 	}
-	return budgetStatOf(ts)
+	return budgetStatOf(w, ts)
 }
 
 // budgetStatOf draws the budget left of the SLOs the targets select.
-func budgetStatOf(ts []target) panel {
-	return statPanel("Error budget remaining",
-		"Share of each SLO's error budget still unspent over its whole window (from "+rules.BudgetRemaining+"). "+
-			"At 0% the SLO is broken for the window; below it, overspent. It decides whether to ship risky changes or to spend time on reliability.",
+func budgetStatOf(w *words, ts []target) panel {
+	return statPanel("Error budget remaining", w.say(templates.PanelBudgetLeft, templates.Panel{Metric: rules.BudgetRemaining}),
 		"percentunit", ts,
 		steps(colorRed, step{Value: num("0"), Color: colorOrange}, step{Value: num("0.25"), Color: colorGreen}))
 }
 
 // alertsPanel shows the SLO alerts firing, one series per alert.
-func alertsPanel(matcher, title string) panel {
+func alertsPanel(w *words, matcher, title string) panel {
 	return timeseriesPanel(title,
-		"Burn-rate ("+rules.AlertBurn+", by severity) and missing-data ("+rules.AlertNoData+") alerts while they fire, from Prometheus' ALERTS series. "+
-			"Line them up with the latency and burn panels to see what tripped them.",
+		w.say(templates.PanelAlerts, templates.Panel{Metric: "ALERTS", BurnAlert: rules.AlertBurn, NoDataAlert: rules.AlertNoData}),
 		[]target{query(alertsQuery(matcher), "{{alertname}} {{severity}} {{slo}}")},
 		seriesSpec{unit: "none", min: num("0"), stepped: true, noValue: "no SLO alert firing"})
 }
@@ -183,7 +183,7 @@ func alertsPanel(matcher, title string) panel {
 // latencyPanel draws p50/p95/p99 of one latency role with every SLO
 // threshold of that role as a line. TTFT is drawn whenever the engine
 // exposes it; the other roles only when an SLO uses them.
-func latencyPanel(role string, slos []model.SLO) (panel, bool) {
+func latencyPanel(w *words, role string, slos []model.SLO) (panel, bool) {
 	var withRole []model.SLO
 	for _, s := range inferenceSLOs(slos) {
 		if s.Inference.Role == role && s.Inference.Histogram != "" {
@@ -213,7 +213,7 @@ func latencyPanel(role string, slos []model.SLO) (panel, bool) {
 	// One line per distinct threshold: two SLOs may bound the same latency
 	// at different targets.
 	var marks []step
-	var promises []string
+	var promises []templates.Promise
 	seen := map[string]bool{}
 	sort.SliceStable(withRole, func(i, j int) bool {
 		return withRole[i].Inference.Threshold.Cmp(withRole[j].Inference.Threshold) < 0
@@ -226,41 +226,33 @@ func latencyPanel(role string, slos []model.SLO) (panel, bool) {
 	}
 	for _, s := range withRole {
 		t := s.Inference.Threshold.Mul(model.NewDecimal(model.UnitsPerSecond(source.Inference.Signals.Units[histogram]), 1)).String()
-		promises = append(promises, fmt.Sprintf("%s wants %s of requests within %s%s over %s", s.Name, percent(s.Objective), t, unitName, dur(s.Window)))
+		promises = append(promises, templates.Promise{SLO: s.Name, Objective: percent(s.Objective), Threshold: t + unitName, Window: dur(s.Window)})
 		if !seen[t] {
 			seen[t] = true
 			marks = append(marks, step{Value: num(t), Color: colorRed})
 		}
 	}
-	desc := fmt.Sprintf("p50, p95 and p99 of %s from %s, across every replica in scope. %s ",
-		strings.ToLower(roleTitle(role)), histogram, roleWhy(role))
-	if len(promises) > 0 {
-		desc += "The red line is the SLO threshold: " + strings.Join(promises, "; ") +
-			". When p99 is above the line, more than 1% of requests miss the threshold right now; when p95 is, more than 5%. " +
-			"Percentiles are interpolated inside histogram buckets; the SLO itself counts requests exactly at the bucket boundary."
-	} else {
-		desc += "No SLO bounds this latency, so no threshold is drawn."
-	}
+	desc := w.say(templates.PanelLatency, templates.Panel{
+		Role: role, RoleTitle: strings.ToLower(roleTitle(role)), Histogram: histogram, Metric: histogram, Promises: promises,
+	})
 	return timeseriesPanel(roleTitle(role)+" (p50, p95, p99)", desc, ts,
 		seriesSpec{unit: unit, min: num("0"), thresholds: steps(colorGreen, marks...), thresholdStyle: "line"}), true
 }
 
 // budgetSeries is the budget left of one SLO over time.
-func budgetSeries(slo model.SLO) panel {
+func budgetSeries(w *words, slo model.SLO) panel {
 	if slo.Calendar != nil {
-		return periodBudgetSeries(slo)
+		return periodBudgetSeries(w, slo)
 	}
 	return timeseriesPanel("Error budget remaining over "+dur(slo.Window),
-		fmt.Sprintf("Share of the %s error budget (%s of events may be bad) left over the rolling %s window, from %s. "+
-			"The slope tells how fast it is spent; the line at 0 is where the SLO breaks.",
-			slo.Name, percent(slo.ErrorBudget()), dur(slo.Window), rules.BudgetRemaining),
+		w.say(templates.PanelBudgetHistory, sloData(slo, rules.BudgetRemaining)),
 		[]target{query(recorded(rules.BudgetRemaining, slo, 0, true), seriesLegend(slo, "budget remaining"))},
 		seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"})
 }
 
 // errorRatioPanel is the bad-event ratio at the base and the SLO window
 // against the ratio the objective allows.
-func errorRatioPanel(slo model.SLO) panel {
+func errorRatioPanel(w *words, slo model.SLO) panel {
 	budget := slo.ErrorBudget()
 	var ts []target
 	for _, w := range []time.Duration{slo.BaseWindow(), slo.Window} {
@@ -269,19 +261,13 @@ func errorRatioPanel(slo model.SLO) panel {
 		}
 		ts = append(ts, query(recorded(rules.ErrorRatio, slo, w, true), seriesLegend(slo, "error ratio over "+dur(w))))
 	}
-	return timeseriesPanel("Error ratio",
-		fmt.Sprintf("Bad events / all events of %s (%s) over the last %s and over the whole %s window, from %s. "+
-			"The red line is the budget, 1 - %s = %s: held above it for the whole window, the SLO breaks. "+
-			"The series is absent when there is no traffic, rather than zero.",
-			slo.Name, sliText(slo), dur(slo.BaseWindow()), dur(slo.Window), rules.ErrorRatio,
-			slo.Objective.String(), budget.String()),
-		ts,
+	return timeseriesPanel("Error ratio", w.say(templates.PanelErrorRatio, sloData(slo, rules.ErrorRatio)), ts,
 		seriesSpec{unit: "percentunit", min: num("0"), thresholds: steps(colorGreen, step{Value: num(budget.String()), Color: colorRed}), thresholdStyle: "line"})
 }
 
 // burnRatePanel draws the burn rate over every alert window with each tier's
 // factor as a dashed line: red for page, orange for ticket.
-func burnRatePanel(slo model.SLO) panel {
+func burnRatePanel(w *words, slo model.SLO) panel {
 	var ts []target
 	for _, w := range windowsOfTiers(slo) {
 		ts = append(ts, query(recorded(rules.BurnRate, slo, w, true), seriesLegend(slo, "burn rate over "+dur(w))))
@@ -305,11 +291,7 @@ func burnRatePanel(slo model.SLO) panel {
 	for _, f := range factors {
 		marks = append(marks, step{Value: num(f.String()), Color: colors[f.String()]})
 	}
-	desc := fmt.Sprintf("How many times faster than sustainable %s spends its error budget, per alert window, from %s. "+
-		"At 1 the budget lasts exactly the %s window. Alert tiers, drawn as dashed lines (red: page, orange: ticket): %s. "+
-		"A tier fires only when both of its windows are above its factor, so a short spike alone does not page.",
-		slo.Name, rules.BurnRate, dur(slo.Window), tiersText(slo))
-	return timeseriesPanel("Burn rate", desc, ts,
+	return timeseriesPanel("Burn rate", w.say(templates.PanelBurnRate, sloData(slo, rules.BurnRate)), ts,
 		seriesSpec{unit: "none", min: num("0"), thresholds: steps(colorGreen, marks...), thresholdStyle: "dashed"})
 }
 
@@ -317,7 +299,7 @@ func burnRatePanel(slo model.SLO) panel {
 // second for inference SLOs. SLIs that yield a ratio directly record no
 // event counts, and an ITL SLI counts decode steps (one per generated
 // token, not per request), so neither has a line here.
-func throughputPanel(slos []model.SLO) (panel, bool) {
+func throughputPanel(w *words, slos []model.SLO) (panel, bool) {
 	var ts []target
 	for _, s := range slos {
 		perToken := s.Inference != nil && s.Inference.Role == "itl"
@@ -332,15 +314,13 @@ func throughputPanel(slos []model.SLO) (panel, bool) {
 	if len(inferenceSLOs(slos)) > 0 {
 		title = "Request throughput"
 	}
-	return timeseriesPanel(title,
-		"Events per second each SLO counts, over its base window, from "+rules.EventsRate+". "+
-			"It weighs every ratio on this dashboard: a burn at low traffic is few unhappy users, and at zero traffic burn alerts stay silent.",
+	return timeseriesPanel(title, w.say(templates.PanelThroughput, templates.Panel{Metric: rules.EventsRate}),
 		ts, seriesSpec{unit: "reqps", min: num("0")}), true
 }
 
 // enginePanels draws token throughput, queue depth and KV-cache usage when
 // the engine exposes them; these read raw engine series, no rule records them.
-func enginePanels(slos []model.SLO) []panel {
+func enginePanels(w *words, slos []model.SLO) []panel {
 	first := func(has func(model.Signals) bool) (model.SLO, *model.Inference) {
 		for _, s := range inferenceSLOs(slos) {
 			if has(s.Inference.Signals) {
@@ -358,9 +338,7 @@ func enginePanels(slos []model.SLO) []panel {
 		if c := inf.Signals.GenerationTokens; c != "" {
 			ts = append(ts, query(counterRateQuery(c, rawSelector(slo)), "generated tokens/s"))
 		}
-		out = append(out, timeseriesPanel("Token throughput",
-			"Prompt tokens prefilled and tokens generated per second, from the engine's token counters. "+
-				"Token rate, not request rate, is what loads the GPUs: a shift to longer prompts raises TTFT at the same request rate.",
+		out = append(out, timeseriesPanel("Token throughput", w.say(templates.PanelTokens, templates.Panel{}),
 			ts, seriesSpec{unit: "suffix: tok/s", min: num("0")}))
 	}
 	if slo, inf := first(func(s model.Signals) bool { return s.QueueDepth != "" || s.Running != "" }); inf != nil {
@@ -371,15 +349,12 @@ func enginePanels(slos []model.SLO) []panel {
 		if g := inf.Signals.Running; g != "" {
 			ts = append(ts, query(gaugeSumQuery(g, rawSelector(slo)), "running"))
 		}
-		out = append(out, timeseriesPanel("Queue depth",
-			"Requests waiting for a batch slot and requests running, summed over replicas, from the engine's gauges. "+
-				"A waiting queue that keeps growing shows up in TTFT next: it is the earliest sign that replicas are short.",
+		out = append(out, timeseriesPanel("Queue depth", w.say(templates.PanelQueue, templates.Panel{}),
 			ts, seriesSpec{unit: "short", min: num("0")}))
 	}
 	if slo, inf := first(func(s model.Signals) bool { return s.KVCacheUsage != "" }); inf != nil {
 		out = append(out, timeseriesPanel("KV-cache usage",
-			"Share of KV-cache blocks in use, per replica (the fullest engine of each), from "+inf.Signals.KVCacheUsage+". "+
-				"Near 100% the engine stops admitting requests or preempts running ones, which raises queueing, TTFT and ITL.",
+			w.say(templates.PanelKVCache, templates.Panel{Metric: inf.Signals.KVCacheUsage}),
 			[]target{query(gaugeMaxByInstanceQuery(inf.Signals.KVCacheUsage, rawSelector(slo)), "{{instance}}")},
 			seriesSpec{unit: "percentunit", min: num("0"), max: num("1")}))
 	}

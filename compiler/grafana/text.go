@@ -9,6 +9,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/templates"
 )
 
 func dur(d time.Duration) string { return model.FormatDuration(d) }
@@ -41,23 +42,6 @@ func roleTitle(role string) string {
 		return "Request errors"
 	}
 	return role
-}
-
-// roleWhy says why a latency role matters to users.
-func roleWhy(role string) string {
-	switch role {
-	case "ttft":
-		return "TTFT is the wait before the first token streams back: queueing plus prefill. Users feel it as responsiveness, and it rises first when replicas run out of room."
-	case "itl":
-		return "ITL is the gap between streamed tokens (one sample per decode step). High ITL makes a streamed answer stutter even when it started fast."
-	case "tpot":
-		return "TPOT is a request's decode time divided by its generated tokens. It sets how long long answers take to finish."
-	case "e2e":
-		return "End-to-end latency covers a request from arrival to its last token."
-	case "queue":
-		return "Queue time is how long a request waits before the engine schedules it. It grows first when replicas are short, before TTFT does."
-	}
-	return ""
 }
 
 // sliText describes an SLO's indicator in a few words.
@@ -128,6 +112,22 @@ func sloTable(slos []model.SLO, withService bool) string {
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	return b.String()
+}
+
+// sloData is what the description of a panel about one SLO may say; the
+// panel reads metric.
+func sloData(slo model.SLO, metric string) templates.Panel {
+	d := templates.Panel{
+		SLO: slo.Name, SLI: sliText(slo),
+		Objective: percent(slo.Objective), ErrorBudget: percent(slo.ErrorBudget()),
+		ObjectiveRatio: slo.Objective.String(), ErrorBudgetRatio: slo.ErrorBudget().String(),
+		Window: dur(slo.Window), BaseWindow: dur(slo.BaseWindow()),
+		Tiers: tiersText(slo), Metric: metric,
+	}
+	if c := slo.Calendar; c != nil {
+		d.Period, d.Zone = c.Name(), zoneText(*c)
+	}
+	return d
 }
 
 // generatedHeader says where a dashboard came from. JSON has no comments, so

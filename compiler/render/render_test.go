@@ -65,7 +65,7 @@ func fixture(t testing.TB) model.Set {
 
 func artifacts(t testing.TB, set model.Set) artifact.Set {
 	t.Helper()
-	files, err := grafana.Build(set)
+	files, err := grafana.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
