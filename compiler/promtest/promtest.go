@@ -170,6 +170,13 @@ func ServiceTests(set model.Set, service string, text *templates.Text) (File, er
 				f.Tests = append(f.Tests, t)
 			}
 		}
+		if burn, ok := pagelessBurn(slo); ok {
+			t, err := b.test(slo, fmt.Sprintf("%s: a %sx burn raises the ticket and nothing pages (no page tier)%s", slo.Name, trim(burn), groupsNote(slo)), burn)
+			if err != nil {
+				return File{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+			}
+			f.Tests = append(f.Tests, t)
+		}
 		if len(rules.ThresholdBuckets(slo.SLI)) > 0 && len(slo.Alerting.Tiers) > 0 {
 			t, err := b.missingBucket(slo)
 			if err != nil {
@@ -314,6 +321,31 @@ func tierBurn(slo model.SLO, tier model.Tier) (float64, bool) {
 		b = math.Floor(10*(maxF+limit)/2) / 10
 	}
 	return b, b > maxF && b < limit
+}
+
+// pagelessBurn is the fast burn that pages an SLO with the default tiers
+// (20x), for an SLO with a ticket tier and no page tier (the batch tier):
+// its test expects the ticket alone, so a page rule in the file fails it.
+// False when the SLO pages, has no ticket, or 20x is out of reach.
+func pagelessBurn(slo model.SLO) (float64, bool) {
+	var ticket *model.Tier
+	for i, t := range slo.Alerting.Tiers {
+		switch t.Severity {
+		case "page":
+			return 0, false
+		case "ticket":
+			ticket = &slo.Alerting.Tiers[i]
+		}
+	}
+	if ticket == nil {
+		return 0, false
+	}
+	const fast = 20
+	maxF := 0.0
+	for _, p := range ticket.Windows {
+		maxF = math.Max(maxF, p.Factor.Float())
+	}
+	return fast, fast > maxF && fast < 1/slo.ErrorBudget().Float()
 }
 
 func trim(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
