@@ -26,6 +26,9 @@ const (
 	// DefaultBatchWindow is the SLO window of a batch shorthand spec that
 	// names none: a quarter, over which batch work is planned and judged.
 	DefaultBatchWindow = "90d"
+	// DefaultBatchCalendarWindow is the same for a calendar window: the
+	// calendar quarter.
+	DefaultBatchCalendarWindow = "1Q"
 )
 
 // expanded is an OpenSLO object made from a shorthand document, with the
@@ -84,6 +87,9 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		// The tier's default, on a copy: the document stays as written.
 		c := *s
 		c.Spec.Window = DefaultBatchWindow
+		if c.Spec.Calendar != nil {
+			c.Spec.Window = DefaultBatchCalendarWindow
+		}
 		s = &c
 	}
 	if s.Spec.Window == "" {

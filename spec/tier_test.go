@@ -23,9 +23,10 @@ type tierSLO struct {
 func TestTheTierSetsDefaultsThatExplicitValuesOverride(t *testing.T) {
 	const day = 24 * time.Hour
 	tests := []struct {
-		name string
-		spec string // the spec section, indented by two spaces
-		want []tierSLO
+		name    string
+		spec    string // the spec section, indented by two spaces
+		want    []tierSLO
+		quarter bool // the window is the calendar quarter
 	}{
 		{
 			name: "a spec without a tier keeps both alert tiers and names no tier",
@@ -78,6 +79,18 @@ func TestTheTierSetsDefaultsThatExplicitValuesOverride(t *testing.T) {
 			},
 		},
 		{
+			name: "a batch tier on a calendar defaults to the calendar quarter",
+			spec: `  tier: batch
+  engine: vllm
+  calendar: {timeZone: UTC}
+  objectives:
+    - {sli: errors, target: 99.5%}`,
+			want: []tierSLO{
+				{"job-errors", "batch", 90 * day, []string{"ticket"}, false},
+			},
+			quarter: true,
+		},
+		{
 			name: "a batch tier with a ticket for of its own still has no page",
 			spec: `  tier: batch
   engine: vllm
@@ -117,6 +130,9 @@ func TestTheTierSetsDefaultsThatExplicitValuesOverride(t *testing.T) {
 			}
 			var got []tierSLO
 			for _, s := range res.Set.SLOs {
+				if q := s.Calendar != nil && s.Calendar.Unit == "Q"; q != tt.quarter {
+					t.Errorf("%s: calendar quarter = %v, want %v", s.Name, q, tt.quarter)
+				}
 				var sevs []string
 				for _, tier := range s.Alerting.Tiers {
 					sevs = append(sevs, tier.Severity)
