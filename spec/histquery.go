@@ -8,40 +8,58 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // checkEngineQueries compares a latency SLO's queries with the engine
-// histogram its annotations name, so that what the alerts say (the threshold,
-// the model) is what the queries count.
+// histogram its annotations name, so that what the alerts say (the
+// threshold, the model) is what the queries count.
 func checkEngineQueries(o object[v1.SLO], s *model.SLO, ps *Problems) {
 	inf := s.Inference
 	if inf == nil || inf.Role == "errors" || inf.Histogram == "" {
 		return
 	}
-	bucket := inf.Histogram + "_bucket"
-	want := inf.NativeThreshold().Float()
 	if s.SLI.Good != nil {
-		for _, vs := range selectorsOf(s.SLI.Good.Expr) {
-			if vs.Name != bucket {
-				continue
-			}
-			for _, m := range vs.LabelMatchers {
-				if m.Name != "le" {
-					continue
-				}
-				le, err := strconv.ParseFloat(m.Value, 64)
-				if m.Type != labels.MatchEqual || err != nil || le != want {
-					*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold,
-						"the threshold %s is the bucket le=%q of %s, but the good query counts %s%s%q; make the threshold and the query name the same bucket",
-						o.v.Metadata.Annotations[AnnotationThreshold], labels.FormatOpenMetricsFloat(want), inf.Histogram, m.Name, m.Type, m.Value))
-				}
-			}
-		}
+		checkGoodBucket(o, inf, s.SLI.Good.Expr, ps)
 	}
-	if len(s.GroupBy) > 0 || s.SLI.Total == nil {
+	if len(s.GroupBy) == 0 && s.SLI.Total != nil {
+		warnUnselected(o, s.SLI.Total.Expr, ps)
+	}
+}
+
+// checkGoodBucket refuses a good query that counts another bucket than
+// the threshold names.
+func checkGoodBucket(o object[v1.SLO], inf *model.Inference, good string, ps *Problems) {
+	// The threshold names a bucket as the catalog spells it (TGI's
+	// 1.683411219602823 for 1.68341122s), so compare with that bound. A
+	// threshold off the buckets is reported where it is read.
+	h := engine.Histogram{Metric: inf.Histogram, Unit: inf.Unit, Buckets: inf.Buckets}
+	want, ok := h.Bucket(inf.Threshold.Float())
+	if !ok {
 		return
 	}
-	for _, vs := range selectorsOf(s.SLI.Total.Expr) {
+	for _, vs := range selectorsOf(good) {
+		if vs.Name != inf.Histogram+"_bucket" {
+			continue
+		}
+		for _, m := range vs.LabelMatchers {
+			if m.Name != "le" {
+				continue
+			}
+			if le, err := strconv.ParseFloat(m.Value, 64); m.Type == labels.MatchEqual && err == nil && le == want {
+				continue
+			}
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold,
+				"the threshold %s is the bucket le=%q of %s, but the good query counts %s%s%q; make the threshold and the query name the same bucket",
+				o.v.Metadata.Annotations[AnnotationThreshold], labels.FormatOpenMetricsFloat(want), inf.Histogram, m.Name, m.Type, m.Value))
+		}
+	}
+}
+
+// warnUnselected warns when the total query reads an engine series with no
+// label selector: the SLO then spans every model in that Prometheus.
+func warnUnselected(o object[v1.SLO], total string, ps *Problems) {
+	for _, vs := range selectorsOf(total) {
 		if !selectsOnlyName(vs) {
 			continue
 		}
