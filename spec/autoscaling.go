@@ -75,9 +75,9 @@ func checkAutoscaling(o object[v1.SLO], ps *Problems, path string, a ShorthandAu
 func planProblems(set model.Set, objects map[string]object[v1.SLO]) Problems {
 	var ps Problems
 	path := "metadata.annotations." + AnnotationAutoscaling
-	for _, service := range set.Services() {
+	for _, service := range set.PerService() {
 		var slos []model.SLO
-		for _, s := range set.ByService(service) {
+		for _, s := range service.SLOs {
 			if s.Autoscaling != nil {
 				slos = append(slos, s)
 			}

@@ -1,12 +1,16 @@
 package spec_test
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/spec"
+	"gopkg.in/yaml.v3"
 )
 
 // FuzzParseAndCompile feeds arbitrary specs through decoding, validation and
@@ -36,8 +40,32 @@ func FuzzParseAndCompile(f *testing.F) {
 		if res.Err() != nil {
 			return
 		}
-		if _, err := compiler.Compile(res.Set, compiler.Options{}); err != nil {
+		out, err := compiler.Compile(res.Set, compiler.Options{})
+		if err != nil {
 			t.Fatalf("a spec without problems failed to compile: %v", err)
+		}
+		// Compile counts documents by their marker lines; a full parse
+		// holds that count and the encoders to valid YAML.
+		for _, f := range out.Files {
+			if ext := filepath.Ext(f.Path); ext != ".yaml" && ext != ".yml" {
+				continue
+			}
+			dec := yaml.NewDecoder(bytes.NewReader(f.Data))
+			n := 0
+			for {
+				var doc yaml.Node
+				err := dec.Decode(&doc)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("generated %s is not valid YAML: %v", f.Path, err)
+				}
+				n++
+			}
+			if n != 1 {
+				t.Fatalf("generated %s holds %d YAML documents", f.Path, n)
+			}
 		}
 	})
 }

@@ -3,14 +3,10 @@ package artifact
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"path"
 	"sort"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 )
 
 // File is one generated file, its path relative to the output folder.
@@ -53,21 +49,41 @@ func checkOneDocument(f File) error {
 	default:
 		return nil
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(f.Data))
-	n := 0
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
+	// A YAML stream starts a new document only at a marker line ("---" or
+	// "..." at column 0, YAML 1.2 section 9.1): no scalar, quoted or block,
+	// may hold one. So counting marker lines is exact, and it costs a scan
+	// instead of a parse of every file; the encoders' own tests decode it.
+	content, started, line := false, false, 0
+	for rest := f.Data; len(rest) > 0; {
+		line++
+		l := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
 		}
-		if err != nil {
-			return fmt.Errorf("generated %s is not valid YAML: %w", f.Path, err)
+		switch {
+		case isMarker(l, "---"):
+			if content || started {
+				return fmt.Errorf("generated %s starts a second YAML document at line %d, want exactly one", f.Path, line)
+			}
+			started = true
+			content = len(bytes.TrimSpace(l[3:])) > 0
+		case isMarker(l, "..."):
+			return fmt.Errorf("generated %s ends a YAML document at line %d, want exactly one document", f.Path, line)
+		case !content:
+			t := bytes.TrimSpace(l)
+			content = len(t) > 0 && t[0] != '#'
 		}
-		n++
 	}
-	if n != 1 {
-		return fmt.Errorf("generated %s holds %d YAML documents, want exactly one", f.Path, n)
+	if !content {
+		return fmt.Errorf("generated %s holds no YAML document, want exactly one", f.Path)
 	}
 	return nil
+}
+
+// isMarker is true for a line that is the document marker m, alone or
+// followed by white space.
+func isMarker(l []byte, m string) bool {
+	return bytes.HasPrefix(l, []byte(m)) && (len(l) == len(m) || l[len(m)] == ' ' || l[len(m)] == '\t' || l[len(m)] == '\r')
 }

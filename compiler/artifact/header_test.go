@@ -38,9 +38,13 @@ func TestCheckWantsExactlyOneDocumentPerYAMLFile(t *testing.T) {
 	}{
 		{"one document with a header is accepted", "# header\ngroups: []\n", ""},
 		{"a leading document marker is one document", "---\ngroups: []\n", ""},
-		{"an injected second document is refused", "# from a\n---\nkind: ConfigMap\n---\ngroups: []\n", "holds 2 YAML documents"},
-		{"a file of comments only is refused", "# from a\n", "holds 0 YAML documents"},
-		{"invalid YAML is refused", "groups: [\n", "is not valid YAML"},
+		{"a marker with content on its line is one document", "--- {groups: []}\n", ""},
+		{"a marker-like line inside indented content is content", "a: |\n  ---\n  ...\n", ""},
+		{"an injected second document is refused", "# from a\n---\nkind: ConfigMap\n---\ngroups: []\n", "second YAML document at line 4"},
+		{"a second marker after an empty document is refused", "---\n---\ngroups: []\n", "second YAML document at line 2"},
+		{"a marker followed by a tab is a marker", "a: 1\n---\tb: 2\n", "second YAML document at line 2"},
+		{"a document end followed by a bare document is refused", "a: 1\n...\nb: 2\n", "ends a YAML document at line 2"},
+		{"a file of comments only is refused", "# from a\n\n", "holds no YAML document"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -236,8 +236,8 @@ func ForService(slos []model.SLO) (r Result, ok bool, err error) {
 // service order.
 func Plans(set model.Set) ([]Result, error) {
 	var out []Result
-	for _, service := range set.Services() {
-		r, ok, err := ForService(set.ByService(service))
+	for _, service := range set.PerService() {
+		r, ok, err := ForService(service.SLOs)
 		if err != nil {
 			return nil, err
 		}

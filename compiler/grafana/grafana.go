@@ -45,15 +45,15 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 	sorted := model.Set{SLOs: append([]model.SLO{}, set.SLOs...)}
 	sorted.Sort()
 	var out artifact.Set
-	for _, service := range sorted.Services() {
-		if err := checkServiceName(service); err != nil {
+	for _, service := range sorted.PerService() {
+		if err := checkServiceName(service.Name); err != nil {
 			return nil, err
 		}
-		d, err := serviceDashboard(service, sorted.ByService(service), text)
+		d, err := serviceDashboard(service.Name, service.SLOs, text)
 		if err != nil {
-			return nil, fmt.Errorf("dashboard of service %s: %w", service, err)
+			return nil, fmt.Errorf("dashboard of service %s: %w", service.Name, err)
 		}
-		f, err := encode(ServicePath(service), d)
+		f, err := encode(ServicePath(service.Name), d)
 		if err != nil {
 			return nil, err
 		}

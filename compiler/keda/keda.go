@@ -48,8 +48,8 @@ func targetAPIVersion(kind string) (string, bool) {
 func Build(set model.Set) (artifact.Set, []string, error) {
 	var files artifact.Set
 	var warnings []string
-	for _, service := range set.Services() {
-		slos := withAutoscaling(set.ByService(service))
+	for _, svc := range set.PerService() {
+		service, slos := svc.Name, withAutoscaling(svc.SLOs)
 		if len(slos) == 0 {
 			continue
 		}

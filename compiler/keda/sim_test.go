@@ -76,7 +76,7 @@ func TestTriggerQueriesReturnOneSampleOnSimulatedVLLM(t *testing.T) {
 		slos[i].ScaleOnBurn = true // the errors SLO opted in, to read both burns
 	}
 	s := set(slos...)
-	groups, sources, err := rules.ServiceGroups(s, "chat", nil)
+	groups, sources, err := rules.ServiceGroups(s.SLOs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

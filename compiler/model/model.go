@@ -28,14 +28,28 @@ func (s Set) Services() []string {
 	return out
 }
 
-// ByService returns the SLOs of one service, in name order.
-func (s Set) ByService(service string) []SLO {
-	var out []SLO
+// ServiceSLOs is one service and its SLOs.
+type ServiceSLOs struct {
+	Name string
+	SLOs []SLO
+}
+
+// PerService groups the SLOs by service, services in name order and each
+// service's SLOs in set order, in one pass: fleets hold thousands of
+// services, so a scan per service would be quadratic.
+func (s Set) PerService() []ServiceSLOs {
+	index := map[string]int{}
+	var out []ServiceSLOs
 	for _, slo := range s.SLOs {
-		if slo.Service.Name == service {
-			out = append(out, slo)
+		i, ok := index[slo.Service.Name]
+		if !ok {
+			i = len(out)
+			index[slo.Service.Name] = i
+			out = append(out, ServiceSLOs{Name: slo.Service.Name})
 		}
+		out[i].SLOs = append(out[i].SLOs, slo)
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 

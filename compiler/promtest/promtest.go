@@ -76,8 +76,9 @@ type ExpectedAlert struct {
 // writes beside it.
 func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 	var files artifact.Set
-	for _, service := range set.Services() {
-		f, err := ServiceTests(set, service, text)
+	for _, svc := range set.PerService() {
+		service := svc.Name
+		f, err := ServiceTests(svc, text)
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", service, err)
 		}
@@ -87,7 +88,7 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 		var buf bytes.Buffer
 		var sources []string
 		seen := map[string]bool{}
-		for _, slo := range set.ByService(service) {
+		for _, slo := range svc.SLOs {
 			if !seen[slo.Source] {
 				seen[slo.Source] = true
 				sources = append(sources, slo.Source)
@@ -128,9 +129,9 @@ func Check(data []byte) error {
 
 // ServiceTests builds the tests of one service, whose alerts are worded
 // by text (nil: the built-in templates).
-func ServiceTests(set model.Set, service string, text *templates.Text) (File, error) {
-	slos := set.ByService(service)
-	groups, _, err := rules.ServiceGroups(set, service, text)
+func ServiceTests(svc model.ServiceSLOs, text *templates.Text) (File, error) {
+	service, slos := svc.Name, svc.SLOs
+	groups, _, err := rules.ServiceGroups(slos, text)
 	if err != nil {
 		return File{}, err
 	}

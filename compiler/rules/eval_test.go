@@ -119,7 +119,7 @@ func TestNoTwoRulesOfAFileShareNameAndLabels(t *testing.T) {
 			Window: 28 * 24 * time.Hour, Evaluation: time.Minute, ScrapeInterval: 30 * time.Second,
 			Alerting: model.Alerting{Tiers: tiers, NoData: true}})
 	}
-	groups, _, err := ServiceGroups(set, "svc", nil)
+	groups, _, err := ServiceGroups(set.SLOs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

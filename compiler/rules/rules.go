@@ -56,17 +56,17 @@ func Services(set model.Set, text *templates.Text) ([]Service, error) {
 	}
 	var out []Service
 	var alerts []rulefmt.Rule
-	for _, service := range set.Services() {
-		groups, sources, err := ServiceGroups(set, service, text)
+	for _, service := range set.PerService() {
+		groups, sources, err := ServiceGroups(service.SLOs, text)
 		if err != nil {
-			return nil, fmt.Errorf("service %s: %w", service, err)
+			return nil, fmt.Errorf("service %s: %w", service.Name, err)
 		}
 		msgs, a := validate(groups)
 		if err := problems(msgs); err != nil {
-			return nil, fmt.Errorf("service %s: %w", service, err)
+			return nil, fmt.Errorf("service %s: %w", service.Name, err)
 		}
 		alerts = append(alerts, a...)
-		out = append(out, Service{Name: service, Groups: groups, Sources: sources, checked: true})
+		out = append(out, Service{Name: service.Name, Groups: groups, Sources: sources, checked: true})
 	}
 	if err := problems(templateProblems(alerts)); err != nil {
 		return nil, err
@@ -92,15 +92,14 @@ func Files(services []Service) artifact.Set {
 	return files
 }
 
-// ServiceGroups returns the rule groups of one service, one per SLO, and the
-// spec files they came from; see Group for text.
-func ServiceGroups(set model.Set, service string, text *templates.Text) ([]rulefmt.RuleGroup, []string, error) {
+// ServiceGroups returns the rule groups of one service's SLOs, one per SLO,
+// and the spec files they came from; see Group for text.
+func ServiceGroups(slos []model.SLO, text *templates.Text) ([]rulefmt.RuleGroup, []string, error) {
 	text, err := templates.OrDefault(text)
 	if err != nil {
 		return nil, nil, err
 	}
 	var groups []rulefmt.RuleGroup
-	slos := set.ByService(service)
 	for _, slo := range slos {
 		g, err := Group(slo, text)
 		if err != nil {
