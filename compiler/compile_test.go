@@ -94,8 +94,8 @@ func TestATemplateOverrideChangesOnlyAnnotationText(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for name, text := range map[string]string{
-		templates.BurnSummary:       "[[ .Tier ]]: [[ .SLO ]] burns {{ $value | humanize }}x; runbook https://wiki.example.com/slo/[[ .SLO ]]\n",
-		templates.NoDataDescription: "No samples for [[ .SLO ]][[ .Group ]]. Page the platform team.\n",
+		templates.BurnSummary:       "[[ .BurnTier ]]: [[ .SLO ]] burns {{ $value | humanize }}x; runbook https://wiki.example.com/slo/[[ .SLO ]]\n",
+		templates.NoDataDescription: "No samples for [[ .SLO ]] ([[ .SLI ]][[ with .Threshold ]] within [[ . ]][[ end ]])[[ .Group ]]. Page the platform team.\n",
 		templates.PanelBurnRate:     "Burn rate of [[ .SLO ]] ([[ .Service ]]); tiers: [[ .Tiers ]]. Playbook: https://wiki.example.com/burn\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -140,10 +140,15 @@ func TestATemplateOverrideChangesOnlyAnnotationText(t *testing.T) {
 			t.Errorf("no annotation line of %s/ changed", folder)
 		}
 	}
-	want := "summary: 'page: chat-ttft burns {{ $value | humanize }}x; runbook https://wiki.example.com/slo/chat-ttft'"
-	for _, f := range worded.Files {
-		if f.Path == "prometheus/chat.rules.yaml" && !bytes.Contains(f.Data, []byte(want)) {
-			t.Errorf("%s lacks %q", f.Path, want)
+	for _, want := range []string{
+		"summary: 'page: chat-ttft burns {{ $value | humanize }}x; runbook https://wiki.example.com/slo/chat-ttft'",
+		"description: No samples for chat-ttft (ttft within 0.25s). Page the platform team.",
+		"description: No samples for chat-errors (errors). Page the platform team.",
+	} {
+		for _, f := range worded.Files {
+			if f.Path == "prometheus/chat.rules.yaml" && !bytes.Contains(f.Data, []byte(want)) {
+				t.Errorf("%s lacks %q", f.Path, want)
+			}
 		}
 	}
 }

@@ -104,6 +104,14 @@ type Alert struct {
 	Window string
 	// RunbookURL is the spec's runbook URL, or empty.
 	RunbookURL string
+	// SLI names the indicator: an inference role (ttft, itl, tpot, e2e,
+	// queue, errors), else ratio or threshold.
+	SLI string
+	// Threshold is the latency bound of an inference SLO in seconds
+	// ("0.25s"); empty for an error SLO.
+	Threshold string
+	// SLOTier is the spec's tier (interactive or batch), or empty.
+	SLOTier string
 	// GroupBy are the labels the SLO is split by, or empty.
 	GroupBy []string
 	// Group names the alert's group from its labels, as Prometheus template
@@ -112,10 +120,11 @@ type Alert struct {
 	// the whole SLI is absent.
 	Group string
 
-	// Burn alerts only: the tier (page or ticket), the severity label's
-	// value, the window pairs the alert fires on, and a Prometheus template
-	// pipeline that yields the query of the group's budget left.
-	Tier        string
+	// Burn alerts only: the alert tier (page or ticket, the burn_tier
+	// label), the severity label's value, the window pairs the alert fires
+	// on, and a Prometheus template pipeline that yields the query of the
+	// group's budget left.
+	BurnTier    string
 	Severity    string
 	Windows     []Window
 	BudgetQuery string
@@ -381,8 +390,9 @@ func prometheusProblem(err error) string {
 func samples() []Alert {
 	base := Alert{
 		SLO: "chat-ttft", DisplayName: "Chat TTFT", Service: "chat", Objective: "99%", Window: "28d",
+		SLI: "ttft", Threshold: "0.25s", SLOTier: "interactive",
 		RunbookURL: "https://runbooks.example.com/chat",
-		Tier:       "page", Severity: "critical",
+		BurnTier:   "page", Severity: "critical",
 		Windows:     []Window{{Factor: "14.4", Long: "1h", Short: "5m", BudgetShare: "2%"}},
 		BudgetQuery: "printf `inferslo:error_budget_remaining:ratio{slo=\"chat-ttft\"}`",
 		Buckets:     []string{`vllm:time_to_first_token_seconds_bucket{le="0.25"}`},

@@ -550,6 +550,10 @@ func (b *builder) annotations(summary, description string, data templates.Alert)
 // alertData is what every alert template may use; with optionalGroup, the
 // group is named only when the alert's series carries it.
 func (b *builder) alertData(optionalGroup bool) templates.Alert {
+	threshold := ""
+	if inf := b.slo.Inference; inf != nil && !inf.Threshold.IsZero() {
+		threshold = inf.Threshold.String() + "s"
+	}
 	return templates.Alert{
 		SLO:         b.slo.Name,
 		DisplayName: b.slo.DisplayName,
@@ -557,6 +561,9 @@ func (b *builder) alertData(optionalGroup bool) templates.Alert {
 		Objective:   b.slo.Objective.Percent(),
 		Window:      WindowText(b.slo),
 		RunbookURL:  b.slo.Alerting.RunbookURL,
+		SLI:         SLIName(b.slo),
+		Threshold:   threshold,
+		SLOTier:     b.slo.SLOTier,
 		GroupBy:     b.slo.GroupBy,
 		Group:       b.groupText(optionalGroup),
 	}
@@ -565,7 +572,7 @@ func (b *builder) alertData(optionalGroup bool) templates.Alert {
 // burnData adds a tier's window pairs and the budget query.
 func (b *builder) burnData(t model.Tier) templates.Alert {
 	data := b.alertData(false)
-	data.Tier, data.Severity = t.Severity, b.slo.Alerting.SeverityLabel(t.Severity)
+	data.BurnTier, data.Severity = t.Severity, b.slo.Alerting.SeverityLabel(t.Severity)
 	for _, p := range t.Windows {
 		data.Windows = append(data.Windows, templates.Window{
 			Factor:      p.Factor.String(),
