@@ -26,6 +26,8 @@ const (
 	AnnotationSeverities      = annotationPrefix + "severities"            // JSON object: {"page":"critical","ticket":"warning"}
 	AnnotationScaleOnBurn     = annotationPrefix + "scale-on-burn"         // "true" | "false"; latency SLOs default to true
 	AnnotationTier            = annotationPrefix + "tier"                  // interactive | batch
+	AnnotationHistogramType   = annotationPrefix + "histogram-type"        // classic | native
+	AnnotationNativeSchema    = annotationPrefix + "native-schema"         // 3: the coarsest schema of native histograms
 	// On an AlertCondition:
 	AnnotationShortWindow = annotationPrefix + "short-window" // 5m
 )
@@ -34,5 +36,5 @@ var sloAnnotations = []string{
 	AnnotationEngine, AnnotationEngineVersion, AnnotationEngineMetrics, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
 	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
 	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
-	AnnotationAlertLabels, AnnotationSeverities, AnnotationScaleOnBurn, AnnotationTier,
+	AnnotationAlertLabels, AnnotationSeverities, AnnotationScaleOnBurn, AnnotationTier, AnnotationHistogramType, AnnotationNativeSchema,
 }

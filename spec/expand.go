@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -115,6 +116,10 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 	if eng == nil {
 		return nil, ps
 	}
+	eng, histType := histogramType(d, &ps, s, eng)
+	if eng == nil {
+		return nil, ps
+	}
 
 	service := s.serviceName()
 	out := []expanded{{obj: v1.NewService(v1.Metadata{Name: service, DisplayName: s.Metadata.DisplayName},
@@ -158,6 +163,12 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		}
 		if len(s.Spec.GroupBy) > 0 {
 			ann[AnnotationGroupBy] = strings.Join(s.Spec.GroupBy, ",")
+		}
+		if histType != "" {
+			ann[AnnotationHistogramType] = histType
+		}
+		if s.Spec.NativeSchema != nil {
+			ann[AnnotationNativeSchema] = fmt.Sprint(*s.Spec.NativeSchema)
 		}
 		policies, aPs := expandAlerting(d, s, slo, scrape, evaluation)
 		ps = append(ps, aPs...)
@@ -263,7 +274,17 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 	} else {
 		h := eng.Histograms[o.SLI]
 		seconds, ok := thresholdSeconds(d, &ps, path+".threshold", o.Threshold)
-		if ok {
+		if ok && eng.IsNative() {
+			// The good count is the count under the threshold, interpolated
+			// inside the bucket that holds it unless it is a boundary
+			// (resolve warns then). Both are linear in the histogram, so
+			// rated and summed they stay additive.
+			hist := seriesSelector(h.Metric)
+			bound := strconv.FormatFloat(seconds.Float()*h.Scale(), 'g', -1, 64)
+			good = fmt.Sprintf("histogram_count(%s) * histogram_fraction(0, %s, %s)", hist, bound, hist)
+			total = fmt.Sprintf("histogram_count(%s)", hist)
+			ann[AnnotationThreshold] = o.Threshold
+		} else if ok {
 			b, exact := h.Bucket(seconds.Float())
 			if !exact {
 				ps = append(ps, d.errorf(path+".threshold", "%s is not a bucket boundary of %s, so the SLI could not be counted exactly; %s",
@@ -341,6 +362,9 @@ func objectiveDescription(eng *engine.Engine, o ShorthandObjective) string {
 	desc := fmt.Sprintf("Share of %s %s observations at or under %s (%s", eng.Title, strings.ToUpper(o.SLI), o.Threshold, h.Metric)
 	if h.Unit == engine.Milliseconds {
 		desc += ", in milliseconds"
+	}
+	if eng.IsNative() {
+		desc += ", a native histogram"
 	}
 	desc += ")."
 	if h.Note != "" {
@@ -716,4 +740,44 @@ func shorthandText(d *doc, s *Shorthand) Problems {
 		}
 	}
 	return ps
+}
+
+// histogramType reads the spec's histogramType and nativeSchema against the
+// engine's default, and returns the engine as scraped (native: _count
+// queries read histogram_count) with the type to record, empty when it is
+// the classic default.
+func histogramType(d *doc, ps *Problems, s *Shorthand, eng *engine.Engine) (*engine.Engine, string) {
+	t := s.Spec.HistogramType
+	switch t {
+	case "":
+		t = eng.HistogramType
+	case engine.Classic, engine.Native:
+	default:
+		*ps = append(*ps, d.errorf("spec.histogramType", "%q is not valid: classic (le buckets) or native (exponential buckets, as OpenTelemetry exponential histograms arrive)", t))
+		return eng, ""
+	}
+	if n := s.Spec.NativeSchema; n != nil {
+		switch {
+		case t != engine.Native:
+			*ps = append(*ps, d.errorf("spec.nativeSchema", "belongs to native histograms; set histogramType: native or remove it"))
+		case *n < model.MinNativeSchema || *n > model.MaxNativeSchema:
+			*ps = append(*ps, d.errorf("spec.nativeSchema", "%d is not a native histogram schema: valid are %d to %d", *n, model.MinNativeSchema, model.MaxNativeSchema))
+		}
+	}
+	switch {
+	case t == engine.Native && !eng.IsNative():
+		native, err := eng.AsNative()
+		if err != nil {
+			*ps = append(*ps, d.errorf("spec.histogramType", "%v", err))
+			return nil, ""
+		}
+		return native, t
+	case t == engine.Classic && eng.IsNative():
+		c := *eng
+		c.HistogramType = engine.Classic
+		return &c, t
+	case t == engine.Native:
+		return eng, t
+	}
+	return eng, ""
 }

@@ -19,7 +19,9 @@ func checkEngineQueries(o object[v1.SLO], s *model.SLO, ps *Problems) {
 	if inf == nil || inf.Role == "errors" || inf.Histogram == "" {
 		return
 	}
-	if s.SLI.Good != nil {
+	if inf.Native && s.SLI.Good != nil {
+		checkNativeGood(o, inf, s.SLI.Good.Expr, ps)
+	} else if s.SLI.Good != nil {
 		checkGoodBucket(o, inf, s.SLI.Good.Expr, ps)
 	}
 	if len(s.GroupBy) == 0 && s.SLI.Total != nil {
@@ -68,6 +70,43 @@ func warnUnselected(o object[v1.SLO], total string, ps *Problems) {
 			vs.Name))
 		return
 	}
+}
+
+// checkNativeGood compares the bounds of the good query's histogram_fraction
+// over the SLI's native histogram with the threshold: from 0 (or below) up
+// to the threshold.
+func checkNativeGood(o object[v1.SLO], inf *model.Inference, good string, ps *Problems) {
+	e, err := parser.NewParser(parser.Options{}).ParseExpr(good)
+	if err != nil {
+		return
+	}
+	want := inf.NativeThreshold().Float()
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		c, ok := n.(*parser.Call)
+		if !ok || c.Func.Name != "histogram_fraction" || len(c.Args) != 3 || !readsMetric(c.Args[2], inf.Histogram) {
+			return nil
+		}
+		lower, lok := c.Args[0].(*parser.NumberLiteral)
+		upper, uok := c.Args[1].(*parser.NumberLiteral)
+		if !lok || !uok || lower.Val > 0 || upper.Val != want {
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold,
+				"the threshold %s is %s in the unit of %s, but the good query counts histogram_fraction(%s, %s, ...); make the threshold and the query's upper bound the same, from 0",
+				o.v.Metadata.Annotations[AnnotationThreshold], labels.FormatOpenMetricsFloat(want), inf.Histogram, c.Args[0], c.Args[1]))
+		}
+		return nil
+	})
+}
+
+// readsMetric tells whether an expression selects the named metric.
+func readsMetric(e parser.Expr, name string) bool {
+	found := false
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		if vs, ok := n.(*parser.VectorSelector); ok && engine.SelectedName(vs) == name {
+			found = true
+		}
+		return nil
+	})
+	return found
 }
 
 // selectorsOf lists the vector selectors of a canonical query.

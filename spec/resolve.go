@@ -372,6 +372,10 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		}
 		eng = e
 	}
+	eng = l.histogramType(o, eng, ps)
+	if eng == nil {
+		return nil
+	}
 	role := ann[AnnotationSLI]
 	inf := &model.Inference{Engine: eng.ID, EngineTitle: eng.Title, EngineVersion: eng.Variant, Role: role, Selector: ann[AnnotationSelector]}
 	if role != "errors" {
@@ -391,7 +395,12 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 			return nil
 		}
 		inf.Threshold = model.NewDecimal(int64(dur), int64(time.Second))
-		if _, exact := h.Bucket(inf.Threshold.Float()); !exact {
+		if eng.IsNative() {
+			inf.Native, inf.NativeSchema = true, nativeSchema(o, ps)
+			if msg := nativeInexact(h, inf.NativeThreshold().Float(), inf.NativeSchema); msg != "" {
+				*ps = append(*ps, o.warnf("metadata.annotations."+AnnotationThreshold, "%s %s", ann[AnnotationThreshold], msg))
+			}
+		} else if _, exact := h.Bucket(inf.Threshold.Float()); !exact {
 			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold, "%s is not a bucket boundary of %s; %s", ann[AnnotationThreshold], h.Metric, nearest(h, inf.Threshold.Float())))
 		}
 	}

@@ -72,10 +72,17 @@ type ShorthandSpec struct {
 	EvaluationInterval string `yaml:"evaluationInterval,omitempty"`
 	// TTFTDenominator: histogram (default; pair TTFT with an errors
 	// objective) or requests (failed requests count as slow).
-	TTFTDenominator string                `yaml:"ttftDenominator,omitempty"`
-	Objectives      []ShorthandObjective  `yaml:"objectives"`
-	Alerting        ShorthandAlerting     `yaml:"alerting,omitempty"`
-	Autoscaling     *ShorthandAutoscaling `yaml:"autoscaling,omitempty"`
+	TTFTDenominator string `yaml:"ttftDenominator,omitempty"`
+	// HistogramType is classic (le buckets) or native (exponential
+	// buckets, no le: OpenTelemetry exponential histograms); default: the
+	// engine's.
+	HistogramType string `yaml:"histogramType,omitempty"`
+	// NativeSchema is the coarsest schema of native histograms (-4 to 8,
+	// default 3); thresholds on its bucket boundaries count exactly.
+	NativeSchema *int                  `yaml:"nativeSchema,omitempty"`
+	Objectives   []ShorthandObjective  `yaml:"objectives"`
+	Alerting     ShorthandAlerting     `yaml:"alerting,omitempty"`
+	Autoscaling  *ShorthandAutoscaling `yaml:"autoscaling,omitempty"`
 }
 
 // ShorthandCalendar places calendar periods: in a time zone (default UTC),

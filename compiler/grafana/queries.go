@@ -23,7 +23,12 @@ func percentiles() []struct{ q, name string } {
 	return []struct{ q, name string }{{"0.5", "p50"}, {"0.95", "p95"}, {"0.99", "p99"}}
 }
 
-func percentileQuery(q, histogram, selector string) string {
+// percentileQuery is a quantile of a histogram's recent observations; a
+// native histogram is one series without le, so its rates are summed whole.
+func percentileQuery(q, histogram, selector string, native bool) string {
+	if native {
+		return fmt.Sprintf("histogram_quantile(%s, sum(rate(%s[%s])))", q, rules.SeriesSelector(histogram, selector), rateInterval)
+	}
 	return fmt.Sprintf("histogram_quantile(%s, sum by (le) (rate(%s[%s])))", q, rules.SeriesSelector(histogram+"_bucket", selector), rateInterval)
 }
 
@@ -147,8 +152,12 @@ func probeMetric(inf *model.Inference) string {
 	switch {
 	case inf.Signals.Requests != "":
 		q = inf.Signals.Requests
+	case inf.Native && inf.Histogram != "":
+		return inf.Histogram
 	case inf.Histogram != "":
 		return inf.Histogram + "_count"
+	case inf.Native && inf.Signals.TTFT != "":
+		return inf.Signals.TTFT
 	case inf.Signals.TTFT != "":
 		return inf.Signals.TTFT + "_count"
 	default:

@@ -208,7 +208,7 @@ func latencyPanel(w *words, role string, slos []model.SLO) (panel, bool) {
 	}
 	var ts []target
 	for _, p := range percentiles() {
-		ts = append(ts, query(percentileQuery(p.q, histogram, rawSelector(*source)), p.name))
+		ts = append(ts, query(percentileQuery(p.q, histogram, rawSelector(*source), source.Inference.Native), p.name))
 	}
 	// One line per distinct threshold: two SLOs may bound the same latency
 	// at different targets.

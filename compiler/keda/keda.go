@@ -233,6 +233,11 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 		// threshold means the 0.99 quantile stays below it.
 		query := fmt.Sprintf("histogram_quantile(%s, sum by (le) (rate(%s[%s])))",
 			slo.Objective, selector(inf.Histogram+"_bucket", inf.Selector), model.FormatDuration(rateWindow(slo)))
+		if inf.Native {
+			// One series per native histogram, no le to keep.
+			query = fmt.Sprintf("histogram_quantile(%s, sum(rate(%s[%s])))",
+				slo.Objective, selector(inf.Histogram, inf.Selector), model.FormatDuration(rateWindow(slo)))
+		}
 		// Value, not AverageValue: a latency quantile does not divide by
 		// replicas; the HPA scales by observed/target. The quantile comes
 		// out in the histogram's unit (milliseconds on Triton).
@@ -319,6 +324,9 @@ func allowedSeries(slos []model.SLO) map[string]bool {
 		for _, h := range []string{inf.Histogram, s.TTFT, s.ITL, s.TPOT, s.E2E, s.Queue} {
 			if h != "" {
 				ok[h+"_bucket"], ok[h+"_count"], ok[h+"_sum"] = true, true, true
+				if inf.Native {
+					ok[h] = true
+				}
 			}
 		}
 		for _, g := range []string{s.QueueDepth, s.Running, s.KVCacheUsage, s.Requests, s.PromptTokens, s.GenerationTokens} {

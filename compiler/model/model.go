@@ -271,8 +271,15 @@ type Inference struct {
 	Threshold Decimal
 	// Histogram is the base name of the latency histogram (no _bucket suffix).
 	Histogram string
-	// Buckets are the histogram's upper bounds, in Unit.
+	// Buckets are the histogram's upper bounds, in Unit; empty for a
+	// native histogram.
 	Buckets []float64
+	// Native is set when the engine's histograms are native (exponential
+	// buckets in one series, no le), NativeSchema the coarsest schema they
+	// are expected at: a threshold is counted exactly when it is a bucket
+	// boundary of that schema, 2^(k·2^-schema).
+	Native       bool
+	NativeSchema int
 	// Unit of the histogram's buckets: seconds or milliseconds.
 	Unit string
 	// Selector is the spec's label selector, as matchers text without braces

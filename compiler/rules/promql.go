@@ -77,6 +77,9 @@ func rateSelectors(e parser.Expr, window time.Duration) (parser.Expr, error) {
 		c.Expr = inner
 		return &c, nil
 	case *parser.BinaryExpr:
+		if count, fraction, ok := CountUnder(n); ok {
+			return nativeCount(count, fraction, window)
+		}
 		if n.Op != parser.ADD && n.Op != parser.SUB {
 			return nil, fmt.Errorf("counters may only be added or subtracted before rate() applies, not combined with %s", n.Op)
 		}
@@ -102,10 +105,79 @@ func rateSelectors(e parser.Expr, window time.Duration) (parser.Expr, error) {
 	case *parser.MatrixSelector, *parser.SubqueryExpr:
 		return nil, fmt.Errorf("a counter query selects instant vectors; drop the range, rate() is applied with the SLO's windows (or set counter: false)")
 	case *parser.Call:
-		return nil, fmt.Errorf("a counter query cannot call %s(); select the counters, aggregated with sum() if needed (or set counter: false)", n.Func.Name)
+		if n.Func.Name == "histogram_count" {
+			return rateHistogramArgs(n, window)
+		}
+		return nil, fmt.Errorf("a counter query cannot call %s(); select the counters, aggregated with sum() if needed, or a native histogram's observations with histogram_count() (or set counter: false)", n.Func.Name)
 	default:
 		return nil, fmt.Errorf("unsupported expression %q in a counter query", e.String())
 	}
+}
+
+// CountUnder recognises histogram_count(h) * histogram_fraction(a, b, h)
+// (either order, the same h): the count of h's observations between a and
+// b, which grows like a counter.
+func CountUnder(n *parser.BinaryExpr) (count, fraction *parser.Call, ok bool) {
+	if n.Op != parser.MUL || n.ReturnBool || n.VectorMatching != nil && (len(n.VectorMatching.MatchingLabels) > 0 || n.VectorMatching.On) {
+		return nil, nil, false
+	}
+	l, lok := n.LHS.(*parser.Call)
+	r, rok := n.RHS.(*parser.Call)
+	if !lok || !rok {
+		return nil, nil, false
+	}
+	if l.Func.Name == "histogram_fraction" {
+		l, r = r, l
+	}
+	if l.Func.Name != "histogram_count" || r.Func.Name != "histogram_fraction" || len(l.Args) != 1 || len(r.Args) != 3 {
+		return nil, nil, false
+	}
+	if l.Args[0].String() != r.Args[2].String() {
+		return nil, nil, false
+	}
+	return l, r, true
+}
+
+// nativeCount rates the histogram of histogram_count(h) *
+// histogram_fraction(a, b, h) per series. A series without observations in
+// the window has a NaN fraction; it holds no events, so the comparison
+// drops it rather than let NaN poison the sum (and every window built on
+// it). Summing per-series counts, rather than histograms first, keeps each
+// series at its own schema: Prometheus adds histograms at the coarsest one.
+func nativeCount(count, fraction *parser.Call, window time.Duration) (parser.Expr, error) {
+	c, err := rateHistogramArgs(count, window)
+	if err != nil {
+		return nil, err
+	}
+	f, err := rateHistogramArgs(fraction, window)
+	if err != nil {
+		return nil, err
+	}
+	product := &parser.BinaryExpr{Op: parser.MUL, LHS: c, RHS: f, VectorMatching: &parser.VectorMatching{Card: parser.CardOneToOne}}
+	guard := &parser.BinaryExpr{Op: parser.GTE, LHS: product, RHS: &parser.NumberLiteral{Val: 0}, VectorMatching: nil}
+	return &parser.ParenExpr{Expr: guard}, nil
+}
+
+// rateHistogramArgs rates the native histogram a histogram function reads;
+// its bounds must be numbers.
+func rateHistogramArgs(n *parser.Call, window time.Duration) (parser.Expr, error) {
+	args := make(parser.Expressions, len(n.Args))
+	for i, a := range n.Args {
+		switch x := a.(type) {
+		case *parser.NumberLiteral:
+			args[i] = x
+		case *parser.VectorSelector:
+			args[i] = &parser.Call{
+				Func: parser.Functions["rate"],
+				Args: parser.Expressions{&parser.MatrixSelector{VectorSelector: x, Range: window}},
+			}
+		default:
+			return nil, fmt.Errorf("%s() in a counter query reads one native histogram selector and number bounds, not %q", n.Func.Name, a.String())
+		}
+	}
+	c := *n
+	c.Args = args
+	return &c, nil
 }
 
 // sumOf wraps e in sum by (by) unless it already is a sum to one series,

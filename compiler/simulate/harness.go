@@ -405,7 +405,13 @@ func (d *driver) advance(t time.Duration, load traffic, restarts restart) error 
 			}
 			n := math.Floor(d.cumN[s.pod]) - d.resetN[s.pod]
 			k := math.Floor(d.cumK[s.pod]) - d.resetK[s.pod]
-			ref, err := app.Append(d.refs[i], s.labels, ms, s.coefN*n+s.coefK*k)
+			var ref storage.SeriesRef
+			var err error
+			if s.hist != nil {
+				ref, err = app.AppendHistogram(d.refs[i], s.labels, ms, s.histogram(n, k), nil)
+			} else {
+				ref, err = app.Append(d.refs[i], s.labels, ms, s.coefN*n+s.coefK*k)
+			}
 			if err != nil {
 				app.Rollback()
 				return fmt.Errorf("append synthetic sample: %w", err)

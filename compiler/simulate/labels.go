@@ -7,6 +7,8 @@ import (
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
+
+	irules "github.com/inferslo/inferslo/compiler/rules"
 )
 
 // selector is one vector selector of an SLI query with the sign it enters
@@ -14,6 +16,12 @@ import (
 type selector struct {
 	matchers []*labels.Matcher
 	sign     float64
+	// native: the selector reads native histograms through
+	// histogram_count; with under, only observations in (lower, upper],
+	// as histogram_count(h) * histogram_fraction(lower, upper, h) counts.
+	native       bool
+	under        bool
+	lower, upper float64
 }
 
 // selectorsOf lists the vector selectors of a query, rated or not.
@@ -23,33 +31,71 @@ func selectorsOf(query string) ([]selector, error) {
 		return nil, fmt.Errorf("parse %q: %w", query, err)
 	}
 	var out []selector
-	var walk func(e parser.Expr, sign float64)
-	walk = func(e parser.Expr, sign float64) {
+	var walk func(e parser.Expr, sign float64, native *selector)
+	walk = func(e parser.Expr, sign float64, native *selector) {
 		switch n := e.(type) {
 		case *parser.VectorSelector:
-			out = append(out, selector{matchers: n.LabelMatchers, sign: sign})
+			s := selector{matchers: n.LabelMatchers, sign: sign}
+			if native != nil {
+				s.native, s.under, s.lower, s.upper = true, native.under, native.lower, native.upper
+			}
+			out = append(out, s)
 		case *parser.MatrixSelector:
-			walk(n.VectorSelector, sign)
+			walk(n.VectorSelector, sign, native)
+		case *parser.Call:
+			if n.Func.Name == "histogram_count" && native == nil {
+				native = &selector{native: true}
+			}
+			for _, a := range n.Args {
+				walk(a, sign, native)
+			}
 		case *parser.BinaryExpr:
-			walk(n.LHS, sign)
+			if count, fraction, ok := irules.CountUnder(n); ok {
+				lower, _ := fraction.Args[0].(*parser.NumberLiteral)
+				upper, _ := fraction.Args[1].(*parser.NumberLiteral)
+				if lower != nil && upper != nil {
+					walk(count, sign, &selector{native: true, under: true, lower: lower.Val, upper: upper.Val})
+					return
+				}
+			}
+			walk(n.LHS, sign, native)
 			if n.Op == parser.SUB {
-				walk(n.RHS, -sign)
+				walk(n.RHS, -sign, native)
 			} else {
-				walk(n.RHS, sign)
+				walk(n.RHS, sign, native)
 			}
 		default:
 			for _, c := range parser.Children(e) {
 				if x, ok := c.(parser.Expr); ok {
-					walk(x, sign)
+					walk(x, sign, native)
 				}
 			}
 		}
 	}
-	walk(expr, 1)
+	walk(expr, 1, nil)
 	if len(out) == 0 {
 		return nil, fmt.Errorf("query %q selects no series", query)
 	}
 	return out, nil
+}
+
+// count is what series x adds to the selector per unit of n and of k: its
+// own linear form for a float selector, the observations it counts for a
+// native one; nothing when one is a histogram and the other not.
+func (s selector) count(x series) (n, k float64) {
+	if s.native != (x.hist != nil) || !s.matches(x.labels) {
+		return 0, 0
+	}
+	if !s.native {
+		return s.sign * x.coefN, s.sign * x.coefK
+	}
+	for _, o := range x.hist {
+		if !s.under || o.value > s.lower && o.value <= s.upper {
+			n += s.sign * o.coefN
+			k += s.sign * o.coefK
+		}
+	}
+	return n, k
 }
 
 func (s selector) matches(ls labels.Labels) bool {

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 
@@ -29,6 +30,18 @@ type Shape struct {
 type series struct {
 	labels       labels.Labels
 	pod          int
+	coefN, coefK float64
+	// hist, when set, makes the series a native histogram at schema: each
+	// observation's bucket holds its linear form in n and k (coefN and
+	// coefK are then unused).
+	hist   []observation
+	schema int
+}
+
+// observation is a latency a native histogram series records, and how many
+// times: coefN·n + coefK·k.
+type observation struct {
+	value        float64
 	coefN, coefK float64
 }
 
@@ -88,7 +101,9 @@ func build(slo model.SLO, shape Shape, shapes func(model.SLO) ([]series, error))
 					b.Set(k, v)
 				}
 				b.Set("pod", fmt.Sprintf("sim-%d", pod))
-				w.series = append(w.series, series{labels: b.Labels(), pod: pod, coefN: s.coefN, coefK: s.coefK})
+				c := s
+				c.labels, c.pod = b.Labels(), pod
+				w.series = append(w.series, c)
 			}
 		}
 	}
@@ -128,7 +143,13 @@ func engineSeries(slo model.SLO) ([]series, error) {
 		b.Set(labels.MetricName, name)
 		out = append(out, series{labels: b.Labels(), coefN: n, coefK: k})
 	}
-	if h := inf.Histogram; h != "" && len(inf.Buckets) > 0 {
+	if h := inf.Histogram; h != "" && inf.Native {
+		good, bad := nativeObservations(inf.NativeThreshold().Float(), inf.NativeSchema)
+		b := labels.NewBuilder(labels.FromMap(base))
+		b.Set(labels.MetricName, h)
+		out = append(out, series{labels: b.Labels(), schema: inf.NativeSchema,
+			hist: []observation{{value: good, coefN: 1, coefK: -1}, {value: bad, coefK: 1}}})
+	} else if h := inf.Histogram; h != "" && len(inf.Buckets) > 0 {
 		threshold := inf.NativeThreshold().Float()
 		buckets := append([]float64(nil), inf.Buckets...)
 		sort.Float64s(buckets)
@@ -193,6 +214,20 @@ func observations(buckets []float64, threshold float64, latency bool) (good, bad
 		}
 	}
 	return (lower + threshold) / 2, (threshold + upper) / 2
+}
+
+// nativeObservations picks the latency of a good and of a slow request for
+// a native histogram: inside the buckets of the schema just below and just
+// above the threshold's own, so histogram_fraction never interpolates over
+// them, whether the threshold is a boundary or not.
+func nativeObservations(threshold float64, schema int) (good, bad float64) {
+	lower, upper, boundary := model.NativeBucket(threshold, schema)
+	step := upper / lower
+	if boundary {
+		// The threshold's bucket is (lower, threshold]: all good.
+		return math.Sqrt(lower * upper), upper * math.Sqrt(step)
+	}
+	return lower / math.Sqrt(step), upper * math.Sqrt(step)
 }
 
 // ratioSeries derives series for a plain ratio SLI from its selectors: one
@@ -281,12 +316,24 @@ func ratioSeries(slo model.SLO) ([]series, error) {
 	}
 	var out []series
 	for _, ls := range groupA {
-		out = append(out, series{labels: ls, coefN: aN, coefK: aK})
+		out = append(out, ratioSeriesOf(ls, partSel, aN, aK))
 	}
 	for _, ls := range groupB {
-		out = append(out, series{labels: ls, coefN: bN, coefK: bK})
+		out = append(out, ratioSeriesOf(ls, totalSel, bN, bK))
 	}
 	return out, nil
+}
+
+// ratioSeriesOf is one derived series: a native histogram whose count is
+// the linear form when a histogram_count selector reads it, else a counter.
+func ratioSeriesOf(ls labels.Labels, sels []selector, coefN, coefK float64) series {
+	for _, s := range sels {
+		if s.native && s.matches(ls) {
+			// Any latency does: only the count is read.
+			return series{labels: ls, schema: model.DefaultNativeSchema, hist: []observation{{value: 1, coefN: coefN, coefK: coefK}}}
+		}
+	}
+	return series{labels: ls, coefN: coefN, coefK: coefK}
 }
 
 func with(m map[string]string, k, v string) map[string]string {
@@ -402,11 +449,43 @@ func (w *workload) form(query string) (n, k float64, err error) {
 			continue
 		}
 		for _, sel := range sels {
-			if sel.matches(s.labels) {
-				n += sel.sign * s.coefN
-				k += sel.sign * s.coefK
-			}
+			sn, sk := sel.count(s)
+			n += sn
+			k += sk
 		}
 	}
 	return n, k, nil
 }
+
+// histogram is a native histogram series' value after n requests and k bad
+// ones: one span of buckets from its lowest observation's to its highest,
+// every one present from the start, as a scrape of a long-running
+// histogram has them.
+func (s series) histogram(n, k float64) *histogram.Histogram {
+	h := &histogram.Histogram{Schema: int32(s.schema), ZeroThreshold: zeroThreshold}
+	index := func(v float64) int {
+		_, upper, _ := model.NativeBucket(v, s.schema)
+		return int(math.Round(math.Log2(upper) * math.Exp2(float64(s.schema))))
+	}
+	first, last := index(s.hist[0].value), index(s.hist[0].value)
+	for _, o := range s.hist {
+		first, last = min(first, index(o.value)), max(last, index(o.value))
+	}
+	counts := make([]int64, last-first+1)
+	for _, o := range s.hist {
+		c := int64(math.Round(o.coefN*n + o.coefK*k))
+		counts[index(o.value)-first] += c
+		h.Count += uint64(c)
+		h.Sum += float64(c) * o.value
+	}
+	h.PositiveSpans = []histogram.Span{{Offset: int32(first), Length: uint32(len(counts))}}
+	prev := int64(0)
+	for _, c := range counts {
+		h.PositiveBuckets = append(h.PositiveBuckets, c-prev)
+		prev = c
+	}
+	return h
+}
+
+// zeroThreshold is client_golang's default zero bucket width (2^-128).
+const zeroThreshold = 2.938735877055719e-39

@@ -66,7 +66,17 @@ type Engine struct {
 	Lacks    map[string]string `yaml:"lacks,omitempty"`
 	Variants []Variant         `yaml:"variants,omitempty"`
 	Changes  []Change          `yaml:"changes,omitempty"`
+	// HistogramType says how the latency histograms reach Prometheus:
+	// classic (le buckets; the default) or native (exponential buckets in
+	// one series, no le), as OpenTelemetry exponential histograms do.
+	HistogramType string `yaml:"histogramType,omitempty"`
 }
+
+// Histogram types.
+const (
+	Classic = "classic"
+	Native  = "native"
+)
 
 // Histogram is a classic histogram of one latency.
 type Histogram struct {
@@ -169,7 +179,8 @@ func (e *Engine) check() error {
 			if !partial && h.Metric == "" {
 				return fmt.Errorf("engine %s%s %s: metric is required", e.ID, where, role)
 			}
-			if !partial && len(h.Buckets) == 0 || !sort.Float64sAreSorted(h.Buckets) || hasDuplicate(h.Buckets) {
+			// Native histograms choose their buckets themselves.
+			if !partial && len(h.Buckets) == 0 && e.HistogramType != Native || !sort.Float64sAreSorted(h.Buckets) || hasDuplicate(h.Buckets) {
 				return fmt.Errorf("engine %s%s %s: buckets must be ascending", e.ID, where, role)
 			}
 			if h.Unit != "" && h.Unit != Seconds && h.Unit != Milliseconds {
@@ -177,6 +188,9 @@ func (e *Engine) check() error {
 			}
 		}
 		return nil
+	}
+	if t := e.HistogramType; t != "" && t != Classic && t != Native {
+		return fmt.Errorf("engine %s: histogramType %q is not classic or native", e.ID, t)
 	}
 	if err := check("", e.Histograms, false); err != nil {
 		return err

@@ -1,0 +1,71 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/spec/engine"
+)
+
+// histogramType applies the SLO's histogram-type annotation to its engine:
+// native turns the engine's _count queries into histogram_count. It returns
+// nil after reporting a problem.
+func (l *loader) histogramType(o object[v1.SLO], eng *engine.Engine, ps *Problems) *engine.Engine {
+	path := "metadata.annotations." + AnnotationHistogramType
+	t, ok := o.v.Metadata.Annotations[AnnotationHistogramType]
+	switch {
+	case !ok:
+		return eng
+	case t == engine.Native && !eng.IsNative():
+		native, err := eng.AsNative()
+		if err != nil {
+			*ps = append(*ps, o.errorf(path, "%v", err))
+			return nil
+		}
+		return native
+	case t == engine.Classic && eng.IsNative():
+		c := *eng
+		c.HistogramType = engine.Classic
+		return &c
+	case t == engine.Native, t == engine.Classic:
+		return eng
+	}
+	*ps = append(*ps, o.errorf(path, "%q is not valid: classic (le buckets) or native (exponential buckets, no le)", t))
+	return nil
+}
+
+// nativeSchema reads the native-schema annotation, DefaultSchema without.
+func nativeSchema(o object[v1.SLO], ps *Problems) int {
+	v, ok := o.v.Metadata.Annotations[AnnotationNativeSchema]
+	if !ok {
+		return model.DefaultNativeSchema
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < model.MinNativeSchema || n > model.MaxNativeSchema {
+		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationNativeSchema, "%q is not a native histogram schema: valid are %d to %d", v, model.MinNativeSchema, model.MaxNativeSchema))
+		return model.DefaultNativeSchema
+	}
+	return n
+}
+
+// nativeInexact says, after the threshold's text, why a threshold (in the
+// histogram's unit) is not counted exactly by histogram_fraction, and by
+// how much it may be off; empty when it is a bucket boundary of the schema
+// (and so of every finer one).
+func nativeInexact(h *engine.Histogram, threshold float64, schema int) string {
+	lower, upper, exact := model.NativeBucket(threshold, schema)
+	if exact {
+		return ""
+	}
+	unit := h.Scale()
+	below, above := math.Exp2(math.Floor(math.Log2(threshold))), math.Exp2(math.Ceil(math.Log2(threshold)))
+	return fmt.Sprintf("is not a bucket boundary of the native histogram %s at schema %d, so histogram_fraction interpolates inside the bucket (%s, %s]: "+
+		"requests in that bucket count as good by their share of it, so the SLI may be off by up to that bucket's requests (a latency error of up to %.3g%% of the threshold); "+
+		"%s and %s, powers of two, are boundaries at every schema",
+		h.Metric, schema, secondsText(lower/unit), secondsText(upper/unit), 100*(upper/lower-1),
+		secondsText(below/unit), secondsText(above/unit))
+}
