@@ -748,23 +748,26 @@ func shorthandText(d *doc, s *Shorthand) Problems {
 // the classic default.
 func histogramType(d *doc, ps *Problems, s *Shorthand, eng *engine.Engine) (*engine.Engine, string) {
 	t := s.Spec.HistogramType
+	valid := true
 	switch t {
 	case "":
 		t = eng.HistogramType
 	case engine.Classic, engine.Native:
 	default:
 		*ps = append(*ps, d.errorf("spec.histogramType", "%q is not valid: classic (le buckets) or native (exponential buckets, as OpenTelemetry exponential histograms arrive)", t))
-		return eng, ""
+		valid = false
 	}
 	if n := s.Spec.NativeSchema; n != nil {
 		switch {
-		case t != engine.Native:
-			*ps = append(*ps, d.errorf("spec.nativeSchema", "belongs to native histograms; set histogramType: native or remove it"))
 		case *n < model.MinNativeSchema || *n > model.MaxNativeSchema:
 			*ps = append(*ps, d.errorf("spec.nativeSchema", "%d is not a native histogram schema: valid are %d to %d", *n, model.MinNativeSchema, model.MaxNativeSchema))
+		case valid && t != engine.Native:
+			*ps = append(*ps, d.errorf("spec.nativeSchema", "belongs to native histograms; set histogramType: native or remove it"))
 		}
 	}
 	switch {
+	case !valid:
+		return eng, ""
 	case t == engine.Native && !eng.IsNative():
 		native, err := eng.AsNative()
 		if err != nil {

@@ -63,9 +63,9 @@ func nativeInexact(h *engine.Histogram, threshold float64, schema int) string {
 	}
 	unit := h.Scale()
 	below, above := math.Exp2(math.Floor(math.Log2(threshold))), math.Exp2(math.Ceil(math.Log2(threshold)))
-	return fmt.Sprintf("is not a bucket boundary of the native histogram %s at schema %d, so histogram_fraction interpolates inside the bucket (%s, %s]: "+
-		"requests in that bucket count as good by their share of it, so the SLI may be off by up to that bucket's requests (a latency error of up to %.3g%% of the threshold); "+
+	return fmt.Sprintf("is not a bucket boundary of the native histogram %s at schema %d: histogram_fraction interpolates inside the bucket (%s, %s], "+
+		"so the requests in that bucket count as good by their share of it, and the SLI may be off by those requests (the bucket is %.3g%% of the threshold wide); "+
 		"%s and %s, powers of two, are boundaries at every schema",
-		h.Metric, schema, secondsText(lower/unit), secondsText(upper/unit), 100*(upper/lower-1),
+		h.Metric, schema, secondsText(lower/unit), secondsText(upper/unit), 100*(upper-lower)/threshold,
 		secondsText(below/unit), secondsText(above/unit))
 }

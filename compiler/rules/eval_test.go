@@ -43,6 +43,16 @@ req_total{code="500",pod="2"} 0+4x40`,
 			want: 5.0 / 104,
 		},
 		{
+			name: "native histograms count good events under the threshold per series, and an idle series adds no NaN",
+			sli: model.SLI{Counter: true, Total: &model.Query{Expr: `histogram_count(h{job="a"})`},
+				Good: &model.Query{Expr: `histogram_count(h{job="a"}) * histogram_fraction(0, 0.25, h{job="a"})`}},
+			// Schema 0: (0.125, 0.25] holds the good requests, (0.25, 0.5] the slow ones.
+			series: `h{job="a",pod="1"} {{schema:0 count:0 sum:0 offset:-2 buckets:[0 0]}}+{{schema:0 count:10 sum:2.5 offset:-2 buckets:[9 1]}}x40
+h{job="a",pod="2"} {{schema:0 count:0 sum:0 offset:-2 buckets:[0 0]}}+{{schema:0 count:30 sum:7.5 offset:-2 buckets:[29 1]}}x40
+h{job="a",pod="3"} {{schema:0 count:0 sum:0 offset:-2 buckets:[0 0]}}x40`,
+			want: 2.0 / 40,
+		},
+		{
 			name:   "a bad series that never appeared counts as zero errors",
 			sli:    model.SLI{Counter: true, Total: &model.Query{Expr: `req_total`}, Bad: &model.Query{Expr: `req_total{code="500"}`}},
 			series: `req_total{code="200"} 0+50x40`,
@@ -59,7 +69,7 @@ req_total{code="500",pod="2"} 0+4x40`,
 				Objective: model.NewDecimal(99, 100), Window: 30 * 24 * time.Hour, Evaluation: time.Minute,
 				ScrapeInterval: 15 * time.Second, Alerting: model.Alerting{Tiers: tiers, NoData: true}}
 			got := evalRatio(t, slo, tt.series, 30*time.Minute)
-			if math.Abs(got-tt.want) > 1e-9 {
+			if !(math.Abs(got-tt.want) <= 1e-9) { // NaN fails too
 				t.Errorf("error ratio = %v, want %v", got, tt.want)
 			}
 		})

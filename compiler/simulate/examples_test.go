@@ -57,7 +57,7 @@ func oneOfEachKind(slos []model.SLO) []model.SLO {
 	traits := func(s model.SLO) []string {
 		out := []string{"source=openslo"}
 		if s.Inference != nil {
-			out = []string{"engine=" + s.Inference.Engine, "role=" + s.Inference.Role}
+			out = []string{"engine=" + s.Inference.Engine, "role=" + s.Inference.Role, fmt.Sprintf("native=%t", s.Inference.Native)}
 		}
 		layout := "tiers="
 		for _, t := range s.Alerting.Tiers {
