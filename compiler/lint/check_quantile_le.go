@@ -23,10 +23,22 @@ var checkQuantileWithoutLe = Check{
 				return
 			}
 			has := slices.Contains(agg.Grouping, "le")
-			if agg.Without == has {
+			if agg.Without == has && !readsNative(agg) {
 				how := "by (" + strings.Join(append(slices.Clone(agg.Grouping), "le"), ", ") + ")"
 				r.atNode(q, agg, "the buckets are aggregated without le, so histogram_quantile gets no buckets; aggregate %s", how)
 			}
 		})
 	},
+}
+
+// readsNative tells whether an expression reads only series named otherwise
+// than _bucket: native histograms, one series each with no le to keep.
+func readsNative(e parser.Expr) bool {
+	native := true
+	walk(e, func(n parser.Node, _ []parser.Node) {
+		if vs, ok := n.(*parser.VectorSelector); ok && (metricName(vs) == "" || strings.HasSuffix(metricName(vs), "_bucket")) {
+			native = false
+		}
+	})
+	return native
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // selectors lists the vector selectors of an expression in order.
@@ -24,17 +26,7 @@ func selectors(e parser.Expr) []*parser.VectorSelector {
 }
 
 // metricName is the name a selector selects, or "".
-func metricName(vs *parser.VectorSelector) string {
-	if vs.Name != "" {
-		return vs.Name
-	}
-	for _, m := range vs.LabelMatchers {
-		if m.Name == labels.MetricName && m.Type == labels.MatchEqual {
-			return m.Value
-		}
-	}
-	return ""
-}
+func metricName(vs *parser.VectorSelector) string { return engine.SelectedName(vs) }
 
 // matcher returns the selector's matcher on a label.
 func matcher(vs *parser.VectorSelector, name string) *labels.Matcher {
