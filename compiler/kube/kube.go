@@ -167,11 +167,11 @@ func prometheusRuleFile(s ServiceRules, opts Options) ([]byte, error) {
 	b = append(b, "spec:\n"...)
 	start := len(b)
 	style := rules.GroupStyle{LabelsBeforeRules: true, PartialResponseStrategy: opts.PartialResponseStrategy}
-	b = rules.AppendGroups(b, 2, s.Groups, style)
+	b = append(b, s.Encoded(2, style)...)
 	// The operator's webhook measures the spec without the Thanos field.
 	size := len(b) - start
 	if style.PartialResponseStrategy != "" {
-		size = len(rules.AppendGroups(nil, 2, s.Groups, rules.GroupStyle{LabelsBeforeRules: true}))
+		size = len(s.Encoded(2, rules.GroupStyle{LabelsBeforeRules: true}))
 	}
 	if size > MaxRuleSize {
 		return nil, fmt.Errorf("rule spec is %d bytes, above the operator's limit of %d", size, MaxRuleSize)
@@ -189,7 +189,7 @@ func rulerFile(s ServiceRules, opts RulerOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rules.AppendGroups(b, 0, s.Groups, rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy}), nil
+	return append(b, s.Encoded(0, rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy})...), nil
 }
 
 func encode(v any) ([]byte, error) {

@@ -35,6 +35,23 @@ type Service struct {
 	Sources []string
 	// checked is set by Services, which validated the groups.
 	checked bool
+	// body is the groups as a rule file holds them, encoded once by
+	// Services for every artifact that carries them.
+	body []byte
+}
+
+// Encoded returns the groups as AppendGroups writes them. The rule file's
+// encoding is reused, indented, wherever the style would not change it:
+// most of a compilation's output is the same groups written three times.
+func (s Service) Encoded(indent int, style GroupStyle) []byte {
+	reusable := s.body != nil && style.PartialResponseStrategy == ""
+	for _, g := range s.Groups {
+		reusable = reusable && (len(g.Labels) == 0 || !style.LabelsBeforeRules)
+	}
+	if !reusable {
+		return AppendGroups(nil, indent, s.Groups, style)
+	}
+	return indentBlock(s.body, strings.Repeat(" ", indent))
 }
 
 // Check validates the groups unless Services already did; groups must not
@@ -66,7 +83,8 @@ func Services(set model.Set, text *templates.Text) ([]Service, error) {
 			return nil, fmt.Errorf("service %s: %w", service.Name, err)
 		}
 		alerts = append(alerts, a...)
-		out = append(out, Service{Name: service.Name, Groups: groups, Sources: sources, checked: true})
+		out = append(out, Service{Name: service.Name, Groups: groups, Sources: sources, checked: true,
+			body: AppendGroups(make([]byte, 0, sizeHint(groups)), 0, groups, GroupStyle{})})
 	}
 	if err := problems(templateProblems(alerts)); err != nil {
 		return nil, err
@@ -87,7 +105,7 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 func Files(services []Service) artifact.Set {
 	files := make(artifact.Set, 0, len(services))
 	for _, s := range services {
-		files = append(files, artifact.File{Path: Path(s.Name), Data: encode(s.Groups, s.Sources)})
+		files = append(files, artifact.File{Path: Path(s.Name), Data: append([]byte(artifact.YAMLHeader(s.Sources)), s.Encoded(0, GroupStyle{})...)})
 	}
 	return files
 }
@@ -202,9 +220,16 @@ func labelProblems(where string, labels, annotations map[string]string) []string
 func templateProblems(alerts []rulefmt.Rule) []string {
 	var all strings.Builder
 	n := 0
+	seen := map[string]bool{}
 	for _, r := range alerts {
 		for _, m := range []map[string]string{r.Labels, r.Annotations} {
 			for _, text := range m {
+				// Text without an action is plain text to the template
+				// lexer, and a text parses the same wherever it appears.
+				if !strings.Contains(text, "{{") || seen[text] {
+					continue
+				}
+				seen[text] = true
 				fmt.Fprintf(&all, "{{define \"t%d\"}}%s%s{{end}}", n, templates.PrometheusDefs, text)
 				n++
 			}

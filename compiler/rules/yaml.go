@@ -64,6 +64,40 @@ func AppendGroups(b []byte, indent int, groups []rulefmt.RuleGroup, style GroupS
 	return b
 }
 
+// indentBlock prefixes every line of a block but blank ones with pad, as
+// AppendGroups indents them.
+func indentBlock(block []byte, pad string) []byte {
+	if pad == "" {
+		return block
+	}
+	out := make([]byte, 0, len(block)+len(block)/16*len(pad))
+	for line := range bytes.Lines(block) {
+		if len(line) > 1 {
+			out = append(out, pad...)
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
+// sizeHint is about the encoded size of groups, so their buffer is
+// allocated once.
+func sizeHint(groups []rulefmt.RuleGroup) int {
+	n := 0
+	for _, g := range groups {
+		n += 64 + len(g.Name)
+		for _, r := range g.Rules {
+			n += 96 + len(r.Record) + len(r.Alert) + len(r.Expr)
+			for _, m := range []map[string]string{r.Labels, r.Annotations} {
+				for k, v := range m {
+					n += 8 + len(k) + len(v)
+				}
+			}
+		}
+	}
+	return n + n/8
+}
+
 func appendRule(b []byte, first, in string, r rulefmt.Rule) []byte {
 	lead := first
 	field := func(key, value string) {

@@ -133,3 +133,31 @@ func TestIndentedGroupsReadBackTheSame(t *testing.T) {
 		t.Errorf("read back %+v from\n%s", got, b)
 	}
 }
+
+// TestEncodedReusesTheRuleFileOnlyWhereTheBytesAgree holds Service.Encoded,
+// which indents the rule file's encoding instead of writing the groups
+// again, to AppendGroups for every indent and style.
+func TestEncodedReusesTheRuleFileOnlyWhereTheBytesAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pick := func() string { return hostile[r.IntN(len(hostile))] }
+	styles := []GroupStyle{{}, {LabelsBeforeRules: true}, {PartialResponseStrategy: "warn"}, {LabelsBeforeRules: true, PartialResponseStrategy: "abort"}}
+	for i := range 100 {
+		g := rulefmt.RuleGroup{Name: pick(), Rules: []rulefmt.Rule{
+			{Record: pick(), Expr: pick(), Labels: map[string]string{"slo": pick()}},
+			{Alert: pick(), Expr: pick(), Annotations: map[string]string{"summary": pick(), "description": pick()}},
+		}}
+		if i%2 == 0 {
+			g.Labels = map[string]string{"team": pick()}
+		}
+		groups := []rulefmt.RuleGroup{g}
+		s := Service{Groups: groups, body: AppendGroups(nil, 0, groups, GroupStyle{})}
+		for _, indent := range []int{0, 2, 4} {
+			for _, style := range styles {
+				want := AppendGroups(nil, indent, groups, style)
+				if got := s.Encoded(indent, style); !bytes.Equal(got, want) {
+					t.Fatalf("case %d, indent %d, style %+v:\nEncoded:\n%s\nAppendGroups:\n%s", i, indent, style, got, want)
+				}
+			}
+		}
+	}
+}
