@@ -43,6 +43,7 @@ type loader struct {
 	cat         *engine.Catalog
 	problems    Problems
 	slos        []object[v1.SLO]
+	sloNames    map[string]*doc // where each SLO name was first defined
 	slis        map[string]object[v1.SLI]
 	services    map[string]object[v1.Service]
 	dataSources map[string]object[v1.DataSource]
@@ -56,6 +57,7 @@ type loader struct {
 func newLoader(cat *engine.Catalog) *loader {
 	return &loader{
 		cat:         cat,
+		sloNames:    map[string]*doc{},
 		slis:        map[string]object[v1.SLI]{},
 		services:    map[string]object[v1.Service]{},
 		dataSources: map[string]object[v1.DataSource]{},
@@ -220,12 +222,12 @@ func (l *loader) add(d *doc, obj openslo.Object, mapPath func(string) string) {
 	}
 	switch o := obj.(type) {
 	case v1.SLO:
-		for _, prev := range l.slos {
-			if prev.v.Metadata.Name == o.Metadata.Name {
-				dup("SLO", o.Metadata.Name, prev.d)
-				return
-			}
+		// SLOs keep input order, so names are indexed beside them.
+		if prev, ok := l.sloNames[o.Metadata.Name]; ok {
+			dup("SLO", o.Metadata.Name, prev)
+			return
 		}
+		l.sloNames[o.Metadata.Name] = d
 		l.slos = append(l.slos, object[v1.SLO]{o, d, mapPath})
 	case v1.SLI:
 		addNamed(l.slis, o.Metadata.Name, object[v1.SLI]{o, d, mapPath}, dup)

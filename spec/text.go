@@ -33,8 +33,11 @@ func textProblem(s string, kind textKind) string {
 	if strings.Contains(s, "{{") || strings.Contains(s, "}}") {
 		return "must not contain {{ or }}: alert annotations are Go templates that Prometheus expands when the alert fires"
 	}
-	if m := grafanaVariable.FindString(s); m != "" {
-		return fmt.Sprintf("must not contain %q: Grafana would expand it as a dashboard variable", m)
+	// The regular expression only runs on the few strings that could match.
+	if strings.ContainsAny(s, "$[") {
+		if m := grafanaVariable.FindString(s); m != "" {
+			return fmt.Sprintf("must not contain %q: Grafana would expand it as a dashboard variable", m)
+		}
 	}
 	for _, r := range s {
 		if kind == prose && (r == '\n' || r == '\t') {
