@@ -41,7 +41,7 @@ func checkGoodBucket(o object[v1.SLO], inf *model.Inference, good string, ps *Pr
 		return
 	}
 	for _, vs := range selectorsOf(good) {
-		if vs.Name != inf.Histogram+"_bucket" {
+		if engine.SelectedName(vs) != inf.Histogram+"_bucket" {
 			continue
 		}
 		for _, m := range vs.LabelMatchers {
@@ -67,7 +67,7 @@ func warnUnselected(o object[v1.SLO], total string, ps *Problems) {
 		}
 		*ps = append(*ps, o.warnf("metadata.annotations."+AnnotationSelector,
 			"%s has no label selector, so the SLO spans every model and replica that exports it to this Prometheus; select one model (model_name=\"...\" in the query, or selector: in the shorthand) or group by model (groupBy: [model_name])",
-			vs.Name))
+			engine.SelectedName(vs)))
 		return
 	}
 }
@@ -115,14 +115,7 @@ func selectorsOf(expr string) []*parser.VectorSelector {
 	if err != nil {
 		return nil
 	}
-	var out []*parser.VectorSelector
-	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
-		if vs, ok := n.(*parser.VectorSelector); ok {
-			out = append(out, vs)
-		}
-		return nil
-	})
-	return out
+	return engine.Selectors(e)
 }
 
 // selectsOnlyName is true for a selector that pins nothing but the metric

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // isBurnAlert says whether an alerting rule pages on an error budget burn:
@@ -16,7 +18,7 @@ func isBurnAlert(rule *Rule) bool {
 	if strings.Contains(strings.ToLower(rule.Alert), "burn") {
 		return true
 	}
-	for _, vs := range selectors(rule.Query.Expr) {
+	for _, vs := range engine.Selectors(rule.Query.Expr) {
 		if isBurnSeries(metricName(vs)) || isErrorRatioSeries(metricName(vs)) {
 			return true
 		}

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // A mean latency hides the tail users feel: an SLI or alert on latency
@@ -20,12 +22,12 @@ var checkAverageLatency = Check{
 			if !ok || b.Op != parser.DIV {
 				return
 			}
-			for _, num := range selectors(b.LHS) {
+			for _, num := range engine.Selectors(b.LHS) {
 				base, ok := strings.CutSuffix(metricName(num), "_sum")
 				if !ok || !strings.HasSuffix(base, "_seconds") {
 					continue
 				}
-				for _, den := range selectors(b.RHS) {
+				for _, den := range engine.Selectors(b.RHS) {
 					if metricName(den) == base+"_count" {
 						r.atNode(q, b, "average %s is a mean: it hides the slow tail; count requests under a threshold from %s_bucket instead", base, base)
 						return

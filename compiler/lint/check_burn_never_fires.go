@@ -1,6 +1,10 @@
 package lint
 
-import "github.com/prometheus/prometheus/promql/parser"
+import (
+	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/spec/engine"
+)
 
 // An error ratio cannot exceed 1: a burn threshold factor × (1 − objective)
 // of 1 or more is never crossed, so the alert never fires.
@@ -34,7 +38,7 @@ var checkBurnNeverFires = Check{
 // readsErrorRatio says whether an expression is an error ratio (not a
 // burn rate, which may well exceed 1).
 func readsErrorRatio(e parser.Expr) bool {
-	for _, vs := range selectors(e) {
+	for _, vs := range engine.Selectors(e) {
 		if isBurnSeries(metricName(vs)) {
 			return false
 		}
@@ -42,7 +46,7 @@ func readsErrorRatio(e parser.Expr) bool {
 	if isRatio(e) {
 		return true
 	}
-	for _, vs := range selectors(e) {
+	for _, vs := range engine.Selectors(e) {
 		if isErrorRatioSeries(metricName(vs)) {
 			return true
 		}

@@ -1,6 +1,10 @@
 package lint
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/inferslo/inferslo/spec/engine"
+)
 
 // A panel reading a recording rule that nothing records stays empty.
 var checkUndefinedRecordingRule = Check{
@@ -10,7 +14,7 @@ var checkUndefinedRecordingRule = Check{
 		if q.File.Kind != KindDashboard {
 			return
 		}
-		for _, vs := range selectors(q.Expr) {
+		for _, vs := range engine.Selectors(q.Expr) {
 			name := metricName(vs)
 			if !strings.Contains(name, ":") || r.recorded[name] {
 				continue

@@ -1,6 +1,10 @@
 package lint
 
-import "github.com/prometheus/prometheus/promql/parser"
+import (
+	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/spec/engine"
+)
 
 // A multi-window alert's short window makes it reset quickly once the burn
 // stops; a short window as long as the long one does nothing.
@@ -35,7 +39,7 @@ func isBurnCondition(e parser.Expr) bool {
 	if readsErrorRatio(c.LHS) {
 		return true
 	}
-	for _, vs := range selectors(c.LHS) {
+	for _, vs := range engine.Selectors(c.LHS) {
 		if isBurnSeries(metricName(vs)) {
 			return true
 		}

@@ -1,12 +1,14 @@
 package lint
 
+import "github.com/inferslo/inferslo/spec/engine"
+
 // A name in an engine's namespace that the catalog does not know is
 // usually a typo or a metric of another version.
 var checkUnknownMetric = Check{
 	ID: "engine/unknown-metric", Severity: Warning,
 	Summary: "A metric in an engine's namespace (vllm:, sglang: ...) is not in the engine catalog.",
 	Query: func(r *reporter, q *Query) {
-		for _, vs := range selectors(q.Expr) {
+		for _, vs := range engine.Selectors(q.Expr) {
 			name := metricName(vs)
 			id, ok := r.catalog.engineOf(name)
 			if !ok || r.recorded[name] {

@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // Scrape is the series of one /metrics exposition, by metric name.
@@ -131,7 +133,7 @@ func (r *reporter) scrapeSelectors(q *Query, fn func(vs *parser.VectorSelector, 
 	if r.opts.Scrape == nil {
 		return
 	}
-	for _, vs := range selectors(q.Expr) {
+	for _, vs := range engine.Selectors(q.Expr) {
 		name := metricName(vs)
 		if name == "" || r.recorded[name] {
 			continue

@@ -13,18 +13,6 @@ import (
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
-// selectors lists the vector selectors of an expression in order.
-func selectors(e parser.Expr) []*parser.VectorSelector {
-	var out []*parser.VectorSelector
-	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
-		if vs, ok := n.(*parser.VectorSelector); ok {
-			out = append(out, vs)
-		}
-		return nil
-	})
-	return out
-}
-
 // metricName is the name a selector selects, or "".
 func metricName(vs *parser.VectorSelector) string { return engine.SelectedName(vs) }
 
@@ -140,7 +128,7 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
 // leMatchers calls fn for every le="…" equality matcher whose value is a
 // number.
 func leMatchers(e parser.Expr, fn func(vs *parser.VectorSelector, m *labels.Matcher, v float64)) {
-	for _, vs := range selectors(e) {
+	for _, vs := range engine.Selectors(e) {
 		m := matcher(vs, "le")
 		if m == nil || m.Type != labels.MatchEqual {
 			continue
