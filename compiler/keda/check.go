@@ -189,8 +189,9 @@ func single(expr parser.Expr) bool {
 		if e.Func.Name != "histogram_quantile" || len(e.Args) != 2 {
 			return false
 		}
+		// Classic buckets summed by le, or native histograms summed whole.
 		inner, ok := unparen(e.Args[1]).(*parser.AggregateExpr)
-		return ok && inner.Op == parser.SUM && !inner.Without && len(inner.Grouping) == 1 && inner.Grouping[0] == "le"
+		return ok && inner.Op == parser.SUM && !inner.Without && (len(inner.Grouping) == 1 && inner.Grouping[0] == "le" || len(inner.Grouping) == 0)
 	}
 	return false
 }

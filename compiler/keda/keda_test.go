@@ -671,3 +671,21 @@ func TestExampleObjectsMatchTheCRD(t *testing.T) {
 		}
 	}
 }
+
+func TestTheTTFTTriggerOfANativeHistogramReadsItsOneSeries(t *testing.T) {
+	slos := chatSLOs()
+	for i := range slos {
+		slos[i].Inference.Native = true
+	}
+	data, _ := build(t, set(slos...))
+	want := `histogram_quantile(0.99, sum(rate(vllm:time_to_first_token_seconds{model_name="llama-3-70b"}[5m])))`
+	for _, tr := range decode(t, data).Spec.Triggers {
+		if tr.Name == "ttft-chat-ttft" {
+			if q := tr.Metadata["query"]; q != want {
+				t.Errorf("query = %v, want %s", q, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no TTFT trigger in:\n%s", data)
+}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql"
@@ -366,37 +367,78 @@ func groupValue(slo model.SLO, i int) string { return fmt.Sprintf("%s-%c", slo.N
 // grouped copies the counters into two groups of a grouped SLO, the second
 // at half the budget rate. A selector that fixes a grouping label to one
 // value leaves one group: the copies would not be selected.
-func grouped(slo model.SLO, counters []simulate.Counter, perScrape, bad float64) ([]labels.Labels, []float64, error) {
+func grouped(slo model.SLO, counters []simulate.Counter, perScrape, bad float64) ([]simulate.Input, error) {
 	halfBad := math.Round(perScrape * slo.ErrorBudget().Float() * 0.5)
-	var series []labels.Labels
-	var incs []float64
+	var inputs []simulate.Input
 	for i, badPerScrape := range []float64{bad, halfBad} {
-		var gs []labels.Labels
-		var gi []float64
+		var group []simulate.Input
 		for _, c := range counters {
 			lb := labels.NewBuilder(c.Labels)
 			for _, l := range slo.GroupBy {
 				lb.Set(l, groupValue(slo, i))
 			}
-			gs = append(gs, lb.Labels())
-			gi = append(gi, c.PerRequest*perScrape+c.PerBad*badPerScrape)
+			c.Labels = lb.Labels()
+			group = append(group, simulate.Input{Counter: c, N: perScrape, K: badPerScrape})
 		}
-		total, _, err := simulate.Events(slo, gs, gi)
+		total, _, err := simulate.Events(slo, group)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if total <= 0 {
 			break
 		}
-		series, incs = append(series, gs...), append(incs, gi...)
+		inputs = append(inputs, group...)
 	}
-	if len(series) == 0 {
-		for _, c := range counters {
-			series = append(series, c.Labels)
-			incs = append(incs, c.PerRequest*perScrape+c.PerBad*bad)
-		}
+	if len(inputs) == 0 {
+		inputs = ungrouped(counters, perScrape, bad)
 	}
-	return series, incs, nil
+	return inputs, nil
+}
+
+// ungrouped drives every counter with the same requests and bad requests.
+func ungrouped(counters []simulate.Counter, perScrape, bad float64) []simulate.Input {
+	var out []simulate.Input
+	for _, c := range counters {
+		out = append(out, simulate.Input{Counter: c, N: perScrape, K: bad})
+	}
+	return out
+}
+
+// values is an input's samples in promtool's expanding notation: from zero,
+// growing by the same increment every scrape.
+func values(in simulate.Input, steps int) string {
+	if !in.Counter.Native() {
+		return fmt.Sprintf("0+%sx%d", trim(in.Counter.Value(in.N, in.K)), steps)
+	}
+	inc := in.Counter.Histogram(in.N, in.K)
+	zero := inc.Copy()
+	zero.Count, zero.Sum = 0, 0
+	for i := range zero.PositiveBuckets {
+		zero.PositiveBuckets[i] = 0
+	}
+	return fmt.Sprintf("%s+%sx%d", histogramNotation(zero), histogramNotation(inc), steps)
+}
+
+// histogramNotation prints a native histogram of one positive span the way
+// promtool's series notation reads it: absolute bucket counts from offset.
+func histogramNotation(h *histogram.Histogram) string {
+	var counts []string
+	abs := int64(0)
+	for _, d := range h.PositiveBuckets {
+		abs += d
+		counts = append(counts, strconv.FormatInt(abs, 10))
+	}
+	return fmt.Sprintf("{{schema:%d count:%d sum:%s offset:%d buckets:[%s]}}",
+		h.Schema, h.Count, trim(h.Sum), h.PositiveSpans[0].Offset, strings.Join(counts, " "))
+}
+
+// labelsOf lists the inputs' series.
+func labelsOf(inputs []simulate.Input) []labels.Labels {
+	out := make([]labels.Labels, len(inputs))
+	for i, in := range inputs {
+		out[i] = in.Counter.Labels
+	}
+	return out
 }
 
 type builder struct {
@@ -426,22 +468,16 @@ func (b builder) test(slo model.SLO, name string, burn float64) (Test, error) {
 	evalAt := b.evalTime()
 	steps := int((evalAt+b.eval)/scrape) + 1
 	t := Test{Name: name, Interval: model.FormatDuration(scrape)}
-	var series []labels.Labels
-	var incs []float64
+	inputs := ungrouped(counters, perScrape, bad)
 	if len(slo.GroupBy) > 0 {
-		if series, incs, err = grouped(slo, counters, perScrape, bad); err != nil {
+		if inputs, err = grouped(slo, counters, perScrape, bad); err != nil {
 			return Test{}, err
 		}
-	} else {
-		for _, c := range counters {
-			series = append(series, c.Labels)
-			incs = append(incs, c.PerRequest*perScrape+c.PerBad*bad)
-		}
 	}
-	for i, ls := range series {
-		t.InputSeries = append(t.InputSeries, Series{Series: seriesName(ls), Values: fmt.Sprintf("0+%sx%d", trim(incs[i]), steps)})
+	for _, in := range inputs {
+		t.InputSeries = append(t.InputSeries, Series{Series: seriesName(in.Counter.Labels), Values: values(in, steps)})
 	}
-	exp, err := b.expected(series, incs, scrape, evalAt)
+	exp, err := b.expected(inputs, scrape, evalAt)
 	if err != nil {
 		return Test{}, err
 	}
@@ -467,7 +503,8 @@ func (b builder) evalTime() time.Duration {
 
 // expected lists the firing ErrorBudgetBurn alerts of the service when the
 // given series grow by the given increments per scrape.
-func (b builder) expected(series []labels.Labels, incs []float64, scrape, at time.Duration) ([]ExpectedAlert, error) {
+func (b builder) expected(inputs []simulate.Input, scrape, at time.Duration) ([]ExpectedAlert, error) {
+	series := labelsOf(inputs)
 	var out []ExpectedAlert
 	for _, slo := range b.slos {
 		// Time-averaged SLIs have no event counts for a burn to scale.
@@ -475,12 +512,11 @@ func (b builder) expected(series []labels.Labels, incs []float64, scrape, at tim
 			continue
 		}
 		for _, g := range groupsOf(slo, series) {
-			var gs []labels.Labels
-			var gi []float64
+			var gi []simulate.Input
 			for _, i := range g.series {
-				gs, gi = append(gs, series[i]), append(gi, incs[i])
+				gi = append(gi, inputs[i])
 			}
-			total, bad, err := simulate.Events(slo, gs, gi)
+			total, bad, err := simulate.Events(slo, gi)
 			if err != nil {
 				return nil, err
 			}

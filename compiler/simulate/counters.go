@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 
+	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -15,6 +16,30 @@ type Counter struct {
 	Labels     labels.Labels
 	PerRequest float64
 	PerBad     float64
+	// native makes the counter a native histogram at schema (PerRequest
+	// and PerBad are then zero): see series.hist.
+	native []observation
+	schema int
+}
+
+// Native tells whether the counter is a native histogram.
+func (c Counter) Native() bool { return c.native != nil }
+
+// Value is a float counter's value after n requests and k bad ones.
+func (c Counter) Value(n, k float64) float64 { return c.PerRequest*n + c.PerBad*k }
+
+// Histogram is a native histogram counter's value after n requests and k
+// bad ones.
+func (c Counter) Histogram(n, k float64) *histogram.Histogram { return c.series().histogram(n, k) }
+
+func (c Counter) series() series {
+	return series{labels: c.Labels, coefN: c.PerRequest, coefK: c.PerBad, hist: c.native, schema: c.schema}
+}
+
+// Input is a counter that grows by N requests and K bad ones per scrape.
+type Input struct {
+	Counter Counter
+	N, K    float64
 }
 
 // Counters returns the counters of one pod that the SLO's queries select,
@@ -40,7 +65,7 @@ func Counters(slo model.SLO) ([]Counter, error) {
 	for _, s := range w.series {
 		for _, sel := range sels {
 			if sel.matches(s.labels) {
-				out = append(out, Counter{Labels: s.labels, PerRequest: s.coefN, PerBad: s.coefK})
+				out = append(out, Counter{Labels: s.labels, PerRequest: s.coefN, PerBad: s.coefK, native: s.hist, schema: s.schema})
 				break
 			}
 		}
@@ -49,20 +74,19 @@ func Counters(slo model.SLO) ([]Counter, error) {
 }
 
 // Events is how many events and bad events the SLO's SLI counts when each
-// of the given series grows by its increment: each selector of the queries
-// adds (or, subtracted, removes) the series it matches.
-func Events(slo model.SLO, series []labels.Labels, increments []float64) (total, bad float64, err error) {
+// input grows as it says: each selector of the queries adds (or,
+// subtracted, removes) what the series it matches count.
+func Events(slo model.SLO, inputs []Input) (total, bad float64, err error) {
 	sum := func(q *model.Query) (float64, error) {
 		sels, err := selectorsOf(q.Expr)
 		if err != nil {
 			return 0, err
 		}
 		v := 0.0
-		for i, ls := range series {
+		for _, in := range inputs {
 			for _, s := range sels {
-				if s.matches(ls) {
-					v += s.sign * increments[i]
-				}
+				n, k := s.count(in.Counter.series())
+				v += n*in.N + k*in.K
 			}
 		}
 		return v, nil

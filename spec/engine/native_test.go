@@ -1,0 +1,37 @@
+package engine
+
+import "testing"
+
+func TestAsNativeCountsObservationsWithHistogramCount(t *testing.T) {
+	cat := load(t)
+	tests := []struct {
+		name, engine         string
+		total, bad, requests string
+	}{
+		{"OTel errors and requests read the duration histogram's count", "otel",
+			`histogram_count(gen_ai_server_request_duration_seconds)`,
+			`histogram_count(gen_ai_server_request_duration_seconds{error_type!=""})`,
+			`histogram_count(gen_ai_server_request_duration_seconds)`},
+		{"UTF-8 names are matched by __name__", "otel-utf8",
+			`histogram_count({__name__="gen_ai.server.request.duration_seconds"})`,
+			`histogram_count({"error.type"!="",__name__="gen_ai.server.request.duration_seconds"})`,
+			`histogram_count({__name__="gen_ai.server.request.duration_seconds"})`},
+		{"counters that are not histogram counts stay as they are", "vllm",
+			`vllm:request_success_total`, `vllm:request_success_total{finished_reason="error"}`, `vllm:request_success_total`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, _ := cat.Engine(tt.engine)
+			n, err := e.AsNative()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !n.IsNative() || e.IsNative() {
+				t.Errorf("IsNative: copy %t, catalog entry %t; want true, false", n.IsNative(), e.IsNative())
+			}
+			if n.Errors.Total != tt.total || n.Errors.Bad != tt.bad || n.Requests != tt.requests {
+				t.Errorf("got total %s, bad %s, requests %s\nwant total %s, bad %s, requests %s", n.Errors.Total, n.Errors.Bad, n.Requests, tt.total, tt.bad, tt.requests)
+			}
+		})
+	}
+}
