@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/spec"
 )
 
 func TestEngineSeriesCarryTheEnginesNamesAndLeStrings(t *testing.T) {
@@ -49,6 +50,9 @@ func TestSynthesizedSeriesDriveTheSLIExactly(t *testing.T) {
 	goodRatio := gatewaySLO(t)
 	goodRatio.SLI.Bad = nil
 	goodRatio.SLI.Good = &model.Query{Expr: `sum(http_requests_total{code!~"5..",job="gateway"})`}
+	offBoundary := nativeSLO(t, "otel-assistant-ttft")
+	offBoundary.Inference.Threshold = model.NewDecimal(3, 10)
+	offBoundary.SLI.Good = &model.Query{Expr: strings.ReplaceAll(offBoundary.SLI.Good.Expr, "0, 0.5,", "0, 0.3,")}
 	tests := []struct {
 		name string
 		slo  model.SLO
@@ -58,6 +62,9 @@ func TestSynthesizedSeriesDriveTheSLIExactly(t *testing.T) {
 		{"a plain ratio with a regex bad selector gets a 5xx series", gatewaySLO(t)},
 		{"a plain ratio with a negative good selector gets a failing series", goodRatio},
 		{"an engine whose errors are a histogram label falls back to the selectors", otel},
+		{"a native TTFT histogram holds good and slow observations either side of the threshold", nativeSLO(t, "otel-assistant-ttft")},
+		{"native errors count the observations of failed requests' histogram", nativeSLO(t, "otel-assistant-errors")},
+		{"a native threshold off the boundaries still splits good from slow observations", offBoundary},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,15 +73,14 @@ func TestSynthesizedSeriesDriveTheSLIExactly(t *testing.T) {
 				t.Fatal(err)
 			}
 			// 1000 requests, 37 bad, on pod 0 only.
-			var series []labels.Labels
-			var incs []float64
+			var inputs []Input
 			for _, s := range w.series {
 				if s.pod == 0 {
-					series = append(series, s.labels)
-					incs = append(incs, s.coefN*1000+s.coefK*37)
+					c := Counter{Labels: s.labels, PerRequest: s.coefN, PerBad: s.coefK, native: s.hist, schema: s.schema}
+					inputs = append(inputs, Input{Counter: c, N: 1000, K: 37})
 				}
 			}
-			total, bad, err := Events(tt.slo, series, incs)
+			total, bad, err := Events(tt.slo, inputs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,4 +125,20 @@ func TestRawRatioSLIsAreReportedNotSimulated(t *testing.T) {
 	if !strings.Contains(b.String(), "1 checks, 0 failed, 1 not proven") || !strings.Contains(b.String(), "NOT PROVEN: SLO "+slo.Name) {
 		t.Fatalf("table does not say the SLO is not proven:\n%s", b.String())
 	}
+}
+
+// nativeSLO is an SLO of the OpenTelemetry example on native histograms.
+func nativeSLO(t *testing.T, name string) model.SLO {
+	t.Helper()
+	res, err := spec.Load("../../examples/otel-native.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Set.SLOs {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no SLO %s in the example", name)
+	return model.SLO{}
 }
