@@ -3,13 +3,14 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
 )
 
 // MaxFileSize caps a spec file: specs are hand-written, and a cap keeps a
@@ -162,62 +163,20 @@ func displayName(p string) string {
 }
 
 // readSpec reads one spec file: a regular file of at most MaxFileSize
-// bytes. FIFOs, devices and folders are refused before any read, and the
-// file is opened without blocking, so neither a FIFO nor /dev/zero can hang
-// or exhaust a run.
+// bytes, so that neither a FIFO nor /dev/zero can hang or exhaust a run.
 func readSpec(name string) ([]byte, error) {
-	info, err := os.Stat(name)
-	if err != nil {
+	data, err := artifact.ReadRegular(name, MaxFileSize)
+	var notRegular *artifact.NotRegularError
+	var tooLarge *artifact.TooLargeError
+	switch {
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("spec %s is %v; only regular files are read", name, err)
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("spec %s is %v; a spec file is at most that", name, err)
+	case err != nil:
 		return nil, fmt.Errorf("read spec: %w", err)
-	}
-	if err := checkRegular(name, info); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(name, os.O_RDONLY|openNonBlock, 0)
-	if err != nil {
-		return nil, fmt.Errorf("read spec: %w", err)
-	}
-	defer f.Close()
-	// The file may have been swapped between Stat and Open.
-	if info, err = f.Stat(); err != nil {
-		return nil, fmt.Errorf("read spec %s: %w", name, err)
-	}
-	if err := checkRegular(name, info); err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read spec %s: %w", name, err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("spec %s is larger than %d MB; a spec file is at most that", name, MaxFileSize>>20)
 	}
 	return data, nil
-}
-
-func checkRegular(name string, info fs.FileInfo) error {
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("spec %s is not a regular file (%s); only regular files are read", name, kind(info.Mode()))
-	}
-	if info.Size() > MaxFileSize {
-		return fmt.Errorf("spec %s is larger than %d MB (%d bytes); a spec file is at most that", name, MaxFileSize>>20, info.Size())
-	}
-	return nil
-}
-
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "type " + m.Type().String()
-	}
 }
 
 // ReadFiles discovers and reads spec files (and other files handed to

@@ -20,7 +20,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -33,6 +32,8 @@ import (
 
 	"github.com/prometheus/prometheus/promql"
 	promtemplate "github.com/prometheus/prometheus/template"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
 )
 
 //go:embed *.tmpl
@@ -265,24 +266,16 @@ func (t *Text) override(dir string) error {
 
 // readFile reads a regular file of at most maxFileSize bytes.
 func readFile(p string) ([]byte, error) {
-	info, err := os.Stat(p)
-	if err != nil {
+	data, err := artifact.ReadRegular(p, maxFileSize)
+	var notRegular *artifact.NotRegularError
+	var tooLarge *artifact.TooLargeError
+	switch {
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("template %s is %v; only regular files are read", p, err)
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("template %s is %v; a template is at most that", p, err)
+	case err != nil:
 		return nil, fmt.Errorf("read template: %w", err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("template %s is not a regular file; only regular files are read", p)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("read template: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read template %s: %w", p, err)
-	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("template %s is larger than %d KB; a template is at most that", p, maxFileSize>>10)
 	}
 	return data, nil
 }

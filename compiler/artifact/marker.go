@@ -3,7 +3,6 @@ package artifact
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,17 +70,13 @@ func readMarker(dir string) (marker, error) {
 	if err != nil {
 		return marker{}, err
 	}
-	if !info.Mode().IsRegular() || info.Size() > maxMarkerSize {
+	// A link is no marker: inferslo writes the marker itself.
+	if !info.Mode().IsRegular() {
 		return marker{}, fmt.Errorf("%s is not a marker inferslo wrote", p)
 	}
-	f, err := os.Open(p)
+	data, err := ReadRegular(p, maxMarkerSize)
 	if err != nil {
-		return marker{}, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxMarkerSize))
-	if err != nil {
-		return marker{}, err
+		return marker{}, fmt.Errorf("%s is not a marker inferslo wrote: %w", p, err)
 	}
 	return parseMarker(data), nil
 }

@@ -8,9 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openNonBlock keeps opening a FIFO from waiting for a writer.
-const openNonBlock = unix.O_NONBLOCK
-
 // swap puts tmp at dir. Where dir exists, the two are exchanged in one
 // rename (RENAME_EXCHANGE), so dir is never missing; the old output, now at
 // tmp, is then removed. File systems without the exchange fall back to two

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -218,20 +217,14 @@ func readCompared(p string, d fs.DirEntry) ([]byte, error) {
 	if !d.Type().IsRegular() {
 		return []byte("(not a regular file)\n"), nil
 	}
-	f, err := os.OpenFile(p, os.O_RDONLY|openNonBlock, 0)
-	if err != nil {
-		return nil, err
+	b, err := ReadRegular(p, maxCompared)
+	var notRegular *NotRegularError
+	var tooLarge *TooLargeError
+	switch {
+	case errors.As(err, &notRegular):
+		return []byte("(not a regular file)\n"), nil
+	case errors.As(err, &tooLarge):
+		return []byte(fmt.Sprintf("(%v)\n", err)), nil
 	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return []byte("(not a regular file)\n"), err
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxCompared+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxCompared {
-		return []byte(fmt.Sprintf("(larger than %d MB)\n", maxCompared>>20)), nil
-	}
-	return b, nil
+	return b, err
 }

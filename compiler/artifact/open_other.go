@@ -1,7 +1,7 @@
 //go:build !unix
 
-package spec
+package artifact
 
 // openNonBlock is zero where the OS has no non-blocking open; files are
-// still checked to be regular before they are opened.
+// checked to be regular before they are opened.
 const openNonBlock = 0

@@ -1,6 +1,6 @@
 //go:build unix
 
-package spec
+package artifact
 
 import "syscall"
 

@@ -1,0 +1,57 @@
+//go:build unix
+
+package artifact
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestReadRegularRefusesWhatCouldHangOrExhaustARun(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, n int) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	tests := []struct {
+		name, path string
+		want       any // nil, *NotRegularError or *TooLargeError
+	}{
+		{"a file at the limit is read", write("ok", 8), nil},
+		{"a file above the limit is too large", write("big", 9), &TooLargeError{}},
+		{"a named pipe is not a regular file, and no read waits for a writer", fifo, &NotRegularError{}},
+		{"a folder is not a regular file", dir, &NotRegularError{}},
+		{"a device is not a regular file", os.DevNull, &NotRegularError{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := ReadRegular(tt.path, 8)
+			var notRegular *NotRegularError
+			var tooLarge *TooLargeError
+			switch tt.want.(type) {
+			case nil:
+				if err != nil || len(data) != 8 {
+					t.Fatalf("read %d bytes, err %v; want 8 bytes", len(data), err)
+				}
+			case *NotRegularError:
+				if !errors.As(err, &notRegular) {
+					t.Fatalf("err = %v, want not a regular file", err)
+				}
+			case *TooLargeError:
+				if !errors.As(err, &tooLarge) || tooLarge.Max != 8 {
+					t.Fatalf("err = %v, want larger than 8 bytes", err)
+				}
+			}
+		})
+	}
+}
