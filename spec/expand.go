@@ -765,22 +765,16 @@ func histogramType(d *doc, ps *Problems, s *Shorthand, eng *engine.Engine) (*eng
 			*ps = append(*ps, d.errorf("spec.nativeSchema", "belongs to native histograms; set histogramType: native or remove it"))
 		}
 	}
-	switch {
-	case !valid:
+	if !valid {
 		return eng, ""
-	case t == engine.Native && !eng.IsNative():
-		native, err := eng.AsNative()
-		if err != nil {
-			*ps = append(*ps, d.errorf("spec.histogramType", "%v", err))
-			return nil, ""
-		}
-		return native, t
-	case t == engine.Classic && eng.IsNative():
-		c := *eng
-		c.HistogramType = engine.Classic
-		return &c, t
-	case t == engine.Native:
-		return eng, t
 	}
-	return eng, ""
+	out, err := eng.As(t)
+	if err != nil {
+		*ps = append(*ps, d.errorf("spec.histogramType", "%v", err))
+		return nil, ""
+	}
+	if t == engine.Classic && !eng.IsNative() {
+		t = ""
+	}
+	return out, t
 }

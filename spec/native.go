@@ -17,25 +17,16 @@ import (
 func (l *loader) histogramType(o object[v1.SLO], eng *engine.Engine, ps *Problems) *engine.Engine {
 	path := "metadata.annotations." + AnnotationHistogramType
 	t, ok := o.v.Metadata.Annotations[AnnotationHistogramType]
-	switch {
-	case !ok:
-		return eng
-	case t == engine.Native && !eng.IsNative():
-		native, err := eng.AsNative()
-		if err != nil {
-			*ps = append(*ps, o.errorf(path, "%v", err))
-			return nil
-		}
-		return native
-	case t == engine.Classic && eng.IsNative():
-		c := *eng
-		c.HistogramType = engine.Classic
-		return &c
-	case t == engine.Native, t == engine.Classic:
-		return eng
+	if ok && t != engine.Native && t != engine.Classic {
+		*ps = append(*ps, o.errorf(path, "%q is not valid: classic (le buckets) or native (exponential buckets, no le)", t))
+		return nil
 	}
-	*ps = append(*ps, o.errorf(path, "%q is not valid: classic (le buckets) or native (exponential buckets, no le)", t))
-	return nil
+	out, err := eng.As(t)
+	if err != nil {
+		*ps = append(*ps, o.errorf(path, "%v", err))
+		return nil
+	}
+	return out
 }
 
 // nativeSchema reads the native-schema annotation, DefaultSchema without.

@@ -10,6 +10,23 @@ import (
 // IsNative tells whether the engine's latency histograms are native.
 func (e *Engine) IsNative() bool { return e.HistogramType == Native }
 
+// As returns the engine scraped with histograms of type t (classic or
+// native; empty: the engine's own).
+func (e *Engine) As(t string) (*Engine, error) {
+	if t == "" {
+		t = e.HistogramType
+	}
+	if t == Native {
+		return e.AsNative()
+	}
+	if e.IsNative() {
+		c := *e
+		c.HistogramType = Classic
+		return &c, nil
+	}
+	return e, nil
+}
+
 // AsNative returns the engine as scraped with native histograms: a native
 // histogram is one series with no _count, so queries that count a
 // histogram's observations from h_count (OpenTelemetry's errors and

@@ -35,3 +35,24 @@ func TestAsNativeCountsObservationsWithHistogramCount(t *testing.T) {
 		})
 	}
 }
+
+func TestAnEngineDeclaredNativeIsReadAsItsDeclarationSays(t *testing.T) {
+	e, err := ParseEngine("app", "histogramType: native\nhistograms:\n  ttft: {metric: h_seconds}\nerrors:\n  total: h_seconds_count\n  bad: 'h_seconds_count{outcome=\"error\"}'\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	native, err := e.As("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !native.IsNative() || native.Errors.Bad != `histogram_count(h_seconds{outcome="error"})` {
+		t.Errorf("default type: native %t, bad %s; want native with histogram_count", native.IsNative(), native.Errors.Bad)
+	}
+	classic, err := e.As(Classic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if classic.IsNative() || classic.Errors.Bad != `h_seconds_count{outcome="error"}` {
+		t.Errorf("classic: native %t, bad %s; want classic with the _count series", classic.IsNative(), classic.Errors.Bad)
+	}
+}
