@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/prometheus/rules"
+
+	"github.com/inferslo/inferslo/compiler/model"
 )
 
 func TestCounterQueriesOnNativeHistogramsRateInsideTheFunctions(t *testing.T) {
@@ -54,5 +58,39 @@ func TestCounterQueriesOnNativeHistogramsRateInsideTheFunctions(t *testing.T) {
 				t.Errorf("RateBy = %s, %v\nwant %s", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestAClassicOnlyScrapeOfANativeSLIMissesDataAndPagesNobody serves a
+// native SLI's histogram as classic series only (a target scraped without
+// native histograms): good and total are both absent, so no burn alert can
+// fire and SLIDataMissing does; no configuration alert is needed.
+func TestAClassicOnlyScrapeOfANativeSLIMissesDataAndPagesNobody(t *testing.T) {
+	tiers, err := model.WorkbookTiers(30*24*time.Hour, 2*time.Minute, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slo := model.SLO{Name: "s", Service: model.Service{Name: "svc"}, Objective: model.NewDecimal(99, 100),
+		SLI: model.SLI{Counter: true, Total: &model.Query{Expr: `histogram_count(h)`},
+			Good: &model.Query{Expr: `histogram_count(h) * histogram_fraction(0, 0.5, h)`}},
+		Window: 30 * 24 * time.Hour, Evaluation: time.Minute, ScrapeInterval: 15 * time.Second,
+		Alerting: model.Alerting{Tiers: tiers, NoData: true}}
+	_, groups := evaluate(t, slo, `h_count 0+100x90
+h_bucket{le="0.5"} 0+1x90
+h_bucket{le="+Inf"} 0+100x90`, 80*time.Minute)
+	firing := map[string]bool{}
+	for _, g := range groups {
+		for _, r := range g.Rules() {
+			if a, ok := r.(*rules.AlertingRule); ok {
+				for _, al := range a.ActiveAlerts() {
+					if al.State == rules.StateFiring {
+						firing[a.Name()] = true
+					}
+				}
+			}
+		}
+	}
+	if firing[AlertBurn] || !firing[AlertNoData] {
+		t.Errorf("firing %v; want %s and no %s", firing, AlertNoData, AlertBurn)
 	}
 }

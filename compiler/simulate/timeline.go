@@ -670,7 +670,8 @@ func (r *serviceReplay) order(q string, expr parser.Expr) []*replaySim {
 		if !mayRead(expr, s.slo) {
 			continue
 		}
-		if inf := s.slo.Inference; inf != nil && inf.Histogram != "" && strings.Contains(q, inf.Histogram+"_") {
+		// A native histogram is named bare; a classic one by its series.
+		if inf := s.slo.Inference; inf != nil && inf.Histogram != "" && (strings.Contains(q, inf.Histogram+"_") || inf.Native && strings.Contains(q, inf.Histogram)) {
 			first = append(first, s)
 		} else {
 			rest = append(rest, s)
