@@ -58,9 +58,7 @@ func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, 
 		fail(o.errorf("spec.timeWindow[0]", "calendar windows are budgeted in events only; time slices need a rolling window (isRolling: true)"))
 	}
 	switch {
-	case ts.Average && obj.TimeSliceTarget != nil:
-		fail(o.errorf(path+".timeSliceTarget", "RatioTimeslices averages the slices' own ratios, with no per-slice target; drop timeSliceTarget, or use budgetingMethod: Timeslices to count good slices"))
-	case ts.Average && threshold:
+	case threshold && ts.Average:
 		fail(o.errorf("spec.budgetingMethod", "RatioTimeslices averages slice ratios and needs a ratioMetric SLI; a thresholdMetric SLI counts good slices with budgetingMethod: Timeslices"))
 	case threshold:
 		// One value per slice: the slice is good when it meets the
@@ -74,15 +72,15 @@ func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, 
 		if len(s.GroupBy) > 0 {
 			fail(o.errorf("metadata.annotations."+AnnotationGroupBy, "a threshold query decides its own labels; write the grouping into the query's aggregation instead"))
 		}
+	case obj.Operator != "" || obj.Value != nil:
+		fail(o.errorf(path+".op", "op and value belong to threshold SLIs; a ratio SLI's slice is judged by its share of good events"))
+	case ts.Average && obj.TimeSliceTarget != nil:
+		fail(o.errorf(path+".timeSliceTarget", "RatioTimeslices averages the slices' own ratios, with no per-slice target; drop timeSliceTarget, or use budgetingMethod: Timeslices to count good slices"))
+	case ts.Average:
+	case obj.TimeSliceTarget == nil:
+		fail(o.errorf(path, "Timeslices budgeting of a ratio SLI needs timeSliceTarget, the share of good events that makes a slice good, such as 0.95"))
 	default:
-		if obj.Operator != "" || obj.Value != nil {
-			fail(o.errorf(path+".op", "op and value belong to threshold SLIs; a ratio SLI's slice is good when its ratio of good events meets timeSliceTarget"))
-		}
-		if obj.TimeSliceTarget == nil {
-			fail(o.errorf(path, "Timeslices budgeting of a ratio SLI needs timeSliceTarget, the share of good events that makes a slice good, such as 0.95"))
-		} else {
-			ts.Target = model.DecimalFromFloat(*obj.TimeSliceTarget)
-		}
+		ts.Target = model.DecimalFromFloat(*obj.TimeSliceTarget)
 	}
 	if v, given := o.v.Metadata.Annotations[AnnotationEvaluation]; given && s.Evaluation != ts.Window {
 		fail(o.errorf("metadata.annotations."+AnnotationEvaluation, "%s: time-slice rules evaluate once per slice, so each sample is one slice; drop the annotation or set it to the timeSliceWindow %s", v, obj.TimeSliceWindow))
@@ -200,7 +198,7 @@ func roundToSlices(o object[v1.SLO], s model.SLO, tiers []model.Tier, ps *Proble
 			p.Long, p.Short = up(p.Long), up(p.Short)
 			n := int64(p.Long / slice)
 			if p.Factor.Mul(s.ErrorBudget()).Mul(model.NewDecimal(n, 1)).Cmp(model.NewDecimal(1, 1)) < 0 {
-				*ps = append(*ps, o.warnf("spec.objectives[0].target", "one bad slice in the %s tier's %s window (%d slices) is already a burn above %sx: the alert fires on a single bad slice; lower the target or lengthen the window",
+				*ps = append(*ps, o.warnf("spec.objectives[0].target", "one bad slice in the %s tier's %s window (%d slices) is already a burn above %sx: the alert fires on a single bad slice (of RatioTimeslices: one slice whose requests all fail); lower the target or lengthen the window",
 					tiers[i].Severity, model.FormatDuration(p.Long), n, p.Factor))
 			}
 		}

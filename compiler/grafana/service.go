@@ -63,8 +63,15 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text) (d
 				g.add(p, 12, 4)
 			}
 		}
+		if slo.Timeslices != nil {
+			g.add(sliceValuePanel(slo), gridWidth, 8)
+		}
 		g.add(budgetSeries(w, slo), 8, 8)
-		g.add(errorRatioPanel(w, slo), 8, 8)
+		if slo.Timeslices != nil {
+			g.add(goodSlicesPanel(slo), 8, 8)
+		} else {
+			g.add(errorRatioPanel(w, slo), 8, 8)
+		}
 		g.add(burnRatePanel(w, slo), 8, 8)
 	}
 
@@ -296,14 +303,14 @@ func burnRatePanel(w *words, slo model.SLO) panel {
 }
 
 // throughputPanel is the recorded events rate of each SLO: requests per
-// second for inference SLOs. SLIs that yield a ratio directly record no
-// event counts, and an ITL SLI counts decode steps (one per generated
+// second for inference SLOs. SLIs that yield a ratio or a threshold value
+// directly record no event counts, and an ITL SLI counts decode steps (one per generated
 // token, not per request), so neither has a line here.
 func throughputPanel(w *words, slos []model.SLO) (panel, bool) {
 	var ts []target
 	for _, s := range slos {
 		perToken := s.Inference != nil && s.Inference.Role == "itl"
-		if s.SLI.Raw == nil && !perToken {
+		if s.SLI.Raw == nil && s.SLI.Threshold == nil && !perToken {
 			ts = append(ts, query(recorded(rules.EventsRate, s, s.BaseWindow(), true), seriesLegend(s, s.Name)))
 		}
 	}

@@ -2,11 +2,11 @@ package model
 
 import "time"
 
-// Budgeting methods of OpenSLO.
+// Budgeting methods of OpenSLO that inferslo tells apart (the third is
+// Timeslices).
 const (
-	Occurrences      = "Occurrences"
-	TimeslicesMethod = "Timeslices"
-	RatioTimeslices  = "RatioTimeslices"
+	Occurrences     = "Occurrences"
+	RatioTimeslices = "RatioTimeslices"
 )
 
 // Timeslices makes an SLO budget time slices instead of events: the SLO

@@ -35,6 +35,10 @@ const (
 	// slice): the threshold query's value, or the slice's share of good
 	// events. NaN or absent for a slice without traffic.
 	SliceValue = "inferslo:slice_sli:value"
+	// SliceError is a time-slice SLO's error per slice (window is the
+	// slice): 1 for a bad slice and 0 for a good one, or for RatioTimeslices
+	// the slice's bad/total ratio. Absent for a slice without traffic.
+	SliceError = "inferslo:slice_error:value"
 )
 
 // Alert names; severity, slo and service labels tell the alerts apart.

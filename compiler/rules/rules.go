@@ -403,18 +403,19 @@ func (b *builder) rawRecordings() error {
 	}
 	// Comparing drops NaN, which would otherwise stick in every window average.
 	b.record(ErrorRatio, fmt.Sprintf("(%s) >= 0", q), b.identity(b.base))
-	b.averageWindows()
+	b.averageWindows(ErrorRatio)
 	return nil
 }
 
 // averageWindows records every longer window's error ratio as the time
-// average of the base window's, then the burn rates.
-func (b *builder) averageWindows() {
+// average of the base window's series of the given name, then the burn
+// rates.
+func (b *builder) averageWindows(name string) {
 	for _, w := range b.slo.Windows() {
 		if w == b.base {
 			continue
 		}
-		b.record(ErrorRatio, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(ErrorRatio, b.base), model.FormatDuration(w)), b.identity(w))
+		b.record(ErrorRatio, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(name, b.base), model.FormatDuration(w)), b.identity(w))
 	}
 	b.burnRates()
 }

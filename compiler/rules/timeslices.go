@@ -4,9 +4,10 @@ import "fmt"
 
 // sliceRecordings handles a time-slice SLO. The group evaluates once per
 // slice, so each sample of the slice-window series is one slice and slices
-// tile time. The slice's error is recorded as the base-window error ratio:
-// 1 for a bad slice and 0 for a good one (Timeslices), or the slice's own
-// bad/total ratio (RatioTimeslices). Every longer window averages it, so
+// tile time. The slice's error is 1 for a bad slice and 0 for a good one
+// (Timeslices), or the slice's own bad/total ratio (RatioTimeslices), an
+// average by definition rather than one weighted by events. Every longer
+// window averages it, so
 // the error ratio of a window is its share of bad slices (or the mean slice
 // ratio), and burn rates and alerts follow as for events. A slice without
 // traffic has no SLI and no error sample: it is left out of every average.
@@ -31,8 +32,11 @@ func (b *builder) sliceRecordings() error {
 			bad = fmt.Sprintf("%s < bool %s", value, ts.Target)
 		}
 	}
-	b.record(ErrorRatio, bad, b.identity(slice))
-	b.averageWindows()
+	b.record(SliceError, bad, b.identity(slice))
+	// The slice window's error ratio is the slice's own error; every
+	// longer window averages the slices it holds.
+	b.record(ErrorRatio, b.sel(SliceError, slice), b.identity(slice))
+	b.averageWindows(SliceError)
 	return nil
 }
 

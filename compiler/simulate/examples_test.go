@@ -63,7 +63,7 @@ func oneOfEachKind(slos []model.SLO) []model.SLO {
 		for _, t := range s.Alerting.Tiers {
 			layout += fmt.Sprintf("%s:%d,", t.Severity, len(t.Windows))
 		}
-		return append(out, layout, fmt.Sprintf("gate=%t", !s.Alerting.MinEventsPerSecond.IsZero()),
+		return append(out, layout, "budgeting="+s.Budgeting, fmt.Sprintf("gate=%t", !s.Alerting.MinEventsPerSecond.IsZero()),
 			fmt.Sprintf("nodata=%t", s.Alerting.NoData))
 	}
 	covered := map[string]bool{}

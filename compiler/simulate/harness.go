@@ -338,9 +338,10 @@ type driver struct {
 	scrape time.Duration
 	// next is the next scrape time; scrapes run from -prehistory on.
 	next time.Duration
-	// cumulative (fractional) requests and bad requests per pod, and the
-	// values at each pod's last restart.
+	// cumulative (fractional) requests and bad requests per pod, the whole
+	// counts exposed, and the counts at each pod's last restart.
 	cumN, cumK     []float64
+	intN, intK     []float64
 	resetN, resetK []float64
 	refs           []storage.SeriesRef
 	// truth: whole requests and bad requests over all pods, per scrape.
@@ -365,6 +366,8 @@ func newDriver(h *harness, w *workload, budget float64, scrape, prehistory time.
 	d := &driver{h: h, w: w, budget: budget, scrape: scrape, next: -prehistory}
 	d.cumN = make([]float64, w.pods)
 	d.cumK = make([]float64, w.pods)
+	d.intN = make([]float64, w.pods)
+	d.intK = make([]float64, w.pods)
 	d.resetN = make([]float64, w.pods)
 	d.resetK = make([]float64, w.pods)
 	d.refs = make([]storage.SeriesRef, len(w.series))
@@ -391,9 +394,16 @@ func (d *driver) advance(t time.Duration, load traffic, restarts restart) error 
 		for p := range d.cumN {
 			d.cumN[p] += rps * podShare(p, d.w.pods) * sec
 			d.cumK[p] += rps * podShare(p, d.w.pods) * sec * frac
+			// Whole bad requests grow by at most the whole requests of the
+			// scrape, so good counts (requests minus bad ones, as a bucket
+			// below a latency threshold holds) never decrease when every
+			// request fails and rounding would otherwise differ.
+			n := math.Floor(d.cumN[p])
+			d.intK[p] += min(math.Floor(d.cumK[p])-d.intK[p], n-d.intN[p])
+			d.intN[p] = n
 			if restarts != nil && restarts(p, now) {
 				// The restarted pod misses this scrape and comes back from zero.
-				d.resetN[p], d.resetK[p] = math.Floor(d.cumN[p]), math.Floor(d.cumK[p])
+				d.resetN[p], d.resetK[p] = d.intN[p], d.intK[p]
 				down[p] = true
 			}
 		}
@@ -403,8 +413,8 @@ func (d *driver) advance(t time.Duration, load traffic, restarts restart) error 
 			if down[s.pod] {
 				continue
 			}
-			n := math.Floor(d.cumN[s.pod]) - d.resetN[s.pod]
-			k := math.Floor(d.cumK[s.pod]) - d.resetK[s.pod]
+			n := d.intN[s.pod] - d.resetN[s.pod]
+			k := d.intK[s.pod] - d.resetK[s.pod]
 			var ref storage.SeriesRef
 			var err error
 			if s.hist != nil {
@@ -423,8 +433,8 @@ func (d *driver) advance(t time.Duration, load traffic, restarts restart) error 
 		}
 		var n, k float64
 		for p := range d.cumN {
-			n += math.Floor(d.cumN[p])
-			k += math.Floor(d.cumK[p])
+			n += d.intN[p]
+			k += d.intK[p]
 		}
 		d.ledger = append(d.ledger, ledgerPoint{t: now, n: n, k: k})
 	}

@@ -51,11 +51,16 @@ func detect(p model.WindowPair, history time.Duration, h, b float64) (time.Durat
 	return hi, true
 }
 
-// tierDetect is the fastest pair's detection time.
-func tierDetect(t model.Tier, history time.Duration, h, b float64) (time.Duration, bool) {
+// tierDetect is the fastest pair's detection time; lag, when given, adds
+// a pair's own delay to its detection (whole slices of a time-slice SLO).
+func tierDetect(t model.Tier, history time.Duration, h, b float64, lag func(model.WindowPair) time.Duration) (time.Duration, bool) {
 	best, found := time.Duration(0), false
 	for _, p := range t.Windows {
-		if d, ok := detect(p, history, h, b); ok && (!found || d < best) {
+		d, ok := detect(p, history, h, b)
+		if ok && lag != nil {
+			d += lag(p)
+		}
+		if ok && (!found || d < best) {
 			best, found = d, true
 		}
 	}

@@ -41,7 +41,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
@@ -179,6 +178,9 @@ func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
 		return err
 	}
 	d := newDriver(h, w, s.budget(), s.scrape(), prehistory)
+	if ts := s.slo.Timeslices; ts != nil && !ts.Average {
+		load = s.slicedLoad(load)
+	}
 	scaled := func(t time.Duration) (float64, float64) {
 		rps, burn := load(t)
 		return rps * s.opts.RPS, burn
@@ -249,6 +251,13 @@ func (s *sloSim) all() ([]Check, error) {
 		c := s.check("all", "SLI", "simulated", "a raw-ratio SLI has no event counts to synthesize, so its alerts were not replayed", true)
 		c.NotProven = true
 		return []Check{c}, nil
+	}
+	if s.slo.SLI.Threshold != nil {
+		if _, err := newWorkload(s.slo, s.opts.Shape); err != nil {
+			c := s.check("all", "SLI", "simulated", fmt.Sprintf("its alerts were not replayed: %v", err), true)
+			c.NotProven = true
+			return []Check{c}, nil
+		}
 	}
 	var out []Check
 	scenarios := []struct {
@@ -353,7 +362,7 @@ func (s *sloSim) warmup() time.Duration {
 func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resolve bool, silent []alertKey) ([]Check, error) {
 	h := healthyBurn
 	warm := s.warmup()
-	detectT, ok := tierDetect(tier, warm, h, b)
+	detectT, ok := tierDetect(tier, warm, h, b, s.sliceLag(b))
 	key := alertKey{irules.AlertBurn, tier.Severity}
 	if !ok {
 		return []Check{s.check(scenario, key.String(), "fires", fmt.Sprintf("not checked: no pair of the spec fires at %.4gx", b), false)}, nil
@@ -415,7 +424,7 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 		// prediction matches the replay, and a Prometheus whose windows
 		// are full of healthy data takes longer, shown for the reader.
 		expected += fmt.Sprintf(" (cold start: %s of healthy history", dur(warm))
-		if full, ok := tierDetect(tier, l, h, b); ok {
+		if full, ok := tierDetect(tier, l, h, b, s.sliceLag(b)); ok {
 			expected += fmt.Sprintf("; with every window warm %s", dur(full+tier.For+base+eval))
 		}
 		expected += ")"
@@ -613,7 +622,7 @@ func (s *sloSim) dayNight() ([]Check, error) {
 	// alerts play no part here, and the run is several times faster.
 	window := model.FormatDuration(s.slo.Window)
 	s.only = func(r *rules.RecordingRule) bool {
-		return r.Name() == irules.ErrorRatio && selectsWindow(r.Query(), window)
+		return r.Name() == irules.ErrorRatio && r.Labels().Get(irules.LabelWindow) == window
 	}
 	defer func() { s.only = nil }()
 	var c Check
@@ -624,11 +633,16 @@ func (s *sloSim) dayNight() ([]Check, error) {
 				return err
 			}
 			truth, ok := d.truth(t-period, t)
+			weighting := "count-weighted"
+			if s.slo.Timeslices != nil {
+				truth, ok = s.sliceTruth(d, t)
+				weighting = "mean of slices"
+			}
 			if !ok {
 				return fmt.Errorf("day/night: no traffic in the period")
 			}
 			subject := irules.Selector(irules.ErrorRatio, s.slo, s.slo.Window)
-			expected := fmt.Sprintf("%.6g (count-weighted) ±0.1%%", truth)
+			expected := fmt.Sprintf("%.6g (%s) ±0.1%%", truth, weighting)
 			if len(v) != 1 {
 				c = s.check(ScenarioDayNight, subject, expected, fmt.Sprintf("%d series", len(v)), false)
 				return nil
@@ -668,20 +682,4 @@ func (s *sloSim) timeAverage(load traffic, period time.Duration) float64 {
 		n++
 	}
 	return sum / float64(n)
-}
-
-// selectsWindow tells whether expr reads series of one window label value.
-func selectsWindow(expr parser.Expr, window string) bool {
-	found := false
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		if vs, ok := n.(*parser.VectorSelector); ok {
-			for _, m := range vs.LabelMatchers {
-				if m.Name == irules.LabelWindow && m.Matches(window) {
-					found = true
-				}
-			}
-		}
-		return nil
-	})
-	return found
 }

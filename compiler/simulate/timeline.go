@@ -338,7 +338,7 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 		fs := factors(tier)
 		maxF := fs[len(fs)-1]
 		rate := math.Min(2*maxF, (maxF+1/budget)/2)
-		d, ok := tierDetect(tier, r.opts.Healthy, healthyBurn, rate)
+		d, ok := tierDetect(tier, r.opts.Healthy, healthyBurn, rate, nil)
 		if !ok {
 			continue
 		}

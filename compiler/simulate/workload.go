@@ -67,6 +67,9 @@ func newWorkload(slo model.SLO, shape Shape) (*workload, error) {
 	if shape.Models < 1 {
 		shape.Models = 1
 	}
+	if slo.SLI.Threshold != nil {
+		return build(slo, shape, thresholdSeries)
+	}
 	if slo.Inference != nil {
 		w, err := build(slo, shape, engineSeries)
 		if err == nil {
@@ -375,8 +378,8 @@ func otherModels(slo model.SLO, n int) ([]map[string]string, error) {
 			return nil, err
 		}
 		ms = sel
-	} else if slo.SLI.Total != nil {
-		sels, err := selectorsOf(slo.SLI.Total.Expr)
+	} else if q := countedQuery(slo); q != "" {
+		sels, err := selectorsOf(q)
 		if err != nil {
 			return nil, err
 		}
@@ -400,6 +403,10 @@ func otherModels(slo model.SLO, n int) ([]map[string]string, error) {
 // forms in n and k, and insists on total = n and bad = k (up to a common
 // positive factor, which is how many selectors match a series).
 func (w *workload) check(slo model.SLO) error {
+	if slo.SLI.Threshold != nil {
+		// A percentile is no linear form; the scenarios prove its slices.
+		return nil
+	}
 	if slo.SLI.Total == nil {
 		return fmt.Errorf("the SLI has no total query")
 	}
@@ -489,3 +496,15 @@ func (s series) histogram(n, k float64) *histogram.Histogram {
 
 // zeroThreshold is client_golang's default zero bucket width (2^-128).
 const zeroThreshold = 2.938735877055719e-39
+
+// countedQuery is the query whose series every event reaches: the total,
+// or a threshold SLI's histogram; empty for a raw ratio.
+func countedQuery(slo model.SLO) string {
+	switch {
+	case slo.SLI.Total != nil:
+		return slo.SLI.Total.Expr
+	case slo.SLI.Threshold != nil:
+		return slo.SLI.Threshold.Query.Expr
+	}
+	return ""
+}

@@ -1,0 +1,129 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// thresholdSeries builds one pod's histogram for a threshold SLI, from the
+// one bucket selector of its query: buckets at half, once and twice the
+// threshold. A good request observes in the bucket on the good side of the
+// threshold and a bad one on the other, so the percentile of a slice of good
+// requests meets the threshold and that of a slice of bad ones does not,
+// whatever the quantile.
+func thresholdSeries(slo model.SLO) ([]series, error) {
+	th := slo.SLI.Threshold
+	sels, err := selectorsOf(th.Query.Expr)
+	if err != nil {
+		return nil, err
+	}
+	if len(sels) != 1 {
+		return nil, fmt.Errorf("the threshold query reads %d selectors; the simulator models one histogram", len(sels))
+	}
+	base, err := satisfying(sels[0].matchers)
+	if err != nil {
+		return nil, err
+	}
+	if name := base[labels.MetricName]; !strings.HasSuffix(name, "_bucket") {
+		return nil, fmt.Errorf("the threshold query reads %q, not the _bucket series of a classic histogram", name)
+	}
+	if _, ok := base["le"]; ok {
+		return nil, fmt.Errorf("the threshold query selects one le; the simulator models every bucket")
+	}
+	v := th.Value.Float()
+	if v <= 0 {
+		return nil, fmt.Errorf("threshold %g is not a positive bucket boundary", v)
+	}
+	// Requests below the threshold are good for <= and <, bad for >= and >.
+	below := th.Op == "<=" || th.Op == "<"
+	n, k := 1.0, -1.0 // requests at or below v: the good ones
+	if !below {
+		n, k = 0, 1
+	}
+	var out []series
+	for _, b := range []struct {
+		le     string
+		nC, kC float64
+	}{{labels.FormatOpenMetricsFloat(v / 2), 0, 0}, {labels.FormatOpenMetricsFloat(v), n, k}, {labels.FormatOpenMetricsFloat(2 * v), 1, 0}, {"+Inf", 1, 0}} {
+		lb := labels.NewBuilder(labels.FromMap(base))
+		lb.Set("le", b.le)
+		out = append(out, series{labels: lb.Labels(), coefN: b.nC, coefK: b.kC})
+	}
+	return out, nil
+}
+
+// slicedLoad turns a load's burn into whole bad slices for Timeslices: a
+// share r = burn × budget of slices is bad, spread evenly by a running sum
+// (slice i is bad when the sum of r up to it passes a whole number), and a
+// bad slice fails every request while a good one fails none. The burn is read
+// at each slice's end, so a slice is all good or all bad. Slice i spans
+// ((i-1)·slice, i·slice], what the rules evaluated at i·slice read. The
+// result keeps state: calls must come in time order, as scrapes do.
+func (s *sloSim) slicedLoad(load traffic) traffic {
+	slice := s.slo.Timeslices.Window
+	var last int64
+	var sum float64
+	bad, started := false, false
+	return func(t time.Duration) (float64, float64) {
+		i := -int64(math.Floor(-float64(t) / float64(slice)))
+		if !started {
+			last, started = i-1, true
+		}
+		for ; last < i; last++ {
+			_, burn := load(time.Duration(last+1) * slice)
+			prev := sum
+			sum += burn * s.budget()
+			bad = math.Floor(sum) > math.Floor(prev)
+		}
+		rps, _ := load(t)
+		if bad {
+			return rps, 1 / s.budget()
+		}
+		return rps, 0
+	}
+}
+
+// sliceTruth is what the SLO-window error ratio of a time-slice SLO must be
+// after evaluations at 0, slice, …, end: the mean over slices of each
+// slice's error, counted from the requests the driver sent within the
+// scrapes its rates read. A Timeslices slice is bad when most of its
+// requests failed (sliceBurn makes slices all good or all bad).
+func (s *sloSim) sliceTruth(d *driver, end time.Duration) (float64, bool) {
+	ts := s.slo.Timeslices
+	sum, n := 0.0, 0
+	for t := time.Duration(0); t <= end; t += ts.Window {
+		r, ok := d.truth(t-ts.Window+s.scrape(), t)
+		if !ok {
+			continue
+		}
+		if !ts.Average {
+			r = math.Round(r)
+		}
+		sum += r
+		n++
+	}
+	return sum / float64(n), n > 0
+}
+
+// sliceLag is how much later than the workbook's continuous model a pair
+// of a Timeslices SLO detects a burn b: its windows count whole bad slices,
+// which trail the continuous count (the running sum of slicedLoad) by less
+// than one slice; the excess of the burn over the pair's factor,
+// (b − factor) × budget bad slices per slice, makes that up. Nil for other
+// SLOs.
+func (s *sloSim) sliceLag(b float64) func(model.WindowPair) time.Duration {
+	ts := s.slo.Timeslices
+	if ts == nil || ts.Average {
+		return nil
+	}
+	return func(p model.WindowPair) time.Duration {
+		excess := (b - p.Factor.Float()) * s.budget()
+		return time.Duration(math.Ceil(1/excess) * float64(ts.Window))
+	}
+}
