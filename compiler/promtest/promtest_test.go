@@ -131,8 +131,8 @@ func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
 	// Time-slice SLOs have no event counts for a burn to scale; the
 	// simulator proves them, and a service of only those has no tests.
 	want := 0
-	for _, service := range res.Set.Services() {
-		for _, slo := range res.Set.ByService(service) {
+	for _, service := range res.Set.PerService() {
+		for _, slo := range service.SLOs {
 			if !slo.TimeAveraged() {
 				want++
 				break
