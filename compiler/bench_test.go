@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler"
+	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -68,17 +69,22 @@ spec:
 	return sources
 }
 
-// BenchmarkCompile parses, validates, compiles and writes a fleet of SLOs:
-// the whole of `inferslo compile`. Besides time it reports CPU time (the
-// figure that holds on a busy machine) and the peak live heap.
+// BenchmarkCompile parses, validates, compiles and writes a fleet of SLOs
+// as `inferslo compile` does, each artifact staged as it is built. Besides
+// time it reports CPU time (the figure that holds on a busy machine) and the
+// peak heap.
 func BenchmarkCompile(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("slos=%d", n), func(b *testing.B) {
 			sources := fleet(n)
 			dir := b.TempDir()
 			measure(b, n, func(i int) {
-				out := compileFleet(b, sources)
-				if err := out.Files.Write(filepath.Join(dir, fmt.Sprint(i)), "compile"); err != nil {
+				st, err := artifact.NewStage(filepath.Join(dir, fmt.Sprint(i)), "compile")
+				if err != nil {
+					b.Fatal(err)
+				}
+				compileFleetTo(b, sources, st.Add)
+				if err := st.Commit(); err != nil {
 					b.Fatal(err)
 				}
 			})
@@ -93,11 +99,21 @@ func BenchmarkCompileCheck(b *testing.B) {
 		b.Run(fmt.Sprintf("slos=%d", n), func(b *testing.B) {
 			sources := fleet(n)
 			dir := filepath.Join(b.TempDir(), "out")
-			if err := compileFleet(b, sources).Files.Write(dir, "compile"); err != nil {
+			st, err := artifact.NewStage(dir, "compile")
+			if err != nil {
+				b.Fatal(err)
+			}
+			compileFleetTo(b, sources, st.Add)
+			if err := st.Commit(); err != nil {
 				b.Fatal(err)
 			}
 			measure(b, n, func(int) {
-				diff, err := compileFleet(b, sources).Files.Diff(dir, "compile")
+				cmp, err := artifact.NewComparison(dir, "compile")
+				if err != nil {
+					b.Fatal(err)
+				}
+				compileFleetTo(b, sources, cmp.Add)
+				diff, err := cmp.Diff()
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -125,7 +141,8 @@ func BenchmarkValidate(b *testing.B) {
 	})
 }
 
-func compileFleet(b *testing.B, sources []spec.Source) compiler.Output {
+// compileFleetTo compiles as the command does, each artifact to add.
+func compileFleetTo(b *testing.B, sources []spec.Source, add func(artifact.File) error) {
 	res, err := spec.Parse(sources...)
 	if err != nil {
 		b.Fatal(err)
@@ -133,11 +150,9 @@ func compileFleet(b *testing.B, sources []spec.Source) compiler.Output {
 	if err := res.Err(); err != nil {
 		b.Fatal(err)
 	}
-	out, err := compiler.Compile(res.Set, compiler.Options{})
-	if err != nil {
+	if _, err := compiler.CompileTo(res.Set, compiler.Options{}, add); err != nil {
 		b.Fatal(err)
 	}
-	return out
 }
 
 // measure runs f per iteration and reports, besides ns/op and allocations,

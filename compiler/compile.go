@@ -38,38 +38,38 @@ type Output struct {
 	Warnings []string
 }
 
-// backend builds one kind of artifact from the model and the rule groups
-// every rule-carrying artifact shares.
+// backend builds one kind of artifact from the model.
 type backend struct {
 	name  string
-	build func(model.Set, []rules.Service) (artifact.Set, []string, error)
+	build func(model.Set) (artifact.Set, []string, error)
+}
+
+// ruleBackend builds artifacts that carry the rule groups every such
+// artifact shares.
+type ruleBackend struct {
+	name  string
+	build func([]rules.Service) (artifact.Set, error)
+}
+
+func (o Options) ruleBackends() []ruleBackend {
+	return []ruleBackend{
+		{"prometheus rules", func(svc []rules.Service) (artifact.Set, error) { return rules.Files(svc), nil }},
+		{"kubernetes rules", func(svc []rules.Service) (artifact.Set, error) { return kube.PrometheusRules(svc, o.Kube) }},
+		{"ruler rules", func(svc []rules.Service) (artifact.Set, error) { return kube.RulerGroups(svc, o.Ruler) }},
+	}
 }
 
 func (o Options) backends() []backend {
-	quiet := func(f func(model.Set) (artifact.Set, error)) func(model.Set, []rules.Service) (artifact.Set, []string, error) {
-		return func(s model.Set, _ []rules.Service) (artifact.Set, []string, error) {
+	quiet := func(f func(model.Set) (artifact.Set, error)) func(model.Set) (artifact.Set, []string, error) {
+		return func(s model.Set) (artifact.Set, []string, error) {
 			files, err := f(s)
 			return files, nil, err
 		}
 	}
 	bs := []backend{
-		{"prometheus rules", func(_ model.Set, svc []rules.Service) (artifact.Set, []string, error) {
-			return rules.Files(svc), nil, nil
-		}},
 		{"alertmanager inhibit rules", quiet(alertmanager.Build)},
 		{"grafana dashboards", quiet(func(s model.Set) (artifact.Set, error) { return grafana.Build(s, o.Text) })},
-		{"keda scaledobjects", func(s model.Set, _ []rules.Service) (artifact.Set, []string, error) { return keda.Build(s) }},
-		{"kubernetes rules", func(_ model.Set, svc []rules.Service) (artifact.Set, []string, error) {
-			crs, err := kube.PrometheusRules(svc, o.Kube)
-			if err != nil {
-				return nil, nil, err
-			}
-			ruler, err := kube.RulerGroups(svc, o.Ruler)
-			if err != nil {
-				return nil, nil, err
-			}
-			return append(crs, ruler...), nil, nil
-		}},
+		{"keda scaledobjects", keda.Build},
 	}
 	if o.Tests {
 		bs = append(bs, backend{"promtool tests", quiet(func(s model.Set) (artifact.Set, error) { return promtest.Build(s, o.Text) })})
@@ -77,31 +77,69 @@ func (o Options) backends() []backend {
 	return bs
 }
 
-// Compile runs every backend. Any error means no artifact at all.
+// Compile runs every backend and returns the artifacts, sorted. Any error
+// means no artifact at all.
 func Compile(set model.Set, opts Options) (Output, error) {
 	var out Output
-	text, err := templates.OrDefault(opts.Text)
+	warnings, err := CompileTo(set, opts, func(f artifact.File) error {
+		out.Files = append(out.Files, f)
+		return nil
+	})
 	if err != nil {
 		return Output{}, err
 	}
-	opts.Text = text
-	// Rule groups are built and validated once, then encoded by every
-	// artifact that carries them.
-	services, err := rules.Services(set, opts.Text)
-	if err != nil {
-		return Output{}, fmt.Errorf("prometheus rules: %w", err)
-	}
-	for _, b := range opts.backends() {
-		files, warnings, err := b.build(set, services)
-		if err != nil {
-			return Output{}, fmt.Errorf("%s: %w", b.name, err)
-		}
-		out.Files = append(out.Files, files...)
-		out.Warnings = append(out.Warnings, warnings...)
-	}
+	out.Warnings = warnings
 	out.Files.Sort()
 	if err := out.Files.Check(); err != nil {
 		return Output{}, err
 	}
 	return out, nil
+}
+
+// CompileTo runs every backend and hands each artifact to emit as soon as
+// its backend has built and validated it, so a run holds one backend's
+// artifacts at a time; emit checks and stores them (an artifact.Stage
+// writes them beside the output). It returns the warnings. On an error,
+// the artifacts emitted so far must be dropped.
+func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) ([]string, error) {
+	text, err := templates.OrDefault(opts.Text)
+	if err != nil {
+		return nil, err
+	}
+	opts.Text = text
+	emitAll := func(name string, files artifact.Set) error {
+		for _, f := range files {
+			if err := emit(f); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return nil
+	}
+	// Rule groups are built and validated once, then encoded by every
+	// artifact that carries them.
+	services, err := rules.Services(set, opts.Text)
+	if err != nil {
+		return nil, fmt.Errorf("prometheus rules: %w", err)
+	}
+	for _, b := range opts.ruleBackends() {
+		files, err := b.build(services)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.name, err)
+		}
+		if err := emitAll(b.name, files); err != nil {
+			return nil, err
+		}
+	}
+	var warnings []string
+	for _, b := range opts.backends() {
+		files, warns, err := b.build(set)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.name, err)
+		}
+		if err := emitAll(b.name, files); err != nil {
+			return nil, err
+		}
+		warnings = append(warnings, warns...)
+	}
+	return warnings, nil
 }

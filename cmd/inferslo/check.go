@@ -4,23 +4,29 @@ import (
 	"fmt"
 
 	"github.com/inferslo/inferslo/compiler"
+	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/spec"
 )
 
 // check runs every check of a compilation, in one pass: the specs are
-// loaded and every backend builds and validates its artifacts in memory.
-// validate and compile both call it, so they report the same problems.
-func check(e *env, specs []string, catalogs catalogFlag, opts compiler.Options) (spec.Result, compiler.Output, error) {
+// loaded and every backend builds and validates its artifacts, which go to
+// add one at a time (nil: they are only checked). validate and compile both
+// call it, so they report the same problems.
+func check(e *env, specs []string, catalogs catalogFlag, opts compiler.Options, add func(artifact.File) error) (spec.Result, error) {
 	res, err := load(e, specs, catalogs)
 	if err != nil {
-		return res, compiler.Output{}, err
+		return res, err
 	}
-	out, err := compiler.Compile(res.Set, opts)
+	if add == nil {
+		var c artifact.Checker
+		add = c.Add
+	}
+	warnings, err := compiler.CompileTo(res.Set, opts, add)
 	if err != nil {
-		return res, compiler.Output{}, err
+		return res, err
 	}
-	for _, w := range out.Warnings {
+	for _, w := range warnings {
 		fmt.Fprintln(e.stderr, "warning:", w)
 	}
-	return res, out, nil
+	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/inferslo/inferslo/compiler"
+	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/kube"
 )
 
@@ -40,28 +41,56 @@ func (c *compileCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	res, out, err := check(e, c.Specs, c.Catalogs, opts)
+	if c.Check {
+		return c.check(e, opts)
+	}
+	// The stage is made with the first artifact, so that problems of the
+	// specs are reported before any of the output folder.
+	var st *artifact.Stage
+	res, err := check(e, c.Specs, c.Catalogs, opts, func(f artifact.File) error {
+		if st == nil {
+			if st, err = artifact.NewStage(c.Output, "compile"); err != nil {
+				return err
+			}
+		}
+		return st.Add(f)
+	})
+	if err != nil {
+		if st != nil {
+			st.Abort()
+		}
+		return err
+	}
+	if st == nil {
+		return fmt.Errorf("no artifact to write to %s", c.Output)
+	}
+	if err := st.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "wrote %d files for %d SLOs to %s\n", st.Len(), len(res.Set.SLOs), c.Output)
+	return nil
+}
+
+// check compares the artifacts with the output folder one at a time,
+// keeping only the differences.
+func (c *compileCmd) check(e *env, opts compiler.Options) error {
+	cmp, err := artifact.NewComparison(c.Output, "compile")
 	if err != nil {
 		return err
 	}
-	files := out.Files
-	if c.Check {
-		diff, err := files.Diff(c.Output, "compile")
-		if err != nil {
-			return err
-		}
-		if len(diff) > 0 {
-			e.stdout.Write(diff)
-			fmt.Fprintf(e.stderr, "%s is stale: run `%s` and commit the result\n", c.Output, c.rerun())
-			return errReported
-		}
-		fmt.Fprintf(e.stderr, "%s is up to date (%d files)\n", c.Output, len(files))
-		return nil
-	}
-	if err := files.Write(c.Output, "compile"); err != nil {
+	if _, err := check(e, c.Specs, c.Catalogs, opts, cmp.Add); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "wrote %d files for %d SLOs to %s\n", len(files), len(res.Set.SLOs), c.Output)
+	diff, err := cmp.Diff()
+	if err != nil {
+		return err
+	}
+	if len(diff) > 0 {
+		e.stdout.Write(diff)
+		fmt.Fprintf(e.stderr, "%s is stale: run `%s` and commit the result\n", c.Output, c.rerun())
+		return errReported
+	}
+	fmt.Fprintf(e.stderr, "%s is up to date (%d files)\n", c.Output, cmp.Len())
 	return nil
 }
 

@@ -18,7 +18,7 @@ func (c *validateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	res, _, err := check(e, c.Specs, c.Catalogs, compiler.Options{Tests: true, Text: text})
+	res, err := check(e, c.Specs, c.Catalogs, compiler.Options{Tests: true, Text: text}, nil)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -27,20 +28,55 @@ func (s Set) Sort() {
 // exactly one YAML document: a second document in a file meant for
 // `kubectl apply` would create an object no spec asked for.
 func (s Set) Check() error {
-	seen := map[string]bool{}
+	var c Checker
 	for _, f := range s {
-		if err := checkPath(f.Path); err != nil {
+		if err := c.Add(f); err != nil {
 			return err
 		}
-		if err := checkOneDocument(f); err != nil {
-			return err
-		}
-		if seen[f.Path] {
-			return fmt.Errorf("two artifacts would be written to %s", f.Path)
-		}
-		seen[f.Path] = true
 	}
 	return nil
+}
+
+// Checker checks files one at a time as Set.Check does, keeping only
+// their paths.
+type Checker struct {
+	paths map[string]bool
+}
+
+// Add checks f's path, its documents and that no earlier file had its path.
+func (c *Checker) Add(f File) error {
+	if err := checkFile(f); err != nil {
+		return err
+	}
+	if c.paths == nil {
+		c.paths = map[string]bool{}
+	}
+	if c.paths[f.Path] {
+		return fmt.Errorf("two artifacts would be written to %s", f.Path)
+	}
+	c.paths[f.Path] = true
+	return nil
+}
+
+// Len is the number of files added.
+func (c *Checker) Len() int { return len(c.paths) }
+
+// Paths are the paths of the files added, sorted.
+func (c *Checker) Paths() []string {
+	out := make([]string, 0, len(c.paths))
+	for p := range c.paths {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkFile checks one file's path and, for YAML, its documents.
+func checkFile(f File) error {
+	if err := checkPath(f.Path); err != nil {
+		return err
+	}
+	return checkOneDocument(f)
 }
 
 func checkOneDocument(f File) error {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -28,13 +29,12 @@ type marker struct {
 
 // withMarker returns the files plus the marker listing them.
 func (s Set) withMarker(command string) Set {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Written by `inferslo %s`, which replaces this folder as a whole. DO NOT EDIT.\n", command)
-	fmt.Fprintf(&b, "command %s\n", command)
-	for _, f := range s {
-		b.WriteString("file " + f.Path + "\n")
+	paths := make([]string, len(s))
+	for i, f := range s {
+		paths[i] = f.Path
 	}
-	out := append(Set{{Path: Marker, Data: []byte(b.String())}}, s...)
+	slices.Sort(paths)
+	out := append(Set{markerFile(command, paths)}, s...)
 	out.Sort()
 	return out
 }

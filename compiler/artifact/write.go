@@ -8,7 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -26,46 +26,18 @@ func checkPath(p string) error {
 // dir is swapped in only when all of them are written, so a failure leaves
 // dir as it was and nothing half-written. When dir is a symbolic link, the
 // folder it points to is replaced and the link kept.
-func (s Set) Write(dir, command string) (err error) {
-	if err := s.Check(); err != nil {
-		return err
-	}
-	dir, err = resolveOutput(dir)
+func (s Set) Write(dir, command string) error {
+	st, err := NewStage(dir, command)
 	if err != nil {
 		return err
 	}
-	if err := checkReplaceable(dir, command); err != nil {
-		return err
-	}
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", parent, err)
-	}
-	if err := removeStale(dir); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, tmpPrefix(dir))
-	if err != nil {
-		return fmt.Errorf("create temporary folder: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	for _, f := range s.withMarker(command) {
-		p := filepath.Join(tmp, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("create folder for %s: %w", f.Path, err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", f.Path, err)
+	for _, f := range s {
+		if err := st.Add(f); err != nil {
+			st.Abort()
+			return err
 		}
 	}
-	return swap(tmp, dir)
+	return st.Commit()
 }
 
 // resolveOutput follows a link at dir to the folder it names, and names
@@ -151,11 +123,31 @@ const maxCompared = 64 << 20
 // s would not write count as removed. Only regular files are read, each up to
 // a bound; anything else in dir differs.
 func (s Set) Diff(dir, command string) ([]byte, error) {
-	want := map[string][]byte{}
-	for _, f := range s.withMarker(command) {
-		want[f.Path] = f.Data
+	c, err := NewComparison(dir, command)
+	if err != nil {
+		return nil, err
 	}
-	have := map[string][]byte{}
+	for _, f := range s {
+		if err := c.Add(f); err != nil {
+			return nil, err
+		}
+	}
+	return c.Diff()
+}
+
+// Comparison compares the files of a run with what an output folder holds,
+// one file at a time, keeping only the differences.
+type Comparison struct {
+	Checker
+	dir, command string
+	have         map[string]fs.DirEntry // the folder's files, not yet read
+	diffs        map[string][]byte
+}
+
+// NewComparison lists dir, which may be missing, for comparing the output
+// of the named command with it.
+func NewComparison(dir, command string) (*Comparison, error) {
+	c := &Comparison{dir: dir, command: command, have: map[string]fs.DirEntry{}, diffs: map[string][]byte{}}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) && p == dir {
@@ -170,43 +162,70 @@ func (s Set) Diff(dir, command string) ([]byte, error) {
 		if err != nil {
 			return err
 		}
-		b, err := readCompared(p, d)
-		if err != nil {
-			return err
-		}
-		have[filepath.ToSlash(rel)] = b
+		c.have[filepath.ToSlash(rel)] = d
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", dir, err)
 	}
-	names := map[string]bool{}
-	for n := range want {
-		names[n] = true
+	return c, nil
+}
+
+// Add checks one file (see Set.Check) and compares it with the folder's.
+func (c *Comparison) Add(f File) error {
+	if err := c.Checker.Add(f); err != nil {
+		return err
 	}
-	for n := range have {
-		names[n] = true
+	return c.compare(f.Path, f.Data, true)
+}
+
+func (c *Comparison) compare(name string, want []byte, inWant bool) error {
+	var have []byte
+	d, inHave := c.have[name]
+	if inHave {
+		b, err := readCompared(filepath.Join(c.dir, filepath.FromSlash(name)), d)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", c.dir, err)
+		}
+		have = b
 	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
+	if inWant && inHave && bytes.Equal(want, have) {
+		return nil
 	}
-	sort.Strings(sorted)
+	oldName, newName := path.Join(c.dir, name), path.Join(c.dir, name)
+	if !inHave {
+		oldName = "/dev/null"
+	}
+	if !inWant {
+		newName = "/dev/null"
+	}
+	c.diffs[name] = diff.Diff(oldName, have, newName, want)
+	return nil
+}
+
+// Diff compares the marker and the folder's files no run added, and
+// returns every difference as one unified diff in path order, empty when
+// the folder is up to date.
+func (c *Comparison) Diff() ([]byte, error) {
+	m := markerFile(c.command, c.Paths())
+	if err := c.compare(m.Path, m.Data, true); err != nil {
+		return nil, err
+	}
+	for name := range c.have {
+		if !c.paths[name] && name != Marker {
+			if err := c.compare(name, nil, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	names := make([]string, 0, len(c.diffs))
+	for n := range c.diffs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
 	var out bytes.Buffer
-	for _, n := range sorted {
-		w, inWant := want[n]
-		h, inHave := have[n]
-		if inWant && inHave && bytes.Equal(w, h) {
-			continue
-		}
-		oldName, newName := path.Join(dir, n), path.Join(dir, n)
-		if !inHave {
-			oldName = "/dev/null"
-		}
-		if !inWant {
-			newName = "/dev/null"
-		}
-		out.Write(diff.Diff(oldName, h, newName, w))
+	for _, n := range names {
+		out.Write(c.diffs[n])
 	}
 	return out.Bytes(), nil
 }
