@@ -15,6 +15,11 @@ const (
 	EventsRate = "inferslo:sli_events:rate"
 	// BadEventsRate is bad events per second over window.
 	BadEventsRate = "inferslo:sli_bad_events:rate"
+	// EventsIncrease is the events counted over window: the tiles an SLO
+	// window is built from (TileWindow).
+	EventsIncrease = "inferslo:sli_events:increase"
+	// BadEventsIncrease is the bad events counted over window, in tiles.
+	BadEventsIncrease = "inferslo:sli_bad_events:increase"
 	// ErrorRatio is bad / total events over window (absent at zero traffic).
 	ErrorRatio = "inferslo:sli_error:ratio"
 	// BurnRate is ErrorRatio / (1 - objective) over window.

@@ -197,7 +197,8 @@ func (r *costRun) evalOnce() (time.Duration, error) {
 
 func (r *costRun) close() { r.h.close() }
 
-// projectRange is the longest range a query reads.
+// projectRange is the longest range a query reads, of a range selector
+// or a subquery.
 func projectRange(qs string) time.Duration {
 	expr, err := parser.NewParser(parser.Options{}).ParseExpr(qs)
 	if err != nil {
@@ -205,8 +206,13 @@ func projectRange(qs string) time.Duration {
 	}
 	var longest time.Duration
 	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		if m, ok := n.(*parser.MatrixSelector); ok && m.Range > longest {
-			longest = m.Range
+		// A subquery reads its inner selector once per step, so its
+		// samples grow with its range as a range selector's do.
+		switch m := n.(type) {
+		case *parser.MatrixSelector:
+			longest = max(longest, m.Range)
+		case *parser.SubqueryExpr:
+			longest = max(longest, m.Range)
 		}
 		return nil
 	})

@@ -604,8 +604,10 @@ func (s *sloSim) counterReset() ([]Check, error) {
 // equal bad/total counted over the period within 0.1% (relative). The
 // evaluations cover exactly one period, so the rate windows' overlap at
 // both ends falls on the same phase of the cycle and cancels; windows longer
-// than the simulated span (28d) average what exists, as in a fresh
-// Prometheus. The time-average of ratios is shown for contrast.
+// than the simulated span (28d) count what exists, as in a fresh
+// Prometheus; a window built from hourly tiles is read at a whole hour, a
+// period after the first evaluation. The time-average of ratios is shown
+// for contrast.
 func (s *sloSim) dayNight() ([]Check, error) {
 	period := s.period()
 	cycle := func(t time.Duration) float64 { return math.Cos(2 * math.Pi * float64(t) / float64(period)) }
@@ -627,12 +629,18 @@ func (s *sloSim) dayNight() ([]Check, error) {
 	defer func() { s.only = nil }()
 	var c Check
 	run := func() error {
-		return s.run(load, nil, period-s.evalOrDefault(), nil, func(h *harness, d *driver, t time.Duration) error {
+		// A window built from tiles ends at the last whole tile: the run
+		// ends on one, a period after the first evaluation.
+		end := period - s.evalOrDefault()
+		if irules.TileWindow(s.slo) > 0 {
+			end = period
+		}
+		return s.run(load, nil, end, nil, func(h *harness, d *driver, t time.Duration) error {
 			v, err := h.query(irules.Selector(irules.ErrorRatio, s.slo, s.slo.Window), t)
 			if err != nil {
 				return err
 			}
-			truth, ok := d.truth(t-period, t)
+			truth, ok := d.truth(-s.evalOrDefault(), t)
 			weighting := "count-weighted"
 			if s.slo.Timeslices != nil {
 				truth, ok = s.sliceTruth(d, t)

@@ -13,22 +13,30 @@ import (
 
 func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
 	tests := []struct {
-		name     string
-		from, to string
+		name string
+		// edits are old, new pairs replaced in the rule file.
+		edits    []string
 		scenario string
 		subject  string
 	}{
-		{"a page factor raised 10x makes the fast burn page late", " > 14.4\n", " > 144\n", ScenarioFastBurn, `ErrorBudgetBurn{severity="page"}`},
-		{"a page factor lowered 10x pages during the slow burn", " > 6\n", " > 0.6\n", ScenarioSlowBurn, `ErrorBudgetBurn{severity="page"}`},
-		{"a ticket factor lowered 10x fires on healthy traffic", " > 3\n", " > 0.3\n", ScenarioHealthy, `ErrorBudgetBurn{severity="ticket"}`},
+		{"a page factor raised 10x makes the fast burn page late", []string{" > 14.4\n", " > 144\n"}, ScenarioFastBurn, `ErrorBudgetBurn{severity="page"}`},
+		{"a page factor lowered 10x pages during the slow burn", []string{" > 6\n", " > 0.6\n"}, ScenarioSlowBurn, `ErrorBudgetBurn{severity="page"}`},
+		{"a ticket factor lowered 10x fires on healthy traffic", []string{" > 3\n", " > 0.3\n"}, ScenarioHealthy, `ErrorBudgetBurn{severity="ticket"}`},
 		{"an average of ratios over the SLO window misses the count-weighted truth",
-			`inferslo:sli_bad_events:rate{slo="chat-errors",window="4w"} / (inferslo:sli_events:rate{slo="chat-errors",window="4w"} > 0)`,
-			`label_replace(avg_over_time(inferslo:sli_error:ratio{slo="chat-errors",window="4m40s"}[4w]), "window", "4w", "", "")`,
+			[]string{`inferslo:sli_bad_events:rate{slo="chat-errors",window="4w"} / (inferslo:sli_events:rate{slo="chat-errors",window="4w"} > 0)`,
+				`label_replace(avg_over_time(inferslo:sli_error:ratio{slo="chat-errors",window="4m40s"}[4w]), "window", "4w", "", "")`},
 			ScenarioDayNight, `inferslo:sli_error:ratio{slo="chat-errors",window="4w"}`},
 		{"a ratio without the zero-traffic guard records NaN",
-			`/ (inferslo:sli_events:rate{slo="chat-errors",window="4m40s"} > 0)`,
-			`/ inferslo:sli_events:rate{slo="chat-errors",window="4m40s"}`,
+			[]string{`/ (inferslo:sli_events:rate{slo="chat-errors",window="4m40s"} > 0)`,
+				`/ inferslo:sli_events:rate{slo="chat-errors",window="4m40s"}`},
 			ScenarioZeroTraffic, "inferslo:sli_error:ratio"},
+		{"tiles of mean rates weigh the partly filled first tile as a whole one",
+			[]string{
+				`sum_over_time(inferslo:sli_events:rate{slo="chat-errors",window="4m40s"}[1h]) * 60`,
+				`avg_over_time(inferslo:sli_events:rate{slo="chat-errors",window="4m40s"}[1h]) * 3600`,
+				`sum_over_time(inferslo:sli_bad_events:rate{slo="chat-errors",window="4m40s"}[1h]) * 60`,
+				`avg_over_time(inferslo:sli_bad_events:rate{slo="chat-errors",window="4m40s"}[1h]) * 3600`},
+			ScenarioDayNight, `inferslo:sli_error:ratio{slo="chat-errors",window="4w"}`},
 	}
 	set := model.Set{SLOs: []model.SLO{vllmSLO(t, "errors", "99.9%")}}
 	files, err := irules.Build(set, nil)
@@ -44,10 +52,12 @@ func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			edited := bytes.Replace(files[0].Data, []byte(tt.from), []byte(tt.to), -1)
-			if bytes.Equal(edited, files[0].Data) {
-				t.Fatalf("the rule file has no %q to edit", tt.from)
+			for i := 0; i < len(tt.edits); i += 2 {
+				if !bytes.Contains(files[0].Data, []byte(tt.edits[i])) {
+					t.Fatalf("the rule file has no %q to edit", tt.edits[i])
+				}
 			}
+			edited := []byte(strings.NewReplacer(tt.edits...).Replace(string(files[0].Data)))
 			if err := irules.Check(edited); err != nil {
 				t.Fatalf("the edited file must still be valid: %v", err)
 			}
