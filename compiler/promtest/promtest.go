@@ -149,8 +149,7 @@ func ServiceTests(svc model.ServiceSLOs, text *templates.Text) (File, error) {
 	f.EvaluationInterval = model.FormatDuration(eval)
 	b := builder{slos: slos, groups: groups, eval: eval}
 	for _, slo := range slos {
-		// Time-averaged SLIs have no event counts for a burn to scale.
-		if slo.TimeAveraged() {
+		if !countable(slo) {
 			continue
 		}
 		for _, tier := range slo.Alerting.Tiers {
@@ -158,11 +157,18 @@ func ServiceTests(svc model.ServiceSLOs, text *templates.Text) (File, error) {
 			if !ok {
 				continue
 			}
+			name := fmt.Sprintf("%s: the %s alert fires during a %sx burn%s", slo.Name, tier.Severity, trim(burn), groupsNote(slo))
+			if ts := slo.Timeslices; ts != nil && !ts.Average {
+				// Constant errors make every slice alike: an error ratio
+				// halfway between what a slice may hold and 1 makes all bad.
+				burn = (2 - ts.Target.Float()) / 2 / slo.ErrorBudget().Float()
+				name = fmt.Sprintf("%s: the %s alert fires when every %s slice is bad%s", slo.Name, tier.Severity, model.FormatDuration(ts.Window), groupsNote(slo))
+			}
 			for _, c := range []struct {
 				name string
 				burn float64
 			}{
-				{fmt.Sprintf("%s: the %s alert fires during a %sx burn%s", slo.Name, tier.Severity, trim(burn), groupsNote(slo)), burn},
+				{name, burn},
 				{fmt.Sprintf("%s: the %s alert is silent at half the budget rate", slo.Name, tier.Severity), 0.5},
 			} {
 				t, err := b.test(slo, c.name, c.burn)
@@ -172,7 +178,7 @@ func ServiceTests(svc model.ServiceSLOs, text *templates.Text) (File, error) {
 				f.Tests = append(f.Tests, t)
 			}
 		}
-		if burn, ok := pagelessBurn(slo); ok {
+		if burn, ok := pagelessBurn(slo); ok && (slo.Timeslices == nil || slo.Timeslices.Average) {
 			t, err := b.test(slo, fmt.Sprintf("%s: a %sx burn raises the ticket and nothing pages (no page tier)%s", slo.Name, trim(burn), groupsNote(slo)), burn)
 			if err != nil {
 				return File{}, fmt.Errorf("slo %s: %w", slo.Name, err)
@@ -507,8 +513,7 @@ func (b builder) expected(inputs []simulate.Input, scrape, at time.Duration) ([]
 	series := labelsOf(inputs)
 	var out []ExpectedAlert
 	for _, slo := range b.slos {
-		// Time-averaged SLIs have no event counts for a burn to scale.
-		if slo.TimeAveraged() {
+		if !countable(slo) {
 			continue
 		}
 		for _, g := range groupsOf(slo, series) {
@@ -524,6 +529,13 @@ func (b builder) expected(inputs []simulate.Input, scrape, at time.Duration) ([]
 				continue
 			}
 			burn := bad / total / slo.ErrorBudget().Float()
+			if ts := slo.Timeslices; ts != nil && !ts.Average {
+				// Every slice has the same ratio: all bad, or all good.
+				burn = 0
+				if 1-bad/total < ts.Target.Float() {
+					burn = 1 / slo.ErrorBudget().Float()
+				}
+			}
 			rate := total / scrape.Seconds()
 			for _, tier := range slo.Alerting.Tiers {
 				if !fires(tier, burn, rate, slo.Alerting.MinEventsPerSecond.Float()) {
@@ -711,3 +723,9 @@ func bucketMissing(slo model.SLO, series []labels.Labels) bool {
 	}
 	return false
 }
+
+// countable tells whether the tests can drive an SLO's burn with event
+// counts: not a raw ratio or a threshold value, which have none. A ratio
+// budgeted in time slices can, since constant errors give every slice the
+// same ratio.
+func countable(slo model.SLO) bool { return slo.SLI.Raw == nil && slo.SLI.Threshold == nil }

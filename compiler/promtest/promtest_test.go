@@ -128,12 +128,12 @@ func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir, tests := writeOut(t, res.Set, nil)
-	// Time-slice SLOs have no event counts for a burn to scale; the
+	// Threshold SLIs have no event counts for a burn to scale; the
 	// simulator proves them, and a service of only those has no tests.
 	want := 0
 	for _, service := range res.Set.PerService() {
 		for _, slo := range service.SLOs {
-			if !slo.TimeAveraged() {
+			if countable(slo) {
 				want++
 				break
 			}

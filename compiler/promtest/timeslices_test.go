@@ -1,0 +1,81 @@
+package promtest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inferslo/inferslo/spec"
+)
+
+// TestRatioTimeSliceTestsPassAndCatchAWrongSliceTarget generates the tests
+// of a Timeslices and a RatioTimeslices SLO over one ratio SLI: both pass on
+// the generated rules, and a slice target lowered until the test's slices
+// count as good makes the every-slice-bad test fail.
+func TestRatioTimeSliceTestsPassAndCatchAWrongSliceTarget(t *testing.T) {
+	const specs = `apiVersion: openslo/v1
+kind: SLO
+metadata:
+  name: api-minutes
+  annotations: {inferslo.dev/scrape-interval: 15s}
+spec:
+  service: api
+  indicatorRef: api-errors
+  budgetingMethod: Timeslices
+  timeWindow: [{duration: 30d, isRolling: true}]
+  objectives: [{target: 0.99, timeSliceTarget: 0.95, timeSliceWindow: 1m}]
+---
+apiVersion: openslo/v1
+kind: SLO
+metadata:
+  name: api-mean
+  annotations: {inferslo.dev/scrape-interval: 15s}
+spec:
+  service: api
+  indicatorRef: api-errors
+  budgetingMethod: RatioTimeslices
+  timeWindow: [{duration: 30d, isRolling: true}]
+  objectives: [{target: 0.99, timeSliceWindow: 1m}]
+---
+apiVersion: openslo/v1
+kind: SLI
+metadata: {name: api-errors}
+spec:
+  ratioMetric:
+    counter: true
+    bad: {metricSource: {type: Prometheus, spec: {query: 'sum(http_requests_total{job="api",code="500"})'}}}
+    total: {metricSource: {type: Prometheus, spec: {query: 'sum(http_requests_total{job="api"})'}}}
+`
+	path := filepath.Join(t.TempDir(), "api.yaml")
+	if err := os.WriteFile(path, []byte(specs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := spec.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir, tests := writeOut(t, res.Set, nil)
+	text := string(tests[0].Data)
+	for _, want := range []string{"api-minutes: the page alert fires when every 1m slice is bad", "api-mean: the page alert fires during a 20x burn"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("test file lacks %q", want)
+		}
+	}
+	testPath := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	if fails := runTests(t, filepath.Dir(testPath), testPath); len(fails) > 0 {
+		t.Fatalf("the generated tests fail on the generated rules:\n%s", strings.Join(fails, "\n"))
+	}
+	promtool(t, testPath)
+
+	dir, tests = writeOut(t, res.Set, func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("< bool 0.95"), []byte("< bool 0.4")) })
+	testPath = filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	fails := runTests(t, filepath.Dir(testPath), testPath)
+	if !strings.Contains(strings.Join(fails, "\n"), "api-minutes: the page alert fires when every 1m slice is bad") {
+		t.Errorf("a slice target of 40%% did not fail the every-slice-bad test; failures:\n%s", strings.Join(fails, "\n"))
+	}
+}
