@@ -2,7 +2,6 @@ package promtest
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,44 +14,7 @@ import (
 // the generated rules, and a slice target lowered until the test's slices
 // count as good makes the every-slice-bad test fail.
 func TestRatioTimeSliceTestsPassAndCatchAWrongSliceTarget(t *testing.T) {
-	const specs = `apiVersion: openslo/v1
-kind: SLO
-metadata:
-  name: api-minutes
-  annotations: {inferslo.dev/scrape-interval: 15s}
-spec:
-  service: api
-  indicatorRef: api-errors
-  budgetingMethod: Timeslices
-  timeWindow: [{duration: 30d, isRolling: true}]
-  objectives: [{target: 0.99, timeSliceTarget: 0.95, timeSliceWindow: 1m}]
----
-apiVersion: openslo/v1
-kind: SLO
-metadata:
-  name: api-mean
-  annotations: {inferslo.dev/scrape-interval: 15s}
-spec:
-  service: api
-  indicatorRef: api-errors
-  budgetingMethod: RatioTimeslices
-  timeWindow: [{duration: 30d, isRolling: true}]
-  objectives: [{target: 0.99, timeSliceWindow: 1m}]
----
-apiVersion: openslo/v1
-kind: SLI
-metadata: {name: api-errors}
-spec:
-  ratioMetric:
-    counter: true
-    bad: {metricSource: {type: Prometheus, spec: {query: 'sum(http_requests_total{job="api",code="500"})'}}}
-    total: {metricSource: {type: Prometheus, spec: {query: 'sum(http_requests_total{job="api"})'}}}
-`
-	path := filepath.Join(t.TempDir(), "api.yaml")
-	if err := os.WriteFile(path, []byte(specs), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := spec.Load(path)
+	res, err := spec.Load("../../testdata/timeslices/api-errors.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package simulate
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/inferslo/inferslo/spec"
@@ -17,43 +15,7 @@ func TestRatioTimeSliceSLOsPassEveryScenario(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates days of traffic")
 	}
-	const specs = `apiVersion: openslo/v1
-kind: SLO
-metadata:
-  name: api-minutes
-  annotations: {inferslo.dev/scrape-interval: 15s}
-spec:
-  service: api
-  indicatorRef: api-errors
-  budgetingMethod: Timeslices
-  timeWindow: [{duration: 30d, isRolling: true}]
-  objectives: [{target: 0.99, timeSliceTarget: 0.95, timeSliceWindow: 1m}]
----
-apiVersion: openslo/v1
-kind: SLO
-metadata:
-  name: api-mean
-spec:
-  service: api
-  indicatorRef: api-errors
-  budgetingMethod: RatioTimeslices
-  timeWindow: [{duration: 30d, isRolling: true}]
-  objectives: [{target: 0.99, timeSliceWindow: 2m}]
----
-apiVersion: openslo/v1
-kind: SLI
-metadata: {name: api-errors}
-spec:
-  ratioMetric:
-    counter: true
-    bad: {metricSource: {type: Prometheus, spec: {query: 'sum(http_requests_total{job="api",code=~"5.."})'}}}
-    total: {metricSource: {type: Prometheus, spec: {query: 'sum(http_requests_total{job="api"})'}}}
-`
-	path := filepath.Join(t.TempDir(), "api.yaml")
-	if err := os.WriteFile(path, []byte(specs), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := spec.Load(path)
+	res, err := spec.Load("../../testdata/timeslices/api-errors.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
