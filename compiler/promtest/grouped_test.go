@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -122,4 +123,49 @@ func TestTheNoDataAlertNamesTheModelThatVanished(t *testing.T) {
 		t.Fatalf("%s", strings.Join(fails, "\n"))
 	}
 	promtool(t, path)
+}
+
+// TestAMissingBucketInOneModelHoldsThatModelOnly runs the generated
+// missing-bucket test of a grouped latency SLO: one model is served
+// without the threshold's bucket while another has it, so absent() alone
+// would see the bucket and let the first model page. SLIMisconfigured
+// names that model, and no burn alert fires; with the burn alerts' hold
+// removed, the same test fails.
+func TestAMissingBucketInOneModelHoldsThatModelOnly(t *testing.T) {
+	res, err := spec.Parse(spec.Source{Name: "fleet.yaml", Data: []byte(`
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: fleet}
+spec:
+  engine: vllm
+  groupBy: [model_name]
+  window: 28d
+  objectives:
+    - {sli: ttft, threshold: 500ms, target: 99%}
+    - {sli: errors, target: 99.9%}
+`)})
+	if err != nil || res.Err() != nil {
+		t.Fatal(err, res.Err())
+	}
+	const name = "fleet-ttft: a missing threshold bucket raises SLIMisconfigured, not a burn alert"
+	dir, tests := writeOut(t, res.Set, nil)
+	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	for _, want := range []string{name, "model_name: fleet-ttft-a", "summary: 'SLO fleet-ttft is misconfigured for model_name=fleet-ttft-a: a threshold bucket is missing'"} {
+		if !bytes.Contains(tests[0].Data, []byte(want)) {
+			t.Fatalf("test file lacks %q:\n%s", want, tests[0].Data)
+		}
+	}
+	if fails := runTests(t, filepath.Dir(path), path); len(fails) > 0 {
+		t.Fatalf("%s", strings.Join(fails, "\n"))
+	}
+	promtool(t, path)
+
+	hold := regexp.MustCompile(`(unless on \(slo, model_name\)\n\s*)inferslo:sli_misconfigured`)
+	dir, tests = writeOut(t, res.Set, func(b []byte) []byte {
+		return hold.ReplaceAll(b, []byte("${1}no_such_series"))
+	})
+	path = filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	if fails := strings.Join(runTests(t, filepath.Dir(path), path), "\n"); !strings.Contains(fails, name) {
+		t.Errorf("without the hold the missing-bucket test still passed; failures:\n%s", fails)
+	}
 }

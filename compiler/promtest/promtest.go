@@ -198,7 +198,8 @@ func ServiceTests(svc model.ServiceSLOs, text *templates.Text) (File, error) {
 
 // missingBucket builds the test of a histogram served without the
 // threshold's bucket while its events flow: every event would count as bad, yet no
-// burn-rate alert fires, and SLIMisconfigured names the missing bucket.
+// burn-rate alert fires, and SLIMisconfigured names the missing bucket. In a
+// grouped SLO only the first group lacks the bucket, and only it is named.
 func (b builder) missingBucket(slo model.SLO) (Test, error) {
 	name := fmt.Sprintf("%s: a missing threshold bucket raises %s, not a burn alert", slo.Name, rules.AlertMisconfigured)
 	t, err := b.test(slo, name, 0)
@@ -215,9 +216,14 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 		}
 		lbls := map[string]string{}
 		for _, m := range ms {
-			if m.Type == labels.MatchEqual && m.Name != labels.MetricName {
+			// A grouped SLO names the group and the bucket, not the
+			// selector's other labels.
+			if m.Type == labels.MatchEqual && m.Name != labels.MetricName && (len(slo.GroupBy) == 0 || m.Name == "le") {
 				lbls[m.Name] = m.Value
 			}
+		}
+		for _, g := range slo.GroupBy {
+			lbls[g] = groupValue(slo, 0)
 		}
 		absentLabels = append(absentLabels, lbls)
 	}
@@ -230,6 +236,9 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 		for _, sel := range absentLabels {
 			if ls.Get("le") != "" && ls.Get("le") == sel["le"] {
 				drop = true
+			}
+			for _, g := range slo.GroupBy {
+				drop = drop && ls.Get(g) == sel[g]
 			}
 		}
 		if !drop {

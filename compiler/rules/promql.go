@@ -273,3 +273,17 @@ func ThresholdBuckets(sli model.SLI) []string {
 	})
 	return out
 }
+
+// bucketBound is the le a threshold bucket selector selects.
+func bucketBound(sel string) string {
+	ms, err := newParser().ParseMetricSelector(sel)
+	if err != nil {
+		return ""
+	}
+	for _, m := range ms {
+		if m.Name == "le" && m.Type == labels.MatchEqual {
+			return m.Value
+		}
+	}
+	return ""
+}

@@ -11,6 +11,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -526,8 +527,19 @@ func (b *builder) misconfigured() []string {
 	}
 	id := b.identity(0)
 	delete(id, LabelWindow)
+	total := b.slo.SLI.Total.Expr
 	for _, sel := range buckets {
-		b.record(Misconfigured, fmt.Sprintf("absent(%s) and on () (count(%s) > 0)", sel, b.slo.SLI.Total.Expr), id)
+		if len(b.slo.GroupBy) == 0 {
+			b.record(Misconfigured, fmt.Sprintf("absent(%s) and on () (count(%s) > 0)", sel, total), id)
+			continue
+		}
+		// absent() cannot say which group lacks the bucket while others
+		// have it: count the groups with events, less those with the
+		// bucket, and name the bucket as absent() would.
+		gid := maps.Clone(id)
+		gid["le"] = bucketBound(sel)
+		by := strings.Join(b.slo.GroupBy, ", ")
+		b.record(Misconfigured, fmt.Sprintf("count by (%s) (%s) * 0 + 1\nunless on (%s)\ncount by (%s) (%s)", by, total, by, by, sel), gid)
 	}
 	return buckets
 }
@@ -537,7 +549,7 @@ func (b *builder) alerts() error {
 	buckets := b.misconfigured()
 	hold := ""
 	if len(buckets) > 0 {
-		hold = "unless on (slo)\n" + b.sel(Misconfigured, 0) + "\n"
+		hold = "unless " + b.on(LabelSLO) + "\n" + b.sel(Misconfigured, 0) + "\n"
 	}
 	for _, t := range al.Tiers {
 		var pairs []string
