@@ -52,6 +52,9 @@ type CostReport struct {
 	Series   int           `json:"series"`
 	Inferslo RuleCost      `json:"inferslo"`
 	Naive    RuleCost      `json:"naive"`
+	// Skipped names the SLOs left out: raw ratios and time slices, which
+	// have no per-window rate form to compare with.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Cost measures the set's rules against a naive baseline that computes
@@ -78,7 +81,10 @@ func Cost(set model.Set, opts CostOptions) (CostReport, error) {
 		return CostReport{}, err
 	}
 	for _, slo := range set.SLOs {
-		if slo.SLI.Raw != nil {
+		// The baseline rates raw series per window; a raw ratio or a
+		// time-slice SLI has no such form to compare with.
+		if slo.TimeAveraged() {
+			rep.Skipped = append(rep.Skipped, slo.Name)
 			continue
 		}
 		g, err := irules.Group(slo, text)
@@ -278,6 +284,9 @@ func (r CostReport) WriteTable(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(&b, "\nNot measured (raw ratio or time slices, no per-window baseline): %s\n", strings.Join(r.Skipped, ", "))
 	}
 	_, err := w.Write(b.Bytes())
 	return err

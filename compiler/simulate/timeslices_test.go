@@ -33,3 +33,20 @@ func TestRatioTimeSliceSLOsPassEveryScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTheCostReportSkipsTimeSliceSLOsByName: the baseline rates raw series
+// per window, which a percentile per slice has no form of; the report
+// names the SLO instead of failing on it.
+func TestTheCostReportSkipsTimeSliceSLOsByName(t *testing.T) {
+	res, err := spec.Load("../../examples/openslo/ttft-timeslices.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Cost(res.Set, CostOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Skipped) != 1 || rep.Skipped[0] != "chat-ttft-minutes" || rep.Inferslo.Rules != 0 {
+		t.Errorf("skipped %v with %d rules measured, want chat-ttft-minutes alone and none measured", rep.Skipped, rep.Inferslo.Rules)
+	}
+}
