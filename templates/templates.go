@@ -407,7 +407,7 @@ func panelSamples() []Panel {
 		Objective: "99%", ErrorBudget: "1%", ObjectiveRatio: "0.99", ErrorBudgetRatio: "0.01",
 		Window: "28d", BaseWindow: "4m40s", Period: "calendar month", Zone: "UTC, boundaries at UTC+00:00",
 		Tiers:     "page: burn > 14.4 over 56m and 4m40s (2% of the budget in 56m)",
-		Metric:    "inferslo:burn_rate:ratio",
+		Metric:    "inferslo:sli_error:ratio",
 		BurnAlert: "ErrorBudgetBurn", NoDataAlert: "SLIDataMissing",
 		Role: "ttft", RoleTitle: "time to first token", Histogram: "vllm:time_to_first_token_seconds",
 		Promises: []Promise{{SLO: "chat-ttft", Objective: "99%", Threshold: "0.25s", Window: "28d"}},

@@ -263,11 +263,11 @@ func TestPanelsReadOnlySeriesTheRulesBackendRecords(t *testing.T) {
 	set := fixtureSet(t)
 	recorded, alerts := recordedByRules(t, set)
 	// The lookup tells recorded windows from others, or this test proves nothing.
-	if !recorded[seriesRef{rules.BurnRate, "chat-ttft", "1h"}] || recorded[seriesRef{rules.BurnRate, "chat-ttft", "7m"}] ||
+	if !recorded[seriesRef{rules.ErrorRatio, "chat-ttft", "1h"}] || recorded[seriesRef{rules.ErrorRatio, "chat-ttft", "7m"}] ||
 		recorded[seriesRef{rules.EventsRate, "no-such-slo", ""}] {
 		t.Fatal("recordedByRules does not tell recorded series from others")
 	}
-	known := []string{rules.EventsRate, rules.BadEventsRate, rules.ErrorRatio, rules.BurnRate, rules.BudgetRemaining, rules.Objective, rules.Info}
+	known := []string{rules.EventsRate, rules.BadEventsRate, rules.ErrorRatio, rules.BudgetRemaining, rules.Objective, rules.Info}
 	reads := 0
 	for p, data := range build(t, set) {
 		for _, q := range allQueries(t, decode(t, data)) {

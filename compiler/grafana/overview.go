@@ -36,7 +36,7 @@ func overviewDashboard(set model.Set, text *templates.Text) (dashboard, error) {
 		w.say(templates.PanelOverviewBudgetHistory, templates.Panel{Metric: rules.BudgetRemaining}),
 		budget, seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"}), 12, 8)
 	g.add(timeseriesPanel("Burn rate over the shortest window",
-		w.say(templates.PanelOverviewBurn, templates.Panel{Metric: rules.BurnRate}),
+		w.say(templates.PanelOverviewBurn, templates.Panel{Metric: rules.ErrorRatio}),
 		burn, seriesSpec{unit: "none", min: num("0"), thresholds: steps(colorGreen, step{Value: num("1"), Color: colorOrange}), thresholdStyle: "dashed"}), 12, 8)
 	g.add(alertsPanel(w, matcher, "SLO alerts firing"), gridWidth, 7)
 	d.Panels = g.items
@@ -68,16 +68,17 @@ func budgetQuery(matcher string) string {
 }
 
 // baseBurnQuery is the burn rate of every SLO the matcher selects over its
-// own base window, which differs between SLOs: the info series names each
-// SLO's base window, and the burn rates keep only the window it names.
+// own base window, which differs between SLOs: each error ratio divided by
+// its SLO's budget (1 - objective); the info series names each SLO's base
+// window, and the ratios keep only the window it names.
 func baseBurnQuery(matcher string) string {
-	return fmt.Sprintf(`%s{%s} and on (%s, %s) label_replace(%s{%s}, "%s", "$1", "%s", "(.+)")`,
-		rules.BurnRate, matcher, rules.LabelSLO, rules.LabelWindow,
+	return fmt.Sprintf(`%s{%s} / on (%s) group_left () (1 - %s{%s}) and on (%s, %s) label_replace(%s{%s}, "%s", "$1", "%s", "(.+)")`,
+		rules.ErrorRatio, matcher, rules.LabelSLO, rules.Objective, matcher, rules.LabelSLO, rules.LabelWindow,
 		rules.Info, matcher, rules.LabelWindow, rules.LabelBaseWindow)
 }
 
 // burnNowStat is the current burn rate of every SLO over its base window.
 func burnNowStat(w *words, ts []target) panel {
-	return statPanel("Burn rate now", w.say(templates.PanelBurnNow, templates.Panel{Metric: rules.BurnRate}),
+	return statPanel("Burn rate now", w.say(templates.PanelBurnNow, templates.Panel{Metric: rules.ErrorRatio}),
 		"none", ts, steps(colorGreen, step{Value: num("1"), Color: colorOrange}))
 }

@@ -16,17 +16,17 @@ import (
 )
 
 // TestOverviewQueriesSelectEverySLOOnce loads the series the rules record
-// for every SLO (each burn-rate window with its own value, plus an SLO of
-// another compilation) and runs the overview's queries: each gives exactly
-// one series per SLO of the compilation, the burn rate that of its base
-// window.
+// for every SLO (each error-ratio window and the objective with its own
+// value, plus an SLO of another compilation) and runs the overview's
+// queries: each gives exactly one series per SLO of the compilation, the
+// burn rate that of its base window over its own budget.
 func TestOverviewQueriesSelectEverySLOOnce(t *testing.T) {
 	set := fixtureSet(t)
 	stranger := set.SLOs[0]
 	stranger.Name, stranger.Service.Name = "other-ttft", "other"
 	var load strings.Builder
 	load.WriteString("load 1m\n")
-	baseBurn := map[string]float64{}
+	baseRatio, objective := map[string]float64{}, map[string]float64{}
 	for _, slo := range append(append([]model.SLO{}, set.SLOs...), stranger) {
 		g, err := rules.Group(slo, nil)
 		if err != nil {
@@ -37,8 +37,11 @@ func TestOverviewQueriesSelectEverySLOOnce(t *testing.T) {
 				continue
 			}
 			v := float64(i + 1)
-			if r.Record == rules.BurnRate && r.Labels[rules.LabelWindow] == model.FormatDuration(slo.BaseWindow()) {
-				baseBurn[slo.Name] = v
+			switch {
+			case r.Record == rules.ErrorRatio && r.Labels[rules.LabelWindow] == model.FormatDuration(slo.BaseWindow()):
+				baseRatio[slo.Name] = v
+			case r.Record == rules.Objective:
+				objective[slo.Name] = v
 			}
 			var ls []string
 			for k, val := range r.Labels {
@@ -83,7 +86,9 @@ func TestOverviewQueriesSelectEverySLOOnce(t *testing.T) {
 		want  func(model.SLO) (float64, bool)
 	}{
 		{"budget left", budgetQuery(matcher), func(model.SLO) (float64, bool) { return 0, false }},
-		{"burn rate over the base window", baseBurnQuery(matcher), func(s model.SLO) (float64, bool) { return baseBurn[s.Name], true }},
+		{"burn rate over the base window", baseBurnQuery(matcher), func(s model.SLO) (float64, bool) {
+			return baseRatio[s.Name] / (1 - objective[s.Name]), true
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			run(tt.query)

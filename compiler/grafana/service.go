@@ -136,7 +136,7 @@ func serviceVariables(slos []model.SLO) ([]variable, error) {
 				continue
 			}
 			seen[l] = true
-			out = append(out, labelVariable(l, rules.Selector(rules.BurnRate, slo, 0)))
+			out = append(out, labelVariable(l, rules.Selector(rules.ErrorRatio, slo, 0)))
 		}
 	}
 	return out, nil
@@ -277,7 +277,8 @@ func errorRatioPanel(w *words, slo model.SLO) panel {
 func burnRatePanel(w *words, slo model.SLO) panel {
 	var ts []target
 	for _, w := range windowsOfTiers(slo) {
-		ts = append(ts, query(recorded(rules.BurnRate, slo, w, true), seriesLegend(slo, "burn rate over "+dur(w))))
+		burn := recorded(rules.ErrorRatio, slo, w, true) + " / " + slo.ErrorBudget().String()
+		ts = append(ts, query(burn, seriesLegend(slo, "burn rate over "+dur(w))))
 	}
 	colors := map[string]string{}
 	var factors []model.Decimal
@@ -298,7 +299,7 @@ func burnRatePanel(w *words, slo model.SLO) panel {
 	for _, f := range factors {
 		marks = append(marks, step{Value: num(f.String()), Color: colors[f.String()]})
 	}
-	return timeseriesPanel("Burn rate", w.say(templates.PanelBurnRate, sloData(slo, rules.BurnRate)), ts,
+	return timeseriesPanel("Burn rate", w.say(templates.PanelBurnRate, sloData(slo, rules.ErrorRatio)), ts,
 		seriesSpec{unit: "none", min: num("0"), thresholds: steps(colorGreen, marks...), thresholdStyle: "dashed"})
 }
 

@@ -286,7 +286,7 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 			}
 			// A burn rate of 1 spends the budget exactly over the window:
 			// above it the HPA adds replicas in proportion.
-			query := fmt.Sprintf("max(%s)", rules.Selector(rules.BurnRate, slo, slo.BaseWindow()))
+			query := fmt.Sprintf("max(%s)", rules.BurnRate(slo, slo.BaseWindow()))
 			out = append(out, base("burn-"+slo.Name, query, "Value", model.NewDecimal(1, 1), model.NewDecimal(1, 1)))
 		}
 	}
@@ -312,7 +312,7 @@ func selector(name, matchers string) string {
 // series named in the model and the recordings of the rules backend.
 func allowedSeries(slos []model.SLO) map[string]bool {
 	ok := map[string]bool{}
-	for _, n := range []string{rules.EventsRate, rules.BadEventsRate, rules.ErrorRatio, rules.BurnRate, rules.BudgetRemaining, rules.Objective, rules.Info} {
+	for _, n := range []string{rules.EventsRate, rules.BadEventsRate, rules.ErrorRatio, rules.BudgetRemaining, rules.Objective, rules.Info} {
 		ok[n] = true
 	}
 	for _, slo := range slos {

@@ -234,7 +234,7 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 			"0.2", "0"},
 		// The plan implies 0.7 waiting requests per replica, raised to the floor of 1.
 		{"queue", "AverageValue", `sum(vllm:num_requests_waiting{model_name="llama-3-70b"})`, "1", "0"},
-		{"burn-chat-ttft", "Value", `max(inferslo:burn_rate:ratio{slo="chat-ttft",window="5m"})`, "1", "1"},
+		{"burn-chat-ttft", "Value", `max(inferslo:sli_error:ratio{slo="chat-ttft",window="5m"} / 0.01)`, "1", "1"},
 	}
 	if len(d.Spec.Triggers) != len(want) {
 		t.Fatalf("got %d triggers, want %d", len(d.Spec.Triggers), len(want))
@@ -297,7 +297,7 @@ func engineAndRuleSeries() map[string]bool {
 	ok := map[string]bool{}
 	for _, n := range []string{
 		"inferslo:sli_events:rate", "inferslo:sli_bad_events:rate", "inferslo:sli_error:ratio",
-		"inferslo:burn_rate:ratio", "inferslo:error_budget_remaining:ratio", "inferslo:objective:ratio", "inferslo:slo_info",
+		"inferslo:error_budget_remaining:ratio", "inferslo:objective:ratio", "inferslo:slo_info",
 		"vllm:num_requests_waiting", "vllm:num_requests_running", "vllm:kv_cache_usage_perc",
 		"vllm:time_to_first_token_seconds_bucket",
 	} {
@@ -339,7 +339,7 @@ func TestQueryChecksCatchBadQueries(t *testing.T) {
 		reads  bool // reads only allowed series
 	}{
 		{"a summed gauge is one element", `sum(vllm:num_requests_waiting)`, true, true},
-		{"a max over a recording is one element", `max(inferslo:burn_rate:ratio{slo="a",window="5m"})`, true, true},
+		{"a max over a recording is one element", `max(inferslo:sli_error:ratio{slo="a",window="5m"})`, true, true},
 		{"a quantile over le-grouped buckets is one element", `histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[5m])))`, true, true},
 		{"a bare gauge returns one series per pod", `vllm:num_requests_waiting`, false, true},
 		{"a sum by pod returns several", `sum by (pod) (vllm:num_requests_waiting)`, false, true},

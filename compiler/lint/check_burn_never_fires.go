@@ -22,7 +22,20 @@ var checkBurnNeverFires = Check{
 				return
 			}
 			limit, ok := constant(c.RHS)
-			if !ok || limit < 1 || !readsErrorRatio(c.LHS) {
+			if !ok {
+				return
+			}
+			// error ratio / budget > factor: the burn rate itself.
+			if d, ok := unwrap(c.LHS).(*parser.BinaryExpr); ok && d.Op == parser.DIV {
+				if budget, ok := constant(d.RHS); ok && budget > 0 && readsErrorRatio(d.LHS) {
+					if limit*budget >= 1 {
+						r.atNode(q, c.RHS, "the error ratio / %s is compared with %s: that needs an error ratio of %s, and it never exceeds 1, so this alert can never fire; the burn factor must stay below %s",
+							formatFloat(budget), formatFloat(limit), formatFloat(limit*budget), formatFloat(1/budget))
+					}
+					return
+				}
+			}
+			if limit < 1 || !readsErrorRatio(c.LHS) {
 				return
 			}
 			if f, o, ok := budgetThreshold(c.RHS); ok {

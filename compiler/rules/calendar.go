@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/inferslo/inferslo/compiler/model"
 )
@@ -65,9 +64,7 @@ func (b *builder) calendar() {
 		// Zero traffic so far this period leaves the ratio absent, not NaN.
 		b.record(ErrorRatio, fmt.Sprintf("%s\n/\n(%s > 0)", sum(BadEventsRate), sum(EventsRate)), w)
 	}
-	burn := strings.Replace(ratio, ErrorRatio, BurnRate, 1)
-	b.record(BurnRate, fmt.Sprintf("%s / %s", ratio, b.slo.ErrorBudget()), w)
-	b.record(BudgetRemaining, fmt.Sprintf("1 - %s", burn), w)
+	b.record(BudgetRemaining, fmt.Sprintf("1 - %s / %s", ratio, b.slo.ErrorBudget()), w)
 }
 
 func (b *builder) periodIdentity() map[string]string {

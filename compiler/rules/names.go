@@ -22,9 +22,7 @@ const (
 	BadEventsIncrease = "inferslo:sli_bad_events:increase"
 	// ErrorRatio is bad / total events over window (absent at zero traffic).
 	ErrorRatio = "inferslo:sli_error:ratio"
-	// BurnRate is ErrorRatio / (1 - objective) over window.
-	BurnRate = "inferslo:burn_rate:ratio"
-	// BudgetRemaining is 1 - BurnRate over the SLO window: the share of the
+	// BudgetRemaining is 1 - the burn rate over the SLO window: the share of the
 	// error budget left (negative when overspent).
 	BudgetRemaining = "inferslo:error_budget_remaining:ratio"
 	// Objective is the SLO's target ratio.
@@ -96,4 +94,11 @@ func SLIName(slo model.SLO) string {
 		return "threshold"
 	}
 	return "ratio"
+}
+
+// BurnRate is PromQL for an SLO's burn rate over window: the error ratio
+// divided by the error budget. No rule records it; what reads a burn rate
+// divides, which costs one sample per series.
+func BurnRate(slo model.SLO, window time.Duration) string {
+	return fmt.Sprintf("%s / %s", Selector(ErrorRatio, slo, window), slo.ErrorBudget())
 }

@@ -358,7 +358,7 @@ func (b *builder) recordings() error {
 		// Zero traffic leaves the ratio absent rather than NaN.
 		b.record(ErrorRatio, fmt.Sprintf("%s / (%s > 0)", b.sel(BadEventsRate, w), b.sel(EventsRate, w)), b.identity(w))
 	}
-	b.burnRates()
+	b.budgetRemaining()
 	return nil
 }
 
@@ -467,19 +467,18 @@ func (b *builder) averageWindows(name string) {
 		}
 		b.record(ErrorRatio, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(name, b.base), model.FormatDuration(w)), b.identity(w))
 	}
-	b.burnRates()
+	b.budgetRemaining()
 }
 
-func (b *builder) burnRates() {
-	budget := b.slo.ErrorBudget().String()
-	for _, w := range b.slo.Windows() {
-		b.record(BurnRate, fmt.Sprintf("%s / %s", b.sel(ErrorRatio, w), budget), b.identity(w))
-	}
+// budgetRemaining records the budget left over the SLO window. Burn rates
+// are not recorded: the alerts, dashboards and KEDA divide the error ratio
+// by the budget where they read it (BurnRate).
+func (b *builder) budgetRemaining() {
 	if b.slo.Calendar != nil {
 		b.calendar()
 		return
 	}
-	b.record(BudgetRemaining, fmt.Sprintf("1 - %s", b.sel(BurnRate, b.slo.Window)), b.identity(b.slo.Window))
+	b.record(BudgetRemaining, "1 - "+BurnRate(b.slo, b.slo.Window), b.identity(b.slo.Window))
 }
 
 func (b *builder) rate(query string) (string, error) {
@@ -556,7 +555,7 @@ func (b *builder) alerts() error {
 		for _, p := range t.Windows {
 			f := p.Factor.String()
 			on := b.on(LabelSLO)
-			cond := fmt.Sprintf("%s > %s\n    and %s\n    %s > %s", b.sel(BurnRate, p.Long), f, on, b.sel(BurnRate, p.Short), f)
+			cond := fmt.Sprintf("%s > %s\n    and %s\n    %s > %s", BurnRate(b.slo, p.Long), f, on, BurnRate(b.slo, p.Short), f)
 			if !al.MinEventsPerSecond.IsZero() {
 				cond += fmt.Sprintf("\n    and %s\n    %s >= %s", on, b.sel(EventsRate, p.Long), al.MinEventsPerSecond)
 			}

@@ -47,7 +47,7 @@ func maxOf(vs []float64) float64 {
 func TestTimeline(t *testing.T) {
 	set := chatSet(t)
 	ttft, errs := set.SLOs[1], set.SLOs[0]
-	burnQ := irules.Selector(irules.BurnRate, ttft, ttft.BaseWindow())
+	burnQ := irules.BurnRate(ttft, ttft.BaseWindow())
 	queueQ := `sum(vllm:num_requests_waiting{model_name="llama-3-70b"})`
 	tokensQ := `sum(rate(vllm:prompt_tokens_total{model_name="llama-3-70b"}[5m]))`
 	alertsQ := `sum by (slo, severity) (ALERTS{alertstate="firing",service="chat"})`
@@ -174,7 +174,7 @@ func TestTimelineShortcutChangesNoQueriedValue(t *testing.T) {
 	var queries []string
 	for _, slo := range set.SLOs {
 		for _, w := range slo.Windows() {
-			queries = append(queries, irules.Selector(irules.BurnRate, slo, w))
+			queries = append(queries, irules.BurnRate(slo, w))
 		}
 		queries = append(queries, irules.Selector(irules.BudgetRemaining, slo, 0))
 	}
@@ -240,7 +240,7 @@ func BenchmarkTimelineExamples(b *testing.B) {
 	set := loadExamples(b).Set
 	var queries []string
 	for _, slo := range set.SLOs {
-		queries = append(queries, irules.Selector(irules.BurnRate, slo, slo.BaseWindow()), irules.Selector(irules.BudgetRemaining, slo, 0))
+		queries = append(queries, irules.BurnRate(slo, slo.BaseWindow()), irules.Selector(irules.BudgetRemaining, slo, 0))
 	}
 	for b.Loop() {
 		if _, err := RunTimeline(set, queries, TimelineOptions{}); err != nil {
