@@ -40,23 +40,12 @@ type Output struct {
 
 // backend builds one kind of artifact from the model.
 type backend struct {
-	name  string
-	build func(model.Set) (artifact.Set, []string, error)
-}
-
-// ruleBackend builds artifacts that carry the rule groups every such
-// artifact shares.
-type ruleBackend struct {
-	name  string
-	build func([]rules.Service) (artifact.Set, error)
-}
-
-func (o Options) ruleBackends() []ruleBackend {
-	return []ruleBackend{
-		{"prometheus rules", func(svc []rules.Service) (artifact.Set, error) { return rules.Files(svc), nil }},
-		{"kubernetes rules", func(svc []rules.Service) (artifact.Set, error) { return kube.PrometheusRules(svc, o.Kube) }},
-		{"ruler rules", func(svc []rules.Service) (artifact.Set, error) { return kube.RulerGroups(svc, o.Ruler) }},
-	}
+	name string
+	// perService: a service's artifacts depend on its own SLOs only, so
+	// the backend runs service by service and a compilation holds one
+	// service's artifacts at a time.
+	perService bool
+	build      func(model.Set) (artifact.Set, []string, error)
 }
 
 func (o Options) backends() []backend {
@@ -67,14 +56,35 @@ func (o Options) backends() []backend {
 		}
 	}
 	bs := []backend{
-		{"alertmanager inhibit rules", quiet(alertmanager.Build)},
-		{"grafana dashboards", quiet(func(s model.Set) (artifact.Set, error) { return grafana.Build(s, o.Text) })},
-		{"keda scaledobjects", keda.Build},
+		{"prometheus rules", true, quiet(o.ruleFiles)},
+		{"keda scaledobjects", true, keda.Build},
+		// The dashboards share columns and links across services, and the
+		// inhibit rules cover them all.
+		{"grafana dashboards", false, quiet(func(s model.Set) (artifact.Set, error) { return grafana.Build(s, o.Text) })},
+		{"alertmanager inhibit rules", false, quiet(alertmanager.Build)},
 	}
 	if o.Tests {
-		bs = append(bs, backend{"promtool tests", quiet(func(s model.Set) (artifact.Set, error) { return promtest.Build(s, o.Text) })})
+		bs = append(bs, backend{"promtool tests", true, quiet(func(s model.Set) (artifact.Set, error) { return promtest.Build(s, o.Text) })})
 	}
 	return bs
+}
+
+// ruleFiles builds the rule groups once and encodes them as every artifact
+// that carries them: rule files, PrometheusRule objects and ruler files.
+func (o Options) ruleFiles(set model.Set) (artifact.Set, error) {
+	services, err := rules.Services(set, o.Text)
+	if err != nil {
+		return nil, err
+	}
+	crs, err := kube.PrometheusRules(services, o.Kube)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes rules: %w", err)
+	}
+	ruler, err := kube.RulerGroups(services, o.Ruler)
+	if err != nil {
+		return nil, fmt.Errorf("ruler rules: %w", err)
+	}
+	return append(append(rules.Files(services), crs...), ruler...), nil
 }
 
 // Compile runs every backend and returns the artifacts, sorted. Any error
@@ -97,49 +107,47 @@ func Compile(set model.Set, opts Options) (Output, error) {
 }
 
 // CompileTo runs every backend and hands each artifact to emit as soon as
-// its backend has built and validated it, so a run holds one backend's
-// artifacts at a time; emit checks and stores them (an artifact.Stage
-// writes them beside the output). It returns the warnings. On an error,
-// the artifacts emitted so far must be dropped.
+// its backend has built and validated it: service by service, then the
+// artifacts that span services, so a run holds one service's artifacts at
+// a time besides the dashboards. emit checks and stores them (an
+// artifact.Stage writes them beside the output). It returns the warnings.
+// On an error, the artifacts emitted so far must be dropped.
 func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) ([]string, error) {
 	text, err := templates.OrDefault(opts.Text)
 	if err != nil {
 		return nil, err
 	}
 	opts.Text = text
-	emitAll := func(name string, files artifact.Set) error {
+	var warnings []string
+	run := func(b backend, s model.Set) error {
+		files, warns, err := b.build(s)
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.name, err)
+		}
 		for _, f := range files {
 			if err := emit(f); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return fmt.Errorf("%s: %w", b.name, err)
 			}
 		}
+		warnings = append(warnings, warns...)
 		return nil
 	}
-	// Rule groups are built and validated once, then encoded by every
-	// artifact that carries them.
-	services, err := rules.Services(set, opts.Text)
-	if err != nil {
-		return nil, fmt.Errorf("prometheus rules: %w", err)
-	}
-	for _, b := range opts.ruleBackends() {
-		files, err := b.build(services)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.name, err)
-		}
-		if err := emitAll(b.name, files); err != nil {
-			return nil, err
+	bs := opts.backends()
+	for _, svc := range set.PerService() {
+		for _, b := range bs {
+			if b.perService {
+				if err := run(b, model.Set{SLOs: svc.SLOs}); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
-	var warnings []string
-	for _, b := range opts.backends() {
-		files, warns, err := b.build(set)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.name, err)
+	for _, b := range bs {
+		if !b.perService {
+			if err := run(b, set); err != nil {
+				return nil, err
+			}
 		}
-		if err := emitAll(b.name, files); err != nil {
-			return nil, err
-		}
-		warnings = append(warnings, warns...)
 	}
 	return warnings, nil
 }
