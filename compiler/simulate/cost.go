@@ -39,6 +39,9 @@ type RuleCost struct {
 	// Projected scales each query's samples to its full range (a 28d
 	// window reads 28d/History times what it read here).
 	Projected int64 `json:"projected_samples"`
+	// PerSecond is Projected per second of each group's evaluation
+	// interval: what the rules cost Prometheus at full windows.
+	PerSecond float64 `json:"projected_samples_per_second"`
 	// Time is the mean wall time of one evaluation of all groups.
 	Time time.Duration `json:"time_ns"`
 }
@@ -135,6 +138,7 @@ func measure(slo model.SLO, g rulefmt.RuleGroup, opts CostOptions, warm bool, in
 	into.Rules += len(g.Rules)
 	into.Samples += samples
 	into.Projected += projected
+	into.PerSecond += float64(projected) / run.eval.Seconds()
 	into.Time += elapsed / time.Duration(opts.Evaluations)
 	return len(run.d.w.series), nil
 }
@@ -182,7 +186,7 @@ func prepareCost(slo model.SLO, g rulefmt.RuleGroup, opts CostOptions, warm bool
 			h.eval(run.t)
 		}
 	}
-	h.counted.ranges = map[string]time.Duration{}
+	h.counted.ranges = map[string]reach{}
 	return run, nil
 }
 
@@ -203,22 +207,28 @@ func (r *costRun) evalOnce() (time.Duration, error) {
 
 func (r *costRun) close() { r.h.close() }
 
-// projectRange is the longest range a query reads, of a range selector
-// or a subquery.
-func projectRange(qs string) time.Duration {
+// reach is how far back a query reads: its longest range, and the step
+// when that range is a subquery's.
+type reach struct{ rng, step time.Duration }
+
+// projectRange is the longest range a query reads, of a range selector or
+// a subquery.
+func projectRange(qs string) reach {
 	expr, err := parser.NewParser(parser.Options{}).ParseExpr(qs)
 	if err != nil {
-		return 0
+		return reach{}
 	}
-	var longest time.Duration
+	var longest reach
 	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		// A subquery reads its inner selector once per step, so its
-		// samples grow with its range as a range selector's do.
 		switch m := n.(type) {
 		case *parser.MatrixSelector:
-			longest = max(longest, m.Range)
+			if m.Range > longest.rng {
+				longest = reach{rng: m.Range}
+			}
 		case *parser.SubqueryExpr:
-			longest = max(longest, m.Range)
+			if m.Range > longest.rng && m.Step > 0 {
+				longest = reach{rng: m.Range, step: m.Step}
+			}
 		}
 		return nil
 	})
@@ -275,12 +285,12 @@ func (r CostReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "Cardinality: %d pods x %d models (%d synthetic series); %s of history\n\n",
 		r.Pods, r.Models, r.Series, model.FormatDuration(r.History))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RULES\tCOUNT\tSAMPLES/EVAL\tPROJECTED TO FULL WINDOWS\tTIME/EVAL\t")
+	fmt.Fprintln(tw, "RULES\tCOUNT\tSAMPLES/EVAL\tPROJECTED TO FULL WINDOWS\tPROJECTED SAMPLES/S\tTIME/EVAL\t")
 	for _, row := range []struct {
 		name string
 		c    RuleCost
 	}{{"inferslo", r.Inferslo}, {"naive", r.Naive}} {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t\n", row.name, row.c.Rules, row.c.Samples, row.c.Projected, row.c.Time.Round(time.Microsecond))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%s\t\n", row.name, row.c.Rules, row.c.Samples, row.c.Projected, row.c.PerSecond, row.c.Time.Round(time.Microsecond))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -61,10 +61,10 @@ type queryCount struct {
 	// to the query's full range.
 	projected int64
 	history   time.Duration
-	ranges    map[string]time.Duration
+	ranges    map[string]reach
 }
 
-func (c *queryCount) add(qs string, samples int64) {
+func (c *queryCount) add(qs string, samples int64, t time.Time) {
 	c.queries++
 	c.samples += samples
 	r, ok := c.ranges[qs]
@@ -74,9 +74,21 @@ func (c *queryCount) add(qs string, samples int64) {
 			c.ranges[qs] = r
 		}
 	}
-	if c.history > 0 && r > c.history {
-		c.projected += int64(float64(samples) * float64(r) / float64(c.history))
-	} else {
+	switch {
+	case c.history <= 0:
+		c.projected += samples
+	case r.step > 0:
+		// A subquery reads its inner series once per step, at multiples of
+		// the step: the steps since the history began found data, and the
+		// full range has range/step of them.
+		first := epoch().Add(-c.history).UnixMilli()
+		step := r.step.Milliseconds()
+		if k := t.UnixMilli()/step - (first+step-1)/step + 1; k > 0 {
+			c.projected += samples * int64(r.rng/r.step) / k
+		}
+	case r.rng > c.history:
+		c.projected += int64(float64(samples) * float64(r.rng) / float64(c.history))
+	default:
 		c.projected += samples
 	}
 }
@@ -228,7 +240,7 @@ func (h *harness) queryFunc() rules.QueryFunc {
 			return nil, res.Err
 		}
 		if h.counted != nil {
-			h.counted.add(qs, q.Stats().Samples.TotalSamples)
+			h.counted.add(qs, q.Stats().Samples.TotalSamples, t)
 		}
 		switch v := res.Value.(type) {
 		case promql.Vector:
