@@ -64,10 +64,7 @@ func TestABurnOnOneModelPagesForThatModelOnly(t *testing.T) {
 		t.Errorf("an alert is expected for the model at half the budget rate:\n%s", text)
 	}
 	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	if fails := runTests(t, filepath.Dir(path), path); len(fails) > 0 {
-		t.Fatalf("the generated tests fail on the generated rules:\n%s", strings.Join(fails, "\n"))
-	}
-	promtool(t, path)
+	mustPass(t, filepath.Dir(path), path)
 }
 
 func TestPerModelTestsFailWhenTheRulesSumOverModels(t *testing.T) {
@@ -119,10 +116,7 @@ func TestTheNoDataAlertNamesTheModelThatVanished(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if fails := runTests(t, dir, path); len(fails) > 0 {
-		t.Fatalf("%s", strings.Join(fails, "\n"))
-	}
-	promtool(t, path)
+	mustPass(t, dir, path)
 }
 
 // TestAMissingBucketInOneModelHoldsThatModelOnly runs the generated
@@ -155,10 +149,7 @@ spec:
 			t.Fatalf("test file lacks %q:\n%s", want, tests[0].Data)
 		}
 	}
-	if fails := runTests(t, filepath.Dir(path), path); len(fails) > 0 {
-		t.Fatalf("%s", strings.Join(fails, "\n"))
-	}
-	promtool(t, path)
+	mustPass(t, filepath.Dir(path), path)
 
 	hold := regexp.MustCompile(`(unless on \(slo, model_name\)\n\s*)inferslo:sli_misconfigured`)
 	dir, tests = writeOut(t, res.Set, func(b []byte) []byte {

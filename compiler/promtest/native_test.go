@@ -33,10 +33,7 @@ func TestNativeHistogramTestsFeedHistogramsAndFailWhenTheThresholdMoves(t *testi
 		}
 	}
 	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	if fails := runTests(t, filepath.Dir(path), path); len(fails) > 0 {
-		t.Fatalf("the generated tests fail on the generated rules:\n%s", strings.Join(fails, "\n"))
-	}
-	promtool(t, path)
+	mustPass(t, filepath.Dir(path), path)
 
 	// 0.25s is below the good requests' bucket (0.458s, 0.5s]: every
 	// request then counts as slow, and the half-budget test pages.

@@ -94,10 +94,7 @@ func TestTTFTPageFiresDuringATwentyTimesBurnAndIsSilentAtHalfTheBudget(t *testin
 		}
 	}
 	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	if fails := runTests(t, filepath.Dir(path), path); len(fails) > 0 {
-		t.Fatalf("the generated tests fail on the generated rules:\n%s", strings.Join(fails, "\n"))
-	}
-	promtool(t, path)
+	mustPass(t, filepath.Dir(path), path)
 }
 
 func TestGeneratedTestsFailWhenTheRulesAreEdited(t *testing.T) {
@@ -151,10 +148,7 @@ func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
 			t.Errorf("%s differs between two builds", tests[i].Path)
 		}
 		path := filepath.Join(dir, filepath.FromSlash(tests[i].Path))
-		if fails := runTests(t, filepath.Dir(path), path); len(fails) > 0 {
-			t.Errorf("%s:\n%s", tests[i].Path, strings.Join(fails, "\n"))
-		}
-		promtool(t, path)
+		mustPass(t, filepath.Dir(path), path)
 	}
 }
 
@@ -175,10 +169,7 @@ func TestAMissingThresholdBucketPagesNobody(t *testing.T) {
 	if !bytes.Contains(tests[0].Data, []byte(`le: "0.5"`)) {
 		t.Errorf("the expected SLIMisconfigured alert does not name the bucket le=0.5:\n%s", tests[0].Data)
 	}
-	if fails := runTests(t, filepath.Dir(path), path); len(fails) > 0 {
-		t.Fatalf("%s", strings.Join(fails, "\n"))
-	}
-	promtool(t, path)
+	mustPass(t, filepath.Dir(path), path)
 
 	dir, tests = writeOut(t, set, func(b []byte) []byte {
 		return hold.ReplaceAll(b, []byte("${1}no_such_series"))

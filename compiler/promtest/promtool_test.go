@@ -141,6 +141,21 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 }
 
 // promtool runs the real promtool when INFERSLO_PROMTOOL names one.
+// mustPass runs generated tests that must pass: with the real promtool when
+// INFERSLO_PROMTOOL names one (as in CI), in process otherwise. Both
+// evaluate with Prometheus' own rule engine, so one run is the proof;
+// tests that need the failures themselves call runTests.
+func mustPass(t *testing.T, dir, testPath string) {
+	t.Helper()
+	if os.Getenv("INFERSLO_PROMTOOL") != "" {
+		promtool(t, testPath)
+		return
+	}
+	if fails := runTests(t, dir, testPath); len(fails) > 0 {
+		t.Fatalf("the generated tests of %s fail on the generated rules:\n%s", filepath.Base(testPath), strings.Join(fails, "\n"))
+	}
+}
+
 func promtool(t *testing.T, testPath string) {
 	bin := os.Getenv("INFERSLO_PROMTOOL")
 	if bin == "" {

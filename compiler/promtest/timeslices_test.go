@@ -29,10 +29,7 @@ func TestRatioTimeSliceTestsPassAndCatchAWrongSliceTarget(t *testing.T) {
 		}
 	}
 	testPath := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	if fails := runTests(t, filepath.Dir(testPath), testPath); len(fails) > 0 {
-		t.Fatalf("the generated tests fail on the generated rules:\n%s", strings.Join(fails, "\n"))
-	}
-	promtool(t, testPath)
+	mustPass(t, filepath.Dir(testPath), testPath)
 
 	dir, tests = writeOut(t, res.Set, func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("< bool 0.95"), []byte("< bool 0.4")) })
 	testPath = filepath.Join(dir, filepath.FromSlash(tests[0].Path))
