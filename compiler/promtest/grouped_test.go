@@ -12,13 +12,12 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/spec"
 )
 
 // groupedSet is a fleet of vLLM models with one errors SLO per model.
 func groupedSet(t *testing.T) model.Set {
 	t.Helper()
-	res, err := spec.Parse(spec.Source{Name: "fleet.yaml", Data: []byte(`
+	return parseSet(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
 metadata: {name: fleet}
@@ -32,14 +31,7 @@ spec:
     runbookURL: https://runbooks.example.com/fleet
     labels: {team: llm-serving}
     severities: {page: critical, ticket: warning}
-`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return res.Set
+`)
 }
 
 func TestABurnOnOneModelPagesForThatModelOnly(t *testing.T) {
@@ -126,7 +118,7 @@ func TestTheNoDataAlertNamesTheModelThatVanished(t *testing.T) {
 // names that model, and no burn alert fires; with the burn alerts' hold
 // removed, the same test fails.
 func TestAMissingBucketInOneModelHoldsThatModelOnly(t *testing.T) {
-	res, err := spec.Parse(spec.Source{Name: "fleet.yaml", Data: []byte(`
+	set := parseSet(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
 metadata: {name: fleet}
@@ -137,12 +129,9 @@ spec:
   objectives:
     - {sli: ttft, threshold: 500ms, target: 99%}
     - {sli: errors, target: 99.9%}
-`)})
-	if err != nil || res.Err() != nil {
-		t.Fatal(err, res.Err())
-	}
+`)
 	const name = "fleet-ttft: a missing threshold bucket raises SLIMisconfigured, not a burn alert"
-	dir, tests := writeOut(t, res.Set, nil)
+	dir, tests := writeOut(t, set, nil)
 	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
 	for _, want := range []string{name, "model_name: fleet-ttft-a", "summary: 'SLO fleet-ttft is misconfigured for model_name=fleet-ttft-a: a threshold bucket is missing'"} {
 		if !bytes.Contains(tests[0].Data, []byte(want)) {
@@ -152,7 +141,7 @@ spec:
 	mustPass(t, filepath.Dir(path), path)
 
 	hold := regexp.MustCompile(`(unless on \(slo, model_name\)\n\s*)inferslo:sli_misconfigured`)
-	dir, tests = writeOut(t, res.Set, func(b []byte) []byte {
+	dir, tests = writeOut(t, set, func(b []byte) []byte {
 		return hold.ReplaceAll(b, []byte("${1}no_such_series"))
 	})
 	path = filepath.Join(dir, filepath.FromSlash(tests[0].Path))

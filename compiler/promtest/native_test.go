@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/inferslo/inferslo/spec"
 )
 
 // TestNativeHistogramTestsFeedHistogramsAndFailWhenTheThresholdMoves runs
@@ -14,14 +12,8 @@ import (
 // are native histogram samples, the burn tests expect alerts, and with the
 // rules' threshold moved below the good requests' bucket the tests fail.
 func TestNativeHistogramTestsFeedHistogramsAndFailWhenTheThresholdMoves(t *testing.T) {
-	res, err := spec.Load("../../examples/otel-native.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Err(); err != nil {
-		t.Fatal(err)
-	}
-	dir, tests := writeOut(t, res.Set, nil)
+	set := loadSet(t, "../../examples/otel-native.yaml")
+	dir, tests := writeOut(t, set, nil)
 	text := string(tests[0].Data)
 	for _, want := range []string{
 		"gen_ai_server_time_to_first_token_seconds{gen_ai_request_model=\"llama-3.1-70b-instruct\", pod=\"sim-0\"}",
@@ -37,7 +29,7 @@ func TestNativeHistogramTestsFeedHistogramsAndFailWhenTheThresholdMoves(t *testi
 
 	// 0.25s is below the good requests' bucket (0.458s, 0.5s]: every
 	// request then counts as slow, and the half-budget test pages.
-	dir, tests = writeOut(t, res.Set, func(b []byte) []byte {
+	dir, tests = writeOut(t, set, func(b []byte) []byte {
 		return bytes.ReplaceAll(b, []byte("histogram_fraction(0, 0.5,"), []byte("histogram_fraction(0, 0.25,"))
 	})
 	path = filepath.Join(dir, filepath.FromSlash(tests[0].Path))

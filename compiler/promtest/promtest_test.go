@@ -12,7 +12,6 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/spec"
 )
 
 // ttftSLO is a 99% / 28d TTFT SLO on vLLM (threshold 0.5s, a real bucket),
@@ -117,18 +116,12 @@ func TestGeneratedTestsFailWhenTheRulesAreEdited(t *testing.T) {
 }
 
 func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
-	res, err := spec.Load("../../examples")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Err(); err != nil {
-		t.Fatal(err)
-	}
-	dir, tests := writeOut(t, res.Set, nil)
+	set := loadSet(t, "../../examples")
+	dir, tests := writeOut(t, set, nil)
 	// Threshold SLIs have no event counts for a burn to scale; the
 	// simulator proves them, and a service of only those has no tests.
 	want := 0
-	for _, service := range res.Set.PerService() {
+	for _, service := range set.PerService() {
 		for _, slo := range service.SLOs {
 			if countable(slo) {
 				want++
@@ -139,7 +132,7 @@ func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
 	if len(tests) != want {
 		t.Errorf("%d test files for %d services with event-budgeted SLOs", len(tests), want)
 	}
-	again, err := Build(res.Set, nil)
+	again, err := Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

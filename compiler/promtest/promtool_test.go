@@ -18,6 +18,9 @@ import (
 	"github.com/prometheus/prometheus/promql/promqltest"
 	"github.com/prometheus/prometheus/rules"
 	"gopkg.in/yaml.v3"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/spec"
 )
 
 // runTests runs a test file against its rule file the way `promtool test
@@ -141,6 +144,32 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 }
 
 // promtool runs the real promtool when INFERSLO_PROMTOOL names one.
+// loadSet loads spec files or folders that must hold no error.
+func loadSet(t *testing.T, paths ...string) model.Set {
+	t.Helper()
+	res, err := spec.Load(paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return res.Set
+}
+
+// parseSet parses one spec text that must hold no error.
+func parseSet(t *testing.T, text string) model.Set {
+	t.Helper()
+	res, err := spec.Parse(spec.Source{Name: "spec.yaml", Data: []byte(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return res.Set
+}
+
 // mustPass runs generated tests that must pass: with the real promtool when
 // INFERSLO_PROMTOOL names one (as in CI), in process otherwise. Both
 // evaluate with Prometheus' own rule engine, so one run is the proof;

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/inferslo/inferslo/spec"
 )
 
 // TestRatioTimeSliceTestsPassAndCatchAWrongSliceTarget generates the tests
@@ -14,14 +12,8 @@ import (
 // the generated rules, and a slice target lowered until the test's slices
 // count as good makes the every-slice-bad test fail.
 func TestRatioTimeSliceTestsPassAndCatchAWrongSliceTarget(t *testing.T) {
-	res, err := spec.Load("../../testdata/timeslices/api-errors.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Err(); err != nil {
-		t.Fatal(err)
-	}
-	dir, tests := writeOut(t, res.Set, nil)
+	set := loadSet(t, "../../testdata/timeslices/api-errors.yaml")
+	dir, tests := writeOut(t, set, nil)
 	text := string(tests[0].Data)
 	for _, want := range []string{"api-minutes: the page alert fires when every 1m slice is bad", "api-mean: the page alert fires during a 20x burn"} {
 		if !strings.Contains(text, want) {
@@ -31,7 +23,7 @@ func TestRatioTimeSliceTestsPassAndCatchAWrongSliceTarget(t *testing.T) {
 	testPath := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
 	mustPass(t, filepath.Dir(testPath), testPath)
 
-	dir, tests = writeOut(t, res.Set, func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("< bool 0.95"), []byte("< bool 0.4")) })
+	dir, tests = writeOut(t, set, func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("< bool 0.95"), []byte("< bool 0.4")) })
 	testPath = filepath.Join(dir, filepath.FromSlash(tests[0].Path))
 	fails := runTests(t, filepath.Dir(testPath), testPath)
 	if !strings.Contains(strings.Join(fails, "\n"), "api-minutes: the page alert fires when every 1m slice is bad") {
