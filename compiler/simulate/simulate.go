@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -59,6 +60,9 @@ type Options struct {
 	Parallel int
 	// Text words the alert annotations; nil: the built-in templates.
 	Text *templates.Text
+	// Scenarios, when set, are the only scenarios run (ScenarioHealthy,
+	// ScenarioFastBurn, ...); by default every one runs.
+	Scenarios []string
 }
 
 func (o Options) withDefaults() Options {
@@ -268,6 +272,9 @@ func (s *sloSim) all() ([]Check, error) {
 		{ScenarioZeroTraffic, s.zeroTraffic}, {ScenarioReset, s.counterReset}, {ScenarioDayNight, s.dayNight},
 	}
 	for _, sc := range scenarios {
+		if len(s.opts.Scenarios) > 0 && !slices.Contains(s.opts.Scenarios, sc.name) {
+			continue
+		}
 		c, err := sc.run()
 		var re *ruleError
 		if errors.As(err, &re) {

@@ -63,7 +63,7 @@ func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
 			}
 			files := append(files[:0:0], files...)
 			files[0].Data = edited
-			r, err := RunFiles(set, files, Options{})
+			r, err := RunFiles(set, files, Options{Scenarios: []string{tt.scenario}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,5 +198,20 @@ func TestIntervalsNeedingTooManyStepsAreRefusedNamingTheSpec(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestScenariosRestrictARunToTheOnesNamed(t *testing.T) {
+	set := model.Set{SLOs: []model.SLO{vllmSLO(t, "errors", "99.9%")}}
+	r, err := Run(set, Options{Scenarios: []string{ScenarioHealthy, ScenarioReset}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range r.Checks {
+		seen[c.Scenario] = true
+	}
+	if len(seen) != 2 || !seen[ScenarioHealthy] || !seen[ScenarioReset] {
+		t.Fatalf("scenarios run: %v; want %s and %s only", seen, ScenarioHealthy, ScenarioReset)
 	}
 }
