@@ -47,14 +47,19 @@ func (c *compileCmd) Run(e *env) error {
 	// The stage is made with the first artifact, so that problems of the
 	// specs are reported before any of the output folder.
 	var st *artifact.Stage
+	var stageErr error
 	res, err := check(e, c.Specs, c.Catalogs, opts, func(f artifact.File) error {
 		if st == nil {
-			if st, err = artifact.NewStage(c.Output, "compile"); err != nil {
-				return err
+			if st, stageErr = artifact.NewStage(c.Output, "compile"); stageErr != nil {
+				return stageErr
 			}
 		}
 		return st.Add(f)
 	})
+	if stageErr != nil {
+		// A problem of the output folder, not of the artifact being built.
+		return stageErr
+	}
 	if err != nil {
 		if st != nil {
 			st.Abort()
