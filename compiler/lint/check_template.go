@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/template"
+
+	"github.com/inferslo/inferslo/templates"
 )
 
 // Prometheus refuses the whole rule file when one template does not parse.
@@ -37,9 +39,8 @@ func parseTemplate(alert, text string) error {
 	if !strings.Contains(text, "{{") {
 		return nil
 	}
-	defs := "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
 	data := template.AlertTemplateData(map[string]string{}, map[string]string{}, "", promql.Sample{})
-	err := template.NewTemplateExpander(context.Background(), defs+text, "__alert_"+alert, data, 0, nil, nil, nil).ParseTest()
+	err := template.NewTemplateExpander(context.Background(), templates.PrometheusDefs+text, "__alert_"+alert, data, 0, nil, nil, nil).ParseTest()
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"sort"
@@ -262,22 +263,11 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 	}
 	var exp []ExpectedAlert
 	for _, lbls := range absentLabels {
-		id := map[string]string{}
-		for k, v := range lbls {
-			id[k] = v
+		e, err := b.firing(rule, lbls, 1, evalAt)
+		if err != nil {
+			return Test{}, err
 		}
-		for k, v := range rule.Labels {
-			id[k] = v
-		}
-		ann := map[string]string{}
-		for k, text := range rule.Annotations {
-			v, err := b.expand(rule.Alert, text, id, 1, evalAt)
-			if err != nil {
-				return Test{}, fmt.Errorf("annotation %s: %w", k, err)
-			}
-			ann[k] = v
-		}
-		exp = append(exp, ExpectedAlert{Labels: id, Annotations: ann})
+		exp = append(exp, e)
 	}
 	at := model.FormatDuration(evalAt)
 	t.Alerts = []AlertTest{{EvalTime: at, Alertname: rules.AlertBurn}, {EvalTime: at, Alertname: rules.AlertMisconfigured, ExpAlerts: exp}}
@@ -622,16 +612,18 @@ func (b builder) alert(slo model.SLO, tier model.Tier, burn float64, at time.Dur
 			id[k] = v
 		}
 	}
-	lbls := map[string]string{}
-	for k, v := range id {
-		lbls[k] = v
-	}
-	for k, v := range rule.Labels {
-		lbls[k] = v
-	}
+	return b.firing(rule, id, burn, at)
+}
+
+// firing is the alert rule raises for a series labelled series at value:
+// the series' labels with the rule's, and the annotations expanded with the
+// series' labels, as Prometheus expands them.
+func (b builder) firing(rule rulefmt.Rule, series map[string]string, value float64, at time.Duration) (ExpectedAlert, error) {
+	lbls := maps.Clone(series)
+	maps.Copy(lbls, rule.Labels)
 	ann := map[string]string{}
 	for k, text := range rule.Annotations {
-		v, err := b.expand(rule.Alert, text, id, burn, at)
+		v, err := b.expand(rule.Alert, text, series, value, at)
 		if err != nil {
 			return ExpectedAlert{}, fmt.Errorf("annotation %s: %w", k, err)
 		}
@@ -659,7 +651,6 @@ func (b builder) rule(slo model.SLO, severity string) (rulefmt.Rule, bool) {
 // answers 1 - its burn rate, which is what the recordings hold when every
 // window sees the same burn.
 func (b builder) expand(alert, text string, id map[string]string, burn float64, at time.Duration) (string, error) {
-	defs := "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
 	query := func(_ context.Context, q string, _ time.Time) (promql.Vector, error) {
 		sel, err := parser.NewParser(parser.Options{}).ParseMetricSelector(q)
 		if err != nil {
@@ -683,7 +674,7 @@ func (b builder) expand(alert, text string, id map[string]string, burn float64, 
 	smpl := promql.Sample{Metric: labels.FromMap(id), F: burn}
 	data := template.AlertTemplateData(id, nil, "", smpl)
 	ts := prommodel.Time(time.Unix(0, 0).Add(at).UnixMilli())
-	out, err := template.NewTemplateExpander(context.Background(), defs+text, "__alert_"+alert, data, ts,
+	out, err := template.NewTemplateExpander(context.Background(), templates.PrometheusDefs+text, "__alert_"+alert, data, ts,
 		template.QueryFunc(query), &url.URL{}, nil).Expand()
 	if err != nil {
 		return "", err
