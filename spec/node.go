@@ -128,29 +128,30 @@ func child(n *yaml.Node, seg string) *yaml.Node {
 	return nil
 }
 
-// findKey finds the first mapping key named key anywhere below n and returns
-// its path, for decoders that name an unknown field but not where it is.
-func findKey(n *yaml.Node, key, path string) (string, bool) {
+// findKey finds the first mapping entry below n that match accepts and
+// returns its path, for decoders that name a field or a line but not where
+// it is.
+func findKey(n *yaml.Node, match func(key, value *yaml.Node) bool, path string) (string, bool) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			if p, ok := findKey(c, key, path); ok {
+			if p, ok := findKey(c, match, path); ok {
 				return p, true
 			}
 		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			p := joinPath(path, n.Content[i].Value)
-			if n.Content[i].Value == key {
+			if match(n.Content[i], n.Content[i+1]) {
 				return p, true
 			}
-			if q, ok := findKey(n.Content[i+1], key, p); ok {
+			if q, ok := findKey(n.Content[i+1], match, p); ok {
 				return q, true
 			}
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			if q, ok := findKey(c, key, path+"["+strconv.Itoa(i)+"]"); ok {
+			if q, ok := findKey(c, match, path+"["+strconv.Itoa(i)+"]"); ok {
 				return q, true
 			}
 		}

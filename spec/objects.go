@@ -13,6 +13,7 @@ import (
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 	"github.com/OpenSLO/go-sdk/pkg/openslosdk"
 	"github.com/nobl9/govy/pkg/govy"
+	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/spec/engine"
 )
@@ -150,7 +151,7 @@ func decodeOpenSLO(d *doc) (openslo.Object, Problems) {
 func decodeProblem(d *doc, err error) Problem {
 	msg := err.Error()
 	if m := jsonField.FindStringSubmatch(msg); m != nil {
-		path, _ := findKey(d.node, m[1], "")
+		path, _ := findKey(d.node, func(k, _ *yaml.Node) bool { return k.Value == m[1] }, "")
 		return d.errorf(path, "unknown field %q%s", m[1], didYouMean(m[1], openSLOFields()))
 	}
 	var te *json.UnmarshalTypeError

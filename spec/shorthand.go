@@ -1,10 +1,9 @@
 package spec
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
-	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -169,49 +168,52 @@ type ShorthandCapacity struct {
 	ReplicaConcurrency string `yaml:"replicaConcurrency,omitempty" json:"replicaConcurrency,omitempty"`
 }
 
-var unknownField = regexp.MustCompile(`field (\S+) not found`)
-
-// decodeStrict decodes a node rejecting unknown fields, and locates the
-// first unknown field (yaml.v3 names it but reports the re-encoded line).
+// decodeStrict decodes a node rejecting unknown fields, each located at its
+// own key and checked against the fields of the object that holds it.
 func decodeStrict(d *doc, out any) Problems {
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(d.node); err != nil {
-		return Problems{d.errorf("", "cannot read object: %v", err)}
-	}
-	dec := yaml.NewDecoder(&buf)
-	dec.KnownFields(true)
-	err := dec.Decode(out)
-	if err == nil {
-		return nil
-	}
 	var ps Problems
-	for _, msg := range yamlErrors(err) {
-		if m := unknownField.FindStringSubmatch(msg); m != nil {
-			path, _ := findKey(d.node, m[1], "")
-			ps = append(ps, d.errorf(path, "unknown field %q%s", m[1], didYouMean(m[1], fieldNames(reflect.TypeOf(out), "yaml"))))
-			continue
+	for _, u := range unknownKeys(d.node, reflect.TypeOf(out)) {
+		ps = append(ps, d.errorf(u.path, "unknown field %q%s", u.key.Value, didYouMean(u.key.Value, u.known)))
+	}
+	if len(ps) > 0 {
+		return ps
+	}
+	if err := d.node.Decode(out); err != nil {
+		for _, msg := range yamlErrors(err) {
+			// yaml.v3 names the line of a value it cannot decode: locate
+			// the scalar there.
+			path, _ := findKey(d.node, func(_, v *yaml.Node) bool { return v.Kind == yaml.ScalarNode && v.Line == msg.line }, "")
+			ps = append(ps, d.errorf(path, "%s", msg.text))
 		}
-		ps = append(ps, d.errorf("", "%s", msg))
 	}
 	return ps
 }
 
-// yamlErrors splits a yaml.TypeError into its messages, without line
-// prefixes (they refer to re-encoded text).
-func yamlErrors(err error) []string {
+// yamlError is one message of a yaml.v3 decoding error and the line it
+// names, if any.
+type yamlError struct {
+	text string
+	line int
+}
+
+// yamlErrors splits a yaml.TypeError into its messages, each without its
+// "line N: " prefix, which becomes the line.
+func yamlErrors(err error) []yamlError {
 	var msgs []string
 	if te, ok := err.(*yaml.TypeError); ok {
 		msgs = te.Errors
 	} else {
 		msgs = []string{strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
+	out := make([]yamlError, len(msgs))
 	for i, m := range msgs {
+		out[i].text = m
 		if j := strings.Index(m, ": "); strings.HasPrefix(m, "line ") && j > 0 {
-			msgs[i] = m[j+2:]
+			out[i].line, _ = strconv.Atoi(m[len("line "):j])
+			out[i].text = m[j+2:]
 		}
 	}
-	return msgs
+	return out
 }
 
 func (s *Shorthand) serviceName() string {
