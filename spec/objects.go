@@ -53,11 +53,14 @@ type loader struct {
 	targets     map[string]object[v1.AlertNotificationTarget]
 	// Objects lists every object in input order, for export.
 	objects []openslo.Object
+	// keys are the fields of the shorthand's types, found once.
+	keys structKeys
 }
 
 func newLoader(cat *engine.Catalog) *loader {
 	return &loader{
 		cat:         cat,
+		keys:        structKeys{},
 		sloNames:    map[string]*doc{},
 		slis:        map[string]object[v1.SLI]{},
 		services:    map[string]object[v1.Service]{},
@@ -88,7 +91,7 @@ func (l *loader) addDoc(d *doc) {
 	switch {
 	case apiVersion == ShorthandAPIVersion && kind == ShorthandKind:
 		var s Shorthand
-		if ps := decodeStrict(d, &s); len(ps) > 0 {
+		if ps := l.keys.decodeStrict(d, &s); len(ps) > 0 {
 			l.problems = append(l.problems, ps...)
 			return
 		}

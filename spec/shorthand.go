@@ -170,9 +170,9 @@ type ShorthandCapacity struct {
 
 // decodeStrict decodes a node rejecting unknown fields, each located at its
 // own key and checked against the fields of the object that holds it.
-func decodeStrict(d *doc, out any) Problems {
+func (keys structKeys) decodeStrict(d *doc, out any) Problems {
 	var ps Problems
-	for _, u := range unknownKeys(d.node, reflect.TypeOf(out)) {
+	for _, u := range keys.unknownKeys(d.node, reflect.TypeOf(out)) {
 		ps = append(ps, d.errorf(u.path, "unknown field %q%s", u.key.Value, didYouMean(u.key.Value, u.known)))
 	}
 	if len(ps) > 0 {

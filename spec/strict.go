@@ -8,6 +8,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// structKeys caches, per struct type, the keys yaml.v3 decodes into it.
+type structKeys map[reflect.Type]map[string]reflect.Type
+
 // unknownKey is a mapping key that names no field of the struct it decodes
 // into.
 type unknownKey struct {
@@ -21,9 +24,8 @@ type unknownKey struct {
 // path. It lets a document be decoded straight from its node (yaml.v3 has
 // no strict mode for Node.Decode) instead of being re-encoded for a strict
 // decoder, which cost a third of `validate`.
-func unknownKeys(n *yaml.Node, t reflect.Type) []unknownKey {
+func (fields structKeys) unknownKeys(n *yaml.Node, t reflect.Type) []unknownKey {
 	var out []unknownKey
-	fields := map[reflect.Type]map[string]reflect.Type{}
 	var walk func(n *yaml.Node, t reflect.Type, path string)
 	walk = func(n *yaml.Node, t reflect.Type, path string) {
 		for t.Kind() == reflect.Pointer {
