@@ -48,31 +48,38 @@ type backend struct {
 	build      func(model.Set) (artifact.Set, []string, error)
 }
 
-func (o Options) backends() []backend {
+func (o Options) backends() ([]backend, error) {
 	quiet := func(f func(model.Set) (artifact.Set, error)) func(model.Set) (artifact.Set, []string, error) {
 		return func(s model.Set) (artifact.Set, []string, error) {
 			files, err := f(s)
 			return files, nil, err
 		}
 	}
+	// One validator for the whole compilation: services repeat the same
+	// expression shapes and alert texts.
+	v := rules.NewValidator()
+	dashboards, err := grafana.NewBuilder(o.Text)
+	if err != nil {
+		return nil, err
+	}
 	bs := []backend{
-		{"prometheus rules", true, quiet(o.ruleFiles)},
+		{"prometheus rules", true, quiet(func(s model.Set) (artifact.Set, error) { return o.ruleFiles(s, v) })},
 		{"keda scaledobjects", true, keda.Build},
-		// The dashboards share columns and links across services, and the
-		// inhibit rules cover them all.
-		{"grafana dashboards", false, quiet(func(s model.Set) (artifact.Set, error) { return grafana.Build(s, o.Text) })},
+		{"grafana dashboards", true, quiet(dashboards.Services)},
+		// The overview lists every SLO, and the inhibit rules cover them all.
+		{"grafana overview", false, quiet(dashboards.Overview)},
 		{"alertmanager inhibit rules", false, quiet(alertmanager.Build)},
 	}
 	if o.Tests {
 		bs = append(bs, backend{"promtool tests", true, quiet(func(s model.Set) (artifact.Set, error) { return promtest.Build(s, o.Text) })})
 	}
-	return bs
+	return bs, nil
 }
 
 // ruleFiles builds the rule groups once and encodes them as every artifact
 // that carries them: rule files, PrometheusRule objects and ruler files.
-func (o Options) ruleFiles(set model.Set) (artifact.Set, error) {
-	services, err := rules.Services(set, o.Text)
+func (o Options) ruleFiles(set model.Set, v *rules.Validator) (artifact.Set, error) {
+	services, err := v.Services(set, o.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +139,10 @@ func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) ([]s
 		warnings = append(warnings, warns...)
 		return nil
 	}
-	bs := opts.backends()
+	bs, err := opts.backends()
+	if err != nil {
+		return nil, err
+	}
 	for _, svc := range set.PerService() {
 		for _, b := range bs {
 			if b.perService {

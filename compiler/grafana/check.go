@@ -4,20 +4,31 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/inferslo/inferslo/compiler/internal/exprshape"
 )
 
-// grafanaMacros stand in for Grafana's interval macros so a query can be
-// parsed as PromQL; any valid duration proves the same syntax.
-func grafanaMacros() *strings.Replacer {
-	return strings.NewReplacer("$__rate_interval", "5m", "$__interval", "1m", "$__range", "1h")
+// queries checks panel queries. One serves a whole compilation and parses
+// each query shape once: every service's panels repeat the same queries
+// with other label values.
+type queries struct {
+	exprs *exprshape.Parser
+	// macros stand in for Grafana's interval macros so a query can be
+	// parsed as PromQL; any valid duration proves the same syntax.
+	macros *strings.Replacer
+}
+
+func newQueries() *queries {
+	return &queries{
+		exprs:  exprshape.New(),
+		macros: strings.NewReplacer("$__rate_interval", "5m", "$__interval", "1m", "$__range", "1h"),
+	}
 }
 
 // parses checks that a panel query is PromQL once Grafana's macros are
 // expanded. Template variables may only appear inside label values, where
 // they are plain text to the parser.
-func parses(expr string) error {
-	if _, err := parser.NewParser(parser.Options{}).ParseExpr(grafanaMacros().Replace(expr)); err != nil {
+func (q *queries) parses(expr string) error {
+	if _, err := q.exprs.ParseExpr(q.macros.Replace(expr)); err != nil {
 		return fmt.Errorf("query %q does not parse: %w", expr, err)
 	}
 	return nil
@@ -25,13 +36,13 @@ func parses(expr string) error {
 
 // check is the in-memory validation of a dashboard: every query parses,
 // panel ids are unique, and panels sit inside the grid without overlapping.
-func check(d dashboard) error {
+func (q *queries) check(d dashboard) error {
 	if d.UID == "" || len(d.UID) > maxUID {
 		return fmt.Errorf("uid %q must have 1 to %d characters", d.UID, maxUID)
 	}
 	for _, a := range d.Annotations.List {
 		if a.Expr != "" {
-			if err := parses(a.Expr); err != nil {
+			if err := q.parses(a.Expr); err != nil {
 				return fmt.Errorf("annotation %q: %w", a.Name, err)
 			}
 		}
@@ -51,7 +62,7 @@ func check(d dashboard) error {
 				return fmt.Errorf("panel %q has no description", title)
 			}
 			for _, t := range p.Targets {
-				if err := parses(t.Expr); err != nil {
+				if err := q.parses(t.Expr); err != nil {
 					return fmt.Errorf("panel %q target %s: %w", title, t.RefID, err)
 				}
 			}

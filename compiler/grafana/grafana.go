@@ -35,13 +35,46 @@ const maxUID = 40
 // yields no files. Panel descriptions are worded by text, or by the
 // built-in templates when text is nil.
 func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
-	if len(set.SLOs) == 0 {
-		return nil, nil
+	b, err := NewBuilder(text)
+	if err != nil {
+		return nil, err
 	}
+	out, err := b.Services(set)
+	if err != nil {
+		return nil, err
+	}
+	overview, err := b.Overview(set)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, overview...)
+	out.Sort()
+	if err := out.Check(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Builder builds the dashboards of one compilation: service by service,
+// then the overview. It parses each query shape once across services.
+type Builder struct {
+	text    *templates.Text
+	queries *queries
+}
+
+// NewBuilder returns a Builder wording panel descriptions by text, or by
+// the built-in templates when text is nil.
+func NewBuilder(text *templates.Text) (*Builder, error) {
 	text, err := templates.OrDefault(text)
 	if err != nil {
 		return nil, err
 	}
+	return &Builder{text: text, queries: newQueries()}, nil
+}
+
+// Services returns grafana/<service>.json for every service of the set,
+// each checked.
+func (b *Builder) Services(set model.Set) (artifact.Set, error) {
 	sorted := model.Set{SLOs: append([]model.SLO{}, set.SLOs...)}
 	sorted.Sort()
 	var out artifact.Set
@@ -49,30 +82,36 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 		if err := checkServiceName(service.Name); err != nil {
 			return nil, err
 		}
-		d, err := serviceDashboard(service.Name, service.SLOs, text)
+		d, err := serviceDashboard(service.Name, service.SLOs, b.text, b.queries)
 		if err != nil {
 			return nil, fmt.Errorf("dashboard of service %s: %w", service.Name, err)
 		}
-		f, err := encode(ServicePath(service.Name), d)
+		f, err := b.encode(ServicePath(service.Name), d)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
-	d, err := overviewDashboard(sorted, text)
+	return out, nil
+}
+
+// Overview returns grafana/overview.json listing every SLO of the set,
+// checked; an empty set yields no file.
+func (b *Builder) Overview(set model.Set) (artifact.Set, error) {
+	if len(set.SLOs) == 0 {
+		return nil, nil
+	}
+	sorted := model.Set{SLOs: append([]model.SLO{}, set.SLOs...)}
+	sorted.Sort()
+	d, err := overviewDashboard(sorted, b.text)
 	if err != nil {
 		return nil, fmt.Errorf("overview dashboard: %w", err)
 	}
-	f, err := encode(OverviewPath, d)
+	f, err := b.encode(OverviewPath, d)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, f)
-	out.Sort()
-	if err := out.Check(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return artifact.Set{f}, nil
 }
 
 // ServicePath is where a service's dashboard is written.
@@ -109,18 +148,18 @@ func checkServiceName(service string) error {
 
 // encode checks a dashboard and prints it as indented JSON. HTML escaping
 // is off so PromQL comparisons and markdown stay readable in diffs.
-func encode(path string, d dashboard) (artifact.File, error) {
-	if err := check(d); err != nil {
+func (b *Builder) encode(path string, d dashboard) (artifact.File, error) {
+	if err := b.queries.check(d); err != nil {
 		return artifact.File{}, fmt.Errorf("%s: %w", path, err)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(d); err != nil {
 		return artifact.File{}, fmt.Errorf("encode %s: %w", path, err)
 	}
-	return artifact.File{Path: path, Data: b.Bytes()}, nil
+	return artifact.File{Path: path, Data: buf.Bytes()}, nil
 }
 
 // newDashboard holds what every dashboard shares.

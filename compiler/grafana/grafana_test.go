@@ -630,7 +630,7 @@ func TestCheckRejectsBrokenLayoutsAndQueries(t *testing.T) {
 		d.Panels = g.items
 		return d
 	}
-	if err := check(valid()); err != nil {
+	if err := newQueries().check(valid()); err != nil {
 		t.Fatalf("the base dashboard is rejected: %v", err)
 	}
 	tests := []struct {
@@ -673,7 +673,7 @@ func TestCheckRejectsBrokenLayoutsAndQueries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := valid()
 			tt.change(&d)
-			err := check(d)
+			err := newQueries().check(d)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v, want one mentioning %q", err, tt.want)
 			}

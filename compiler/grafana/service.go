@@ -16,14 +16,14 @@ func latencyRoles() []string { return []string{"ttft", "itl", "tpot", "e2e", "qu
 
 // serviceDashboard draws one service: a summary, latency percentiles, one
 // row per SLO (budget, error ratio, burn rate) and traffic and engine load.
-func serviceDashboard(service string, slos []model.SLO, text *templates.Text) (dashboard, error) {
+func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q *queries) (dashboard, error) {
 	w := &words{text: text, service: service}
 	title := service
 	if dn := slos[0].Service.DisplayName; dn != "" && dn != service {
 		title = dn
 	}
 	d := newDashboard(UID(service), "SLOs: "+title, []string{"inferslo", "slo", service}, slos)
-	vars, err := serviceVariables(slos)
+	vars, err := serviceVariables(slos, q)
 	if err != nil {
 		return dashboard{}, err
 	}
@@ -107,7 +107,7 @@ func inferenceSLOs(slos []model.SLO) []model.SLO {
 // serviceVariables adds one query variable per selector label (and instance)
 // of the service's inference SLOs. Each lists the values inside the spec's
 // own selector, so a reader can narrow a panel but never widen it.
-func serviceVariables(slos []model.SLO) ([]variable, error) {
+func serviceVariables(slos []model.SLO, q *queries) ([]variable, error) {
 	var out []variable
 	seen := map[string]bool{}
 	for _, slo := range inferenceSLOs(slos) {
@@ -117,7 +117,7 @@ func serviceVariables(slos []model.SLO) ([]variable, error) {
 			continue
 		}
 		series := rules.SeriesSelector(probe, strings.TrimSpace(inf.Selector))
-		if err := parses(series); err != nil {
+		if err := q.parses(series); err != nil {
 			return nil, fmt.Errorf("selector of SLO %s: %w", slo.Name, err)
 		}
 		for _, l := range varLabels(slo) {

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/prometheus/model/rulefmt"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/internal/exprshape"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/templates"
 )
@@ -65,10 +66,31 @@ func (s Service) Check() error {
 	return Validate(s.Groups)
 }
 
+// Validator checks generated rule groups. One Validator serves a whole
+// compilation, which validates service by service: it parses each
+// expression shape and each alert template text once, however many
+// services repeat them.
+type Validator struct {
+	exprs *exprshape.Parser
+	// texts are the alert template texts that parsed.
+	texts map[string]bool
+}
+
+// NewValidator returns a Validator that has seen nothing yet.
+func NewValidator() *Validator {
+	return &Validator{exprs: exprshape.New(), texts: map[string]bool{}}
+}
+
+// Services builds and validates every service's rule groups, once; see
+// (*Validator).Services.
+func Services(set model.Set, text *templates.Text) ([]Service, error) {
+	return NewValidator().Services(set, text)
+}
+
 // Services builds and validates every service's rule groups, once. The
 // alert templates of all services are parsed together. Annotations are
 // worded by text, or by the built-in templates when text is nil.
-func Services(set model.Set, text *templates.Text) ([]Service, error) {
+func (v *Validator) Services(set model.Set, text *templates.Text) ([]Service, error) {
 	text, err := templates.OrDefault(text)
 	if err != nil {
 		return nil, err
@@ -80,7 +102,7 @@ func Services(set model.Set, text *templates.Text) ([]Service, error) {
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", service.Name, err)
 		}
-		msgs, a := validate(groups)
+		msgs, a := v.validate(groups)
 		if err := problems(msgs); err != nil {
 			return nil, fmt.Errorf("service %s: %w", service.Name, err)
 		}
@@ -88,7 +110,7 @@ func Services(set model.Set, text *templates.Text) ([]Service, error) {
 		out = append(out, Service{Name: service.Name, Groups: groups, Sources: sources, checked: true,
 			body: AppendGroups(make([]byte, 0, sizeHint(groups)), 0, groups, GroupStyle{})})
 	}
-	if err := problems(templateProblems(alerts)); err != nil {
+	if err := problems(v.templateProblems(alerts)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -149,8 +171,9 @@ func encode(groups []rulefmt.RuleGroup, sources []string) []byte {
 // a round trip through YAML: each expression is parsed once, and the
 // templates of all alerts are parsed together.
 func Validate(groups []rulefmt.RuleGroup) error {
-	msgs, alerts := validate(groups)
-	return problems(append(msgs, templateProblems(alerts)...))
+	v := NewValidator()
+	msgs, alerts := v.validate(groups)
+	return problems(append(msgs, v.templateProblems(alerts)...))
 }
 
 func problems(msgs []string) error {
@@ -162,10 +185,9 @@ func problems(msgs []string) error {
 
 // validate checks all but the alert templates, and returns the alerts
 // whose templates are left to check.
-func validate(groups []rulefmt.RuleGroup) ([]string, []rulefmt.Rule) {
+func (v *Validator) validate(groups []rulefmt.RuleGroup) ([]string, []rulefmt.Rule) {
 	var msgs []string
 	seen := make(map[string]bool, len(groups))
-	p := newParser()
 	var alerts []rulefmt.Rule
 	for _, g := range groups {
 		if g.Name == "" {
@@ -175,20 +197,24 @@ func validate(groups []rulefmt.RuleGroup) ([]string, []rulefmt.Rule) {
 			msgs = append(msgs, fmt.Sprintf("rule group %q appears twice", g.Name))
 		}
 		seen[g.Name] = true
-		msgs = append(msgs, labelProblems("group "+g.Name, g.Labels, nil)...)
+		for _, m := range labelProblems(g.Labels, nil) {
+			msgs = append(msgs, "group "+g.Name+": "+m)
+		}
 		for i, r := range g.Rules {
-			where := fmt.Sprintf("group %s, rule %d (%s)", g.Name, i+1, r.Record+r.Alert)
+			where := func() string { return fmt.Sprintf("group %s, rule %d (%s)", g.Name, i+1, r.Record+r.Alert) }
 			// Rule.Validate parses a template per label and annotation;
 			// those are parsed together below.
 			bare := r
 			bare.Labels, bare.Annotations = nil, nil
-			for _, err := range bare.Validate(rulefmt.RuleNode{}, prommodel.UTF8Validation, p) {
-				msgs = append(msgs, fmt.Sprintf("%s: %v", where, err.Unwrap()))
+			for _, err := range bare.Validate(rulefmt.RuleNode{}, prommodel.UTF8Validation, v.exprs) {
+				msgs = append(msgs, fmt.Sprintf("%s: %v", where(), err.Unwrap()))
 			}
 			if r.Record != "" && len(r.Annotations) > 0 {
-				msgs = append(msgs, where+": a recording rule has annotations")
+				msgs = append(msgs, where()+": a recording rule has annotations")
 			}
-			msgs = append(msgs, labelProblems(where, r.Labels, r.Annotations)...)
+			for _, m := range labelProblems(r.Labels, r.Annotations) {
+				msgs = append(msgs, where()+": "+m)
+			}
 			if r.Alert != "" {
 				alerts = append(alerts, r)
 			}
@@ -197,19 +223,19 @@ func validate(groups []rulefmt.RuleGroup) ([]string, []rulefmt.Rule) {
 	return msgs, alerts
 }
 
-func labelProblems(where string, labels, annotations map[string]string) []string {
+func labelProblems(labels, annotations map[string]string) []string {
 	var out []string
 	for k, v := range labels {
 		if !prommodel.UTF8Validation.IsValidLabelName(k) || k == prommodel.MetricNameLabel {
-			out = append(out, fmt.Sprintf("%s: invalid label name: %s", where, k))
+			out = append(out, "invalid label name: "+k)
 		}
 		if !prommodel.LabelValue(v).IsValid() {
-			out = append(out, fmt.Sprintf("%s: invalid label value: %s", where, v))
+			out = append(out, "invalid label value: "+v)
 		}
 	}
 	for k := range annotations {
 		if !prommodel.UTF8Validation.IsValidLabelName(k) {
-			out = append(out, fmt.Sprintf("%s: invalid annotation name: %s", where, k))
+			out = append(out, "invalid annotation name: "+k)
 		}
 	}
 	return out
@@ -219,25 +245,28 @@ func labelProblems(where string, labels, annotations map[string]string) []string
 // Prometheus does. Setting up a template costs far more than parsing one,
 // so all of them are parsed as blocks of one template; only when that fails
 // is each parsed alone, to name the broken one.
-func templateProblems(alerts []rulefmt.Rule) []string {
+func (v *Validator) templateProblems(alerts []rulefmt.Rule) []string {
 	var all strings.Builder
-	n := 0
+	var texts []string
 	seen := map[string]bool{}
 	for _, r := range alerts {
 		for _, m := range []map[string]string{r.Labels, r.Annotations} {
 			for _, text := range m {
 				// Text without an action is plain text to the template
 				// lexer, and a text parses the same wherever it appears.
-				if !strings.Contains(text, "{{") || seen[text] {
+				if !strings.Contains(text, "{{") || v.texts[text] || seen[text] {
 					continue
 				}
 				seen[text] = true
-				fmt.Fprintf(&all, "{{define \"t%d\"}}%s%s{{end}}", n, templates.PrometheusDefs, text)
-				n++
+				fmt.Fprintf(&all, "{{define \"t%d\"}}%s%s{{end}}", len(texts), templates.PrometheusDefs, text)
+				texts = append(texts, text)
 			}
 		}
 	}
-	if n == 0 || templates.ParsePrometheus(all.String()) == nil {
+	if len(texts) == 0 || templates.ParsePrometheus(all.String()) == nil {
+		for _, text := range texts {
+			v.texts[text] = true
+		}
 		return nil
 	}
 	var out []string
