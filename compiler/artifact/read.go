@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -48,14 +49,15 @@ func ReadRegular(name string, max int64) ([]byte, error) {
 	if err := checkRegular(info, max); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	// Sized by the file: one allocation when it does not grow meanwhile.
+	buf := bytes.NewBuffer(make([]byte, 0, info.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > max {
+	if int64(buf.Len()) > max {
 		return nil, &TooLargeError{Max: max}
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }
 
 func checkRegular(info fs.FileInfo, max int64) error {

@@ -60,6 +60,10 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 type Builder struct {
 	text    *templates.Text
 	queries *queries
+	// One encoder and buffer serve every dashboard, so the encoder's
+	// indentation buffer grows once, not per dashboard.
+	buf bytes.Buffer
+	enc *json.Encoder
 }
 
 // NewBuilder returns a Builder wording panel descriptions by text, or by
@@ -69,7 +73,11 @@ func NewBuilder(text *templates.Text) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Builder{text: text, queries: newQueries()}, nil
+	b := &Builder{text: text, queries: newQueries()}
+	b.enc = json.NewEncoder(&b.buf)
+	b.enc.SetEscapeHTML(false)
+	b.enc.SetIndent("", "  ")
+	return b, nil
 }
 
 // Services returns grafana/<service>.json for every service of the set,
@@ -152,14 +160,11 @@ func (b *Builder) encode(path string, d dashboard) (artifact.File, error) {
 	if err := b.queries.check(d); err != nil {
 		return artifact.File{}, fmt.Errorf("%s: %w", path, err)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(d); err != nil {
+	b.buf.Reset()
+	if err := b.enc.Encode(d); err != nil {
 		return artifact.File{}, fmt.Errorf("encode %s: %w", path, err)
 	}
-	return artifact.File{Path: path, Data: buf.Bytes()}, nil
+	return artifact.File{Path: path, Data: bytes.Clone(b.buf.Bytes())}, nil
 }
 
 // newDashboard holds what every dashboard shares.
