@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	prommodel "github.com/prometheus/common/model"
@@ -16,7 +17,9 @@ import (
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
+	"github.com/prometheus/prometheus/tsdb/chunks"
 
+	"github.com/inferslo/inferslo/compiler/artifact"
 	irules "github.com/inferslo/inferslo/compiler/rules"
 )
 
@@ -24,19 +27,20 @@ import (
 // one keeps timestamps readable in debugging.
 func epoch() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
-// memLoader serves rule files from memory to the rules manager, so a
-// simulation never writes files and RunFiles can test bytes as given.
+// memLoader serves rule groups parsed once (a ruleIndex) to the rules
+// manager, so a simulation never writes files, RunFiles can test bytes as
+// given, and each harness loads only the groups it runs.
 type memLoader struct {
-	files map[string][]byte
+	files map[string]*rulefmt.RuleGroups
 	p     parser.Parser
 }
 
-func (l memLoader) Load(id string, ignoreUnknown bool, scheme prommodel.ValidationScheme) (*rulefmt.RuleGroups, []error) {
-	data, ok := l.files[id]
+func (l memLoader) Load(id string, _ bool, _ prommodel.ValidationScheme) (*rulefmt.RuleGroups, []error) {
+	g, ok := l.files[id]
 	if !ok {
 		return nil, []error{fmt.Errorf("no rule file %s", id)}
 	}
-	return rulefmt.Parse(data, ignoreUnknown, scheme, l.p, promslog.NewNopLogger())
+	return g, nil
 }
 
 func (l memLoader) Parse(q string) (parser.Expr, error) { return l.p.ParseExpr(q) }
@@ -93,32 +97,99 @@ func (c *queryCount) add(qs string, samples int64, t time.Time) {
 	}
 }
 
-// loadGroups parses rule files and returns the groups selected by keep.
-func loadGroups(files map[string][]byte, keep func(name string) bool, opts *rules.ManagerOptions) ([]*rules.Group, error) {
+// ruleGroup is one group of a parsed rule file.
+type ruleGroup struct {
+	file  string
+	group rulefmt.RuleGroup
+}
+
+// ruleIndex is rule files parsed and validated once, in file then group
+// order: parsing every file for every scenario of every SLO made a run
+// quadratic in the number of SLOs.
+type ruleIndex []ruleGroup
+
+// indexRules parses rule files, in path order.
+func indexRules(files artifact.Set) (ruleIndex, error) {
+	files = slices.Clone(files)
+	files.Sort()
 	p := parser.NewParser(parser.Options{})
+	var out ruleIndex
+	for _, f := range files {
+		rgs, errs := rulefmt.Parse(f.Data, false, prommodel.UTF8Validation, p, promslog.NewNopLogger())
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("load rules: %s: %w", f.Path, errs[0])
+		}
+		for _, g := range rgs.Groups {
+			out = append(out, ruleGroup{file: f.Path, group: g})
+		}
+	}
+	return out, nil
+}
+
+// selected returns the groups whose name keep accepts.
+func (x ruleIndex) selected(keep func(name string) bool) ruleIndex {
+	var out ruleIndex
+	for _, g := range x {
+		if keep(g.group.Name) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// byName indexes the groups by name.
+func (x ruleIndex) byName() map[string]ruleIndex {
+	out := map[string]ruleIndex{}
+	for _, g := range x {
+		out[g.group.Name] = append(out[g.group.Name], g)
+	}
+	return out
+}
+
+// loadGroups builds rule groups ready to evaluate from the index.
+func loadGroups(x ruleIndex, opts *rules.ManagerOptions) ([]*rules.Group, error) {
+	p := parser.NewParser(parser.Options{})
+	files := map[string]*rulefmt.RuleGroups{}
+	var ids []string
+	for _, g := range x {
+		if files[g.file] == nil {
+			files[g.file] = &rulefmt.RuleGroups{}
+			ids = append(ids, g.file)
+		}
+		files[g.file].Groups = append(files[g.file].Groups, g.group)
+	}
 	opts.GroupLoader = memLoader{files: files, p: p}
 	opts.Parser = p
 	m := rules.NewManager(opts)
-	ids := make([]string, 0, len(files))
-	for id := range files {
-		ids = append(ids, id)
-	}
-	sortStrings(ids)
 	loaded, errs := m.LoadGroups(time.Minute, labels.EmptyLabels(), "", nil, false, ids...)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("load rules: %w", errs[0])
 	}
 	var out []*rules.Group
 	for _, g := range loaded {
-		if keep(g.Name()) {
-			out = append(out, g)
-		}
+		out = append(out, g)
 	}
 	sortGroups(out)
 	return out, nil
 }
 
+// newHarness parses files and loads the groups keep selects; see
+// newIndexedHarness.
 func newHarness(files map[string][]byte, keep func(string) bool, count bool) (*harness, error) {
+	set := make(artifact.Set, 0, len(files))
+	for path, data := range files {
+		set = append(set, artifact.File{Path: path, Data: data})
+	}
+	x, err := indexRules(set)
+	if err != nil {
+		return nil, err
+	}
+	return newIndexedHarness(x.selected(keep), count)
+}
+
+// newIndexedHarness starts an empty Prometheus evaluating the given groups;
+// count records query statistics.
+func newIndexedHarness(x ruleIndex, count bool) (*harness, error) {
 	dir, err := os.MkdirTemp("", "inferslo-sim-")
 	if err != nil {
 		return nil, fmt.Errorf("create simulation storage: %w", err)
@@ -130,6 +201,10 @@ func newHarness(files map[string][]byte, keep func(string) bool, count bool) (*h
 	opts.MinBlockDuration = int64(365 * 24 * time.Hour / time.Millisecond)
 	opts.MaxBlockDuration = opts.MinBlockDuration
 	opts.RetentionDuration = 0
+	// A simulation holds a few hundred series; the defaults' series map
+	// and chunk write buffer (9 MB) would dominate its memory.
+	opts.StripeSize = 256
+	opts.HeadChunksWriteBufferSize = chunks.MinWriteBufferSize
 	db, err := tsdb.Open(dir, promslog.NewNopLogger(), nil, opts, nil)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -155,7 +230,7 @@ func newHarness(files map[string][]byte, keep func(string) bool, count bool) (*h
 		NotifyFunc: func(context.Context, string, ...*rules.Alert) {},
 		Logger:     promslog.NewNopLogger(),
 	}
-	groups, err := loadGroups(files, keep, h.opts)
+	groups, err := loadGroups(x, h.opts)
 	if err != nil {
 		h.close()
 		return nil, err

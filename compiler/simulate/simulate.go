@@ -81,42 +81,76 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Run compiles the set's rules and simulates every SLO.
+// Run compiles the set's rules and simulates every SLO, one service's rules
+// at a time: memory holds the rules of the services being replayed, not the
+// set's.
 func Run(set model.Set, opts Options) (Result, error) {
-	files, err := irules.Build(set, opts.Text)
-	if err != nil {
-		return Result{}, fmt.Errorf("compile rules: %w", err)
-	}
-	return RunFiles(set, files, opts)
+	return runServices(set, opts, func(service model.ServiceSLOs) (map[string]ruleIndex, error) {
+		files, err := irules.Build(model.Set{SLOs: service.SLOs}, opts.Text)
+		if err != nil {
+			return nil, fmt.Errorf("compile rules: %w", err)
+		}
+		x, err := indexRules(files)
+		if err != nil {
+			return nil, err
+		}
+		return x.byName(), nil
+	})
 }
 
 // RunFiles simulates every SLO of the set against the given rule files
 // (for example committed, possibly hand-edited artifacts). The SLO's group
 // is found by its name (rules.GroupName); expectations come from the set.
 func RunFiles(set model.Set, files artifact.Set, opts Options) (Result, error) {
+	x, err := indexRules(files)
+	if err != nil {
+		return Result{}, err
+	}
+	byName := x.byName()
+	return runServices(set, opts, func(model.ServiceSLOs) (map[string]ruleIndex, error) { return byName, nil })
+}
+
+// runServices simulates the SLOs service by service, opts.Parallel SLOs at
+// once; rulesOf returns a service's rule groups by name when its turn comes.
+// Results keep the set's order.
+func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (map[string]ruleIndex, error)) (Result, error) {
 	opts = opts.withDefaults()
 	start := time.Now()
-	byPath := map[string][]byte{}
-	for _, f := range files {
-		byPath[f.Path] = f.Data
+	position := make(map[string]int, len(set.SLOs))
+	for i, slo := range set.SLOs {
+		position[slo.Name] = i
 	}
 	results := make([][]Check, len(set.SLOs))
 	simulated := make([]time.Duration, len(set.SLOs))
 	errs := make([]error, len(set.SLOs))
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
-	for i, slo := range set.SLOs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	var buildErr error
+	for _, service := range set.PerService() {
+		byName, err := rulesOf(service)
+		if err != nil {
+			buildErr = fmt.Errorf("service %s: %w", service.Name, err)
+			break
+		}
+		for _, slo := range service.SLOs {
+			i := position[slo.Name]
+			// Waiting here, not in the goroutine, keeps only the services
+			// being replayed in memory.
 			sem <- struct{}{}
-			defer func() { <-sem }()
-			s := &sloSim{slo: slo, files: byPath, opts: opts}
-			results[i], errs[i] = s.all()
-			simulated[i] = s.simulated
-		}()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				s := &sloSim{slo: slo, rules: byName[irules.GroupName(slo)], opts: opts}
+				results[i], errs[i] = s.all()
+				simulated[i] = s.simulated
+			}()
+		}
 	}
 	wg.Wait()
+	if buildErr != nil {
+		return Result{}, buildErr
+	}
 	var res Result
 	for i := range set.SLOs {
 		if errs[i] != nil {
@@ -131,8 +165,9 @@ func RunFiles(set model.Set, files artifact.Set, opts Options) (Result, error) {
 
 // sloSim runs the scenarios of one SLO.
 type sloSim struct {
-	slo       model.SLO
-	files     map[string][]byte
+	slo model.SLO
+	// rules is the SLO's group (more than one if files repeat its name).
+	rules     ruleIndex
 	opts      Options
 	simulated time.Duration
 	// eval is the group's interval as loaded from the file.
@@ -140,6 +175,8 @@ type sloSim struct {
 	// only, when set, restricts the next run to the recordings it selects
 	// and what they read.
 	only func(*rules.RecordingRule) bool
+	// shared is the healthy history the scenarios start from.
+	shared *trunk
 }
 
 // healthyBurn is the burn rate of healthy traffic: half the budget rate.
@@ -154,20 +191,100 @@ func (s *sloSim) scrape() time.Duration {
 
 func (s *sloSim) budget() float64 { return s.slo.ErrorBudget().Float() }
 
-// keep selects the SLO's own group.
-func (s *sloSim) keep(name string) bool { return name == irules.GroupName(s.slo) }
+// groupName is the name of the SLO's rule group.
+func (s *sloSim) groupName() string { return irules.GroupName(s.slo) }
+
+// prehistory is how long scrapes run before the first evaluation, so the
+// base window holds data from the start.
+func (s *sloSim) prehistory() time.Duration { return s.slo.BaseWindow() + 2*s.scrape() }
+
+// scaled is the load as the driver sends it: in whole bad slices for a
+// time-slice SLO, at opts.RPS. Each call returns a fresh load, as a sliced
+// one keeps state.
+func (s *sloSim) scaled(load traffic) traffic {
+	if ts := s.slo.Timeslices; ts != nil && !ts.Average {
+		load = s.slicedLoad(load)
+	}
+	return func(t time.Duration) (float64, float64) {
+		rps, burn := load(t)
+		return rps * s.opts.RPS, burn
+	}
+}
 
 // run replays one timeline from 0 to end in evaluation steps; each sees the
-// alert states after every evaluation and may stop the run early.
+// alert states after every evaluation and may stop the run early when
+// after is nil; after sees the Prometheus at the last evaluation. Steps
+// whose scrapes all match the trunk's (healthy traffic, no restarts) are
+// the trunk's, not replayed again.
 func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
 	each func(t time.Duration, st map[alertKey]rules.AlertState) bool, after func(*harness, *driver, time.Duration) error) error {
-	h, err := newHarness(s.files, s.keep, false)
+	if each == nil {
+		each = func(time.Duration, map[alertKey]rules.AlertState) bool { return false }
+	}
+	if s.only != nil {
+		return s.replay(load, restarts, end, each, after)
+	}
+	tr, err := s.trunk()
+	if err != nil {
+		return err
+	}
+	if err := s.checkSteps(end, s.prehistory()); err != nil {
+		return err
+	}
+	states, snap, stops := tr.replayed(s.scaled(load), restarts, end, s.scrape(), s.prehistory(), s.opts.Shape.Pods)
+	last := time.Duration(len(states)-1) * tr.eval
+	full := len(states) > 0 && last+tr.eval > end
+	if stops {
+		// The run reaches the step where the trunk stopped, with the same
+		// traffic.
+		for i, st := range states {
+			if each(time.Duration(i)*tr.eval, st) {
+				return nil
+			}
+		}
+		return tr.err
+	}
+	if !full || after != nil {
+		if snap == nil {
+			return s.replay(load, restarts, end, each, after)
+		}
+		states = states[:snap.at/tr.eval+1]
+	}
+	for i, st := range states {
+		if each(time.Duration(i)*tr.eval, st) && after == nil {
+			return nil
+		}
+	}
+	if full && after == nil {
+		return nil
+	}
+	c, ok, err := copyOf(snap.h, snap.d, s.rules)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return s.replay(load, restarts, end, each, after)
+	}
+	defer c.h.close()
+	// The load starts over with the trunk's scrapes: a sliced one counts
+	// slices from its first call.
+	scaled := s.scaled(load)
+	for at := -s.prehistory(); at < c.d.next; at += s.scrape() {
+		scaled(at)
+	}
+	return s.steps(c.h, c.d, scaled, restarts, snap.at+tr.eval, end, each, after)
+}
+
+// replay runs a timeline from zero in a Prometheus of its own.
+func (s *sloSim) replay(load traffic, restarts restart, end time.Duration,
+	each func(t time.Duration, st map[alertKey]rules.AlertState) bool, after func(*harness, *driver, time.Duration) error) error {
+	h, err := newIndexedHarness(s.rules, false)
 	if err != nil {
 		return err
 	}
 	defer h.close()
 	if len(h.groups) == 0 {
-		return &ruleError{err: fmt.Errorf("no rule group %s in the rule files", irules.GroupName(s.slo))}
+		return &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
 	}
 	s.eval = h.groups[0].Interval()
 	if s.only != nil {
@@ -177,21 +294,19 @@ func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
 	if err != nil {
 		return err
 	}
-	prehistory := s.slo.BaseWindow() + 2*s.scrape()
-	if err := s.checkSteps(end, prehistory); err != nil {
+	if err := s.checkSteps(end, s.prehistory()); err != nil {
 		return err
 	}
-	d := newDriver(h, w, s.budget(), s.scrape(), prehistory)
-	if ts := s.slo.Timeslices; ts != nil && !ts.Average {
-		load = s.slicedLoad(load)
-	}
-	scaled := func(t time.Duration) (float64, float64) {
-		rps, burn := load(t)
-		return rps * s.opts.RPS, burn
-	}
-	last := time.Duration(0)
-	for t := time.Duration(0); t <= end; t += s.eval {
-		if err := d.advance(t, scaled, restarts); err != nil {
+	d := newDriver(h, w, s.budget(), s.scrape(), s.prehistory())
+	return s.steps(h, d, s.scaled(load), restarts, 0, end, each, after)
+}
+
+// steps evaluates from start to end in evaluation steps.
+func (s *sloSim) steps(h *harness, d *driver, load traffic, restarts restart, start, end time.Duration,
+	each func(t time.Duration, st map[alertKey]rules.AlertState) bool, after func(*harness, *driver, time.Duration) error) error {
+	last := start - s.eval
+	for t := start; t <= end; t += s.eval {
+		if err := d.advance(t, load, restarts); err != nil {
 			return err
 		}
 		if err := h.eval(t); err != nil {
@@ -200,11 +315,11 @@ func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
 			return &ruleError{at: t, err: err}
 		}
 		last = t
-		if each != nil && each(t, h.alertStates()) {
+		if each(t, h.alertStates()) && after == nil {
 			break
 		}
 	}
-	s.simulated += last + s.eval
+	s.simulated += last - start + s.eval
 	if after != nil {
 		return after(h, d, last)
 	}
@@ -250,7 +365,16 @@ func (s *sloSim) check(scenario, subject, expected, observed string, pass bool) 
 		Expected: expected, Observed: observed, Pass: pass}
 }
 
+// close releases the trunk's copies.
+func (s *sloSim) close() {
+	if s.shared != nil {
+		s.shared.close()
+		s.shared = nil
+	}
+}
+
 func (s *sloSim) all() ([]Check, error) {
+	defer s.close()
 	if s.slo.SLI.Raw != nil {
 		c := s.check("all", "SLI", "simulated", "a raw-ratio SLI has no event counts to synthesize, so its alerts were not replayed", true)
 		c.NotProven = true
@@ -336,6 +460,11 @@ func constant(rps, burn float64) traffic {
 // traffic looks the same to every window once they hold data, so a longer
 // run adds nothing but time.
 func (s *sloSim) healthy() ([]Check, error) {
+	return s.silence(ScenarioHealthy, constant(1, healthyBurn), nil, s.healthySpan(), nil)
+}
+
+// healthySpan is how long the healthy scenario runs.
+func (s *sloSim) healthySpan() time.Duration {
 	span := 2 * time.Hour
 	var maxFor time.Duration
 	for _, t := range s.slo.Alerting.Tiers {
@@ -346,7 +475,7 @@ func (s *sloSim) healthy() ([]Check, error) {
 			maxFor = t.For
 		}
 	}
-	return s.silence(ScenarioHealthy, constant(1, healthyBurn), nil, span+maxFor+s.slo.BaseWindow(), nil)
+	return span + maxFor + s.slo.BaseWindow()
 }
 
 // warmup is the healthy history before a burn: the page tier's longest
@@ -545,10 +674,7 @@ func (s *sloSim) slowBurn() ([]Check, error) {
 // error ratio may ever be NaN, and every window's ratio must be back at the
 // end.
 func (s *sloSim) zeroTraffic() ([]Check, error) {
-	lead := time.Hour
-	if b := 2 * s.slo.BaseWindow(); b > lead {
-		lead = b
-	}
+	lead := s.zeroLead()
 	quiet := 3 * time.Hour
 	end := lead + quiet + lead
 	load := func(t time.Duration) (float64, float64) {
@@ -592,10 +718,14 @@ func (s *sloSim) zeroTraffic() ([]Check, error) {
 	return append(out, nan), nil
 }
 
+// zeroLead is the healthy traffic before and after the zero-traffic
+// scenario's quiet hours.
+func (s *sloSim) zeroLead() time.Duration { return max(time.Hour, 2*s.slo.BaseWindow()) }
+
 // counterReset: healthy traffic while two pods restart (one misses a
 // scrape and its counters start from zero again): no alert.
 func (s *sloSim) counterReset() ([]Check, error) {
-	span := 2 * time.Hour
+	span := s.resetSpan()
 	scrape := s.scrape()
 	// The first scrape at or after each restart time finds the pod down.
 	at := func(when, t time.Duration) bool { return t >= when && t < when+scrape }
@@ -604,6 +734,10 @@ func (s *sloSim) counterReset() ([]Check, error) {
 	}
 	return s.silence(ScenarioReset, constant(1, healthyBurn), restarts, span, nil)
 }
+
+// resetSpan is how long the counter-reset scenario runs; pods restart at
+// half and three quarters of it.
+func (s *sloSim) resetSpan() time.Duration { return 2 * time.Hour }
 
 // dayNight: one period of day/night traffic (a day, or the SLO window if
 // shorter), 1.8x swing between peak and trough, with errors concentrated in

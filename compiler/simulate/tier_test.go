@@ -53,12 +53,13 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			byPath := map[string][]byte{}
-			for _, f := range files {
-				byPath[f.Path] = f.Data
+			x, err := indexRules(files)
+			if err != nil {
+				t.Fatal(err)
 			}
-			s := &sloSim{slo: slo, files: byPath, opts: Options{}.withDefaults()}
+			s := &sloSim{slo: slo, rules: x.byName()[irules.GroupName(slo)], opts: Options{}.withDefaults()}
 			checks, err := s.fastBurn()
+			s.close()
 			if err != nil {
 				t.Fatal(err)
 			}
