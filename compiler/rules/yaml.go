@@ -124,7 +124,7 @@ func appendRule(b []byte, first, in string, r rulefmt.Rule) []byte {
 // appendScalar writes `key: value` at lead (the first line's prefix) and
 // continues any further lines at in.
 func appendScalar(b []byte, lead, in, key, value string) []byte {
-	if !plain(key) || !plain(value) && !singleQuoted(value) && !literal(value) {
+	if !plain(key) || !plain(value) && !singleQuoted(value) && !literal(value) && !decimal(value) {
 		return appendQuoted(b, lead, in, key, value)
 	}
 	b = append(b, lead...)
@@ -133,6 +133,10 @@ func appendScalar(b []byte, lead, in, key, value string) []byte {
 	switch {
 	case plain(value):
 		b = append(b, value...)
+	case decimal(value):
+		b = append(b, '"')
+		b = append(b, value...)
+		b = append(b, '"')
 	case singleQuoted(value):
 		b = append(b, '\'')
 		for i := 0; i < len(value); i++ {
@@ -177,6 +181,23 @@ func singleQuoted(s string) bool {
 		}
 	}
 	return true
+}
+
+// decimal reports whether s is a decimal number (an optional minus, digits,
+// and optionally a point and digits), which reads as a number, so yaml.v3
+// writes the string double-quoted; its characters need no escape.
+func decimal(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, point := strings.Cut(s, ".")
+	digits := func(d string) bool {
+		for i := 0; i < len(d); i++ {
+			if d[i] < '0' || d[i] > '9' {
+				return false
+			}
+		}
+		return d != ""
+	}
+	return digits(whole) && (!point || digits(frac))
 }
 
 // literal reports whether yaml.v3 certainly writes s as a literal block

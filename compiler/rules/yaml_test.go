@@ -26,7 +26,7 @@ func yamlV3(t *testing.T, v any) []byte {
 // hostile are strings a spec author could put into a label, a runbook URL
 // or a description, each of which a YAML writer must quote or fold.
 var hostile = []string{
-	"", " ", "a", "y", "No", "on", "OFF", "true", "Null", "~", "0.99", "1e3", "0x1f", ".inf", "-1", "+1",
+	"", " ", "a", "y", "No", "on", "OFF", "true", "Null", "~", "0.99", "0.999", "14.4", "-0.5", "007", "1.", ".5", "1.2.3", "--1", "1e3", "0x1f", ".inf", "-1", "+1",
 	"12:30", "1m", "4m40s", "2d19h12m", "a: b", "a:b", "a:", "a #b", "a#b", "#a", "- a", "-a", "? a",
 	"[a]", "{a}", "a, b", "'a'", `"a"`, "a'b", `a"b`, "&a", "*a", "!a", "|a", ">a", "%a", "@a", "`a`",
 	"a\nb", "a\n", "\na", "a\n\nb", "  a\n b", "max(\n  x\n)\n", "a\nb\n", "(a \n b)", "a\n\n", "a\n  b\n", "a\tb", "a ", " a", "---", "...", "é", "a\x00b", "a\u2028b",
