@@ -72,13 +72,24 @@ func (s Service) Check() error {
 // services repeat them.
 type Validator struct {
 	exprs *exprshape.Parser
+	// rules are the shapes of rules (labels and annotations aside) that
+	// rulefmt validated: the same record or alert over the same shape of
+	// expression validates the same.
+	rules map[ruleShape]bool
 	// texts are the alert template texts that parsed.
 	texts map[string]bool
 }
 
 // NewValidator returns a Validator that has seen nothing yet.
 func NewValidator() *Validator {
-	return &Validator{exprs: exprshape.New(), texts: map[string]bool{}}
+	return &Validator{exprs: exprshape.New(), rules: map[ruleShape]bool{}, texts: map[string]bool{}}
+}
+
+// ruleShape is what rulefmt's Rule.Validate reads of a rule without labels
+// and annotations, the expression by its shape.
+type ruleShape struct {
+	record, alert, expr string
+	dur, keep           prommodel.Duration
 }
 
 // Services builds and validates every service's rule groups, once; see
@@ -170,8 +181,10 @@ func encode(groups []rulefmt.RuleGroup, sources []string) []byte {
 // (group names, label names and values, PromQL, alert templates), without
 // a round trip through YAML: each expression is parsed once, and the
 // templates of all alerts are parsed together.
-func Validate(groups []rulefmt.RuleGroup) error {
-	v := NewValidator()
+func Validate(groups []rulefmt.RuleGroup) error { return NewValidator().Validate(groups) }
+
+// Validate is the package's Validate, remembering what passed.
+func (v *Validator) Validate(groups []rulefmt.RuleGroup) error {
 	msgs, alerts := v.validate(groups)
 	return problems(append(msgs, v.templateProblems(alerts)...))
 }
@@ -206,8 +219,14 @@ func (v *Validator) validate(groups []rulefmt.RuleGroup) ([]string, []rulefmt.Ru
 			// those are parsed together below.
 			bare := r
 			bare.Labels, bare.Annotations = nil, nil
-			for _, err := range bare.Validate(rulefmt.RuleNode{}, prommodel.UTF8Validation, v.exprs) {
-				msgs = append(msgs, fmt.Sprintf("%s: %v", where(), err.Unwrap()))
+			expr, ok := exprshape.Of(r.Expr)
+			key := ruleShape{record: r.Record, alert: r.Alert, expr: expr, dur: r.For, keep: r.KeepFiringFor}
+			if !ok || !v.rules[key] {
+				errs := bare.Validate(rulefmt.RuleNode{}, prommodel.UTF8Validation, v.exprs)
+				for _, err := range errs {
+					msgs = append(msgs, fmt.Sprintf("%s: %v", where(), err.Unwrap()))
+				}
+				v.rules[key] = ok && len(errs) == 0
 			}
 			if r.Record != "" && len(r.Annotations) > 0 {
 				msgs = append(msgs, where()+": a recording rule has annotations")

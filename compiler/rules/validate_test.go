@@ -8,11 +8,12 @@ import (
 
 // TestValidateRefusesWhatPrometheusRefuses breaks one thing per case in a
 // group Prometheus loads, and expects both the typed check and a parse of
-// the encoded file to refuse it.
+// the encoded file to refuse it, also from a Validator that has passed the
+// unbroken group (its caches must not hide a break).
 func TestValidateRefusesWhatPrometheusRefuses(t *testing.T) {
 	good := func() []rulefmt.RuleGroup {
 		return []rulefmt.RuleGroup{{Name: "g", Rules: []rulefmt.Rule{
-			{Record: "a:b", Expr: "sum(x)", Labels: map[string]string{"slo": "s"}},
+			{Record: "a:b", Expr: `sum(x{a=~"b|c"})`, Labels: map[string]string{"slo": "s"}},
 			{Alert: "A", Expr: "a:b > 1", Labels: map[string]string{"severity": "page"},
 				Annotations: map[string]string{"summary": `{{ printf "%.1f" $value }} on {{ $labels.slo }}`}},
 		}}}
@@ -22,6 +23,10 @@ func TestValidateRefusesWhatPrometheusRefuses(t *testing.T) {
 		break_ func(g []rulefmt.RuleGroup) []rulefmt.RuleGroup
 	}{
 		{"an expression that does not parse", func(g []rulefmt.RuleGroup) []rulefmt.RuleGroup { g[0].Rules[0].Expr = "sum(x"; return g }},
+		{"a regular expression that does not compile", func(g []rulefmt.RuleGroup) []rulefmt.RuleGroup {
+			g[0].Rules[0].Expr = `sum(x{a=~"(b"})`
+			return g
+		}},
 		{"an annotation template that does not parse", func(g []rulefmt.RuleGroup) []rulefmt.RuleGroup {
 			g[0].Rules[1].Annotations["summary"] = "{{ .Broken"
 			return g
@@ -69,6 +74,13 @@ func TestValidateRefusesWhatPrometheusRefuses(t *testing.T) {
 				t.Fatal("Validate accepted it")
 			}
 			t.Log(err)
+			v := NewValidator()
+			if err := v.Validate(good()); err != nil {
+				t.Fatal(err)
+			}
+			if err := v.Validate(tt.break_(good())); err == nil {
+				t.Fatal("a Validator that had passed the unbroken group accepted it")
+			}
 		})
 	}
 }

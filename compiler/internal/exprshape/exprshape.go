@@ -37,7 +37,7 @@ func New() *Parser {
 // expression returned for a repeated shape carries the first one's label
 // values, not q's.
 func (p *Parser) ParseExpr(q string) (parser.Expr, error) {
-	key, ok := shape(q)
+	key, ok := Of(q)
 	if ok {
 		if e, hit := p.parsed[key]; hit {
 			return e, nil
@@ -50,9 +50,9 @@ func (p *Parser) ParseExpr(q string) (parser.Expr, error) {
 	return e, err
 }
 
-// shape returns q's tokens with the values of matcher equalities masked,
-// and false when the lexer finds an error (the parser reports it).
-func shape(q string) (string, bool) {
+// Of returns q's shape: its tokens with the values of matcher equalities
+// masked, and false when the lexer finds an error (the parser reports it).
+func Of(q string) (string, bool) {
 	var b strings.Builder
 	b.Grow(len(q))
 	l := parser.Lex(q)

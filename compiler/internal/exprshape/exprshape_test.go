@@ -35,7 +35,7 @@ func TestARepeatedShapeParsesAsItsFirstInstanceWould(t *testing.T) {
 			if (firstErr == nil) != (wantFirst == nil) {
 				t.Fatalf("first: err = %v, plain parser: %v", firstErr, wantFirst)
 			}
-			k, ok := shape(c.second)
+			k, ok := Of(c.second)
 			_, served := p.parsed[k]
 			if served = served && ok; served != c.served {
 				t.Errorf("served from the first shape = %v, want %v", served, c.served)
