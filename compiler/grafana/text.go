@@ -19,8 +19,9 @@ func dur(d time.Duration) string { return model.FormatDuration(d) }
 // (budget shares like 14.4 × 1h / 28d do not terminate).
 func percent(d model.Decimal) string {
 	p := d.Mul(model.NewDecimal(100, 1))
-	if !strings.Contains(p.Mul(model.NewDecimal(100, 1)).String(), ".") {
-		return p.String() + "%"
+	// At most two decimals print exactly.
+	if s := p.String(); !strings.Contains(s, ".") || len(s)-strings.IndexByte(s, '.') <= 3 {
+		return s + "%"
 	}
 	return fmt.Sprintf("≈%.3g%%", p.Float())
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -75,9 +76,46 @@ func (d Decimal) String() string {
 	if r.IsInt() {
 		return r.Num().String()
 	}
+	if s, ok := shortDecimal(r); ok {
+		return s
+	}
 	s := r.FloatString(12)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// shortDecimal prints r with int64 arithmetic when its numerator and
+// denominator fit and it terminates within 12 fractional digits, as
+// targets and factors do (0.999, 14.4): String without big.Int work.
+func shortDecimal(r *big.Rat) (string, bool) {
+	if !r.Num().IsInt64() || !r.Denom().IsInt64() {
+		return "", false
+	}
+	num, den := r.Num().Int64(), r.Denom().Int64()
+	neg := num < 0
+	if neg {
+		num = -num
+	}
+	for k, p := 0, int64(1); k <= 12; k, p = k+1, p*10 {
+		if p%den != 0 {
+			continue
+		}
+		m := p / den
+		if num > math.MaxInt64/m {
+			return "", false
+		}
+		digits := strconv.FormatInt(num*m, 10)
+		if len(digits) <= k {
+			digits = strings.Repeat("0", k-len(digits)+1) + digits
+		}
+		s := strings.TrimRight(digits[:len(digits)-k]+"."+digits[len(digits)-k:], "0")
+		s = strings.TrimSuffix(s, ".")
+		if neg {
+			s = "-" + s
+		}
+		return s, true
+	}
+	return "", false
 }
 
 // Percent prints d as a percentage ("99.9%").
