@@ -645,11 +645,10 @@ func (r *serviceReplay) query(queries []string, parsed []parser.Expr) error {
 				if sp.to < sp.from {
 					continue
 				}
-				m, err := s.h.rangeQuery(q, sp.from, sp.to, sp.step)
-				if err != nil {
+				var err error
+				if one, err = s.h.rangeQuery(one, q, sp.from, sp.to, sp.step); err != nil {
 					return fmt.Errorf("query %q: %w", q, err)
 				}
-				one = appendMatrix(one, m)
 			}
 			got = mergeSeries(got, one)
 		}
@@ -699,13 +698,25 @@ func mayRead(expr parser.Expr, slo model.SLO) bool {
 	return found
 }
 
-// rangeQuery runs a range query over simulated time.
-func (h *harness) rangeQuery(qs string, from, to, step time.Duration) (promql.Matrix, error) {
-	res, err := runQuery(h.engine.NewRangeQuery(context.Background(), h.db, nil, qs, epoch().Add(from), epoch().Add(to), step))
+// rangeQuery runs a range query over simulated time and adds its result
+// to out. The result is copied before the query closes: closing hands the
+// matrix's points back to a pool that other queries, in other goroutines,
+// fill again.
+func (h *harness) rangeQuery(out []TimeSeries, qs string, from, to, step time.Duration) ([]TimeSeries, error) {
+	q, err := h.engine.NewRangeQuery(context.Background(), h.db, nil, qs, epoch().Add(from), epoch().Add(to), step)
 	if err != nil {
 		return nil, err
 	}
-	return res.Matrix()
+	defer q.Close()
+	res := q.Exec(context.Background())
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	m, err := res.Matrix()
+	if err != nil {
+		return nil, err
+	}
+	return appendMatrix(out, m), nil
 }
 
 // appendMatrix adds a range result to series, joining the points of equal
