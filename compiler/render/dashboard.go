@@ -150,15 +150,21 @@ func Queries(files artifact.Set) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	for _, d := range ds {
-		for _, p := range d.Panels {
-			for _, t := range p.Targets {
-				if t.Expr != "" && !seen[t.Expr] {
-					seen[t.Expr] = true
-					out = append(out, t.Expr)
-				}
-			}
-		}
+		out = d.queries(seen, out)
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// queries appends the dashboard's panel queries not yet seen to out.
+func (d dashboard) queries(seen map[string]bool, out []string) []string {
+	for _, p := range d.Panels {
+		for _, t := range p.Targets {
+			if t.Expr != "" && !seen[t.Expr] {
+				seen[t.Expr] = true
+				out = append(out, t.Expr)
+			}
+		}
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
@@ -59,6 +60,44 @@ type Options struct {
 // the result of each panel query, keyed by the query text exactly as the
 // dashboard has it (see Queries and Evaluable).
 func Page(set model.Set, files artifact.Set, data map[string][]Series, opts Options) ([]byte, error) {
+	r, err := NewReview(set, files, opts.Title)
+	if err != nil {
+		return nil, err
+	}
+	alerts := opts.Alerts
+	if alerts == nil {
+		alerts = alertsFromData(r.ds, data)
+	}
+	for _, d := range r.ds {
+		r.Draw(d.service, data, alerts)
+	}
+	return r.Page(opts.Scenario), nil
+}
+
+// Review is the page drawn one dashboard at a time, so a caller can drop
+// each service's data once its dashboard is drawn: memory holds the drawn
+// sections, not every query's result.
+type Review struct {
+	set   model.Set
+	files artifact.Set
+	title string
+	ds    []dashboard
+
+	mu       sync.Mutex
+	sections [][]byte
+	span     span
+	// pending are dashboards without data of their own, drawn over the
+	// page's span once it is known.
+	pending map[int]pendingDraw
+}
+
+type pendingDraw struct {
+	data   map[string][]Series
+	alerts []Alert
+}
+
+// NewReview reads the dashboards among files; see Page and Options.Title.
+func NewReview(set model.Set, files artifact.Set, title string) (*Review, error) {
 	ds, err := dashboards(files)
 	if err != nil {
 		return nil, err
@@ -66,40 +105,95 @@ func Page(set model.Set, files artifact.Set, data map[string][]Series, opts Opti
 	if len(ds) == 0 {
 		return nil, fmt.Errorf("no dashboards among the %d generated files", len(files))
 	}
-	if opts.Title == "" {
-		opts.Title = "inferslo review"
+	if title == "" {
+		title = "inferslo review"
 	}
-	span := timeSpan(data)
-	alerts := opts.Alerts
-	if alerts == nil {
-		alerts = alertsFromData(ds, data)
-	}
+	return &Review{set: set, files: files, title: title, ds: ds, sections: make([][]byte, len(ds)), pending: map[int]pendingDraw{}}, nil
+}
 
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", esc(opts.Title))
-	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>\n" + css + "</style>\n</head>\n<body>\n")
-	fmt.Fprintf(&b, "<header><h1>%s</h1>\n", esc(opts.Title))
-	if opts.Scenario != "" {
-		fmt.Fprintf(&b, "<p class=\"scenario\">Scenario: %s</p>\n", esc(opts.Scenario))
+// Queries lists the distinct panel queries of a service's dashboard ("" is
+// the overview), in panel order.
+func (r *Review) Queries(service string) []string {
+	if i := r.index(service); i >= 0 {
+		return r.ds[i].queries(map[string]bool{}, nil)
 	}
-	if span.ok {
-		fmt.Fprintf(&b, "<p class=\"span\">Data from %s to %s (UTC).</p>\n", span.from.UTC().Format("2006-01-02 15:04"), span.to.UTC().Format("2006-01-02 15:04"))
+	return nil
+}
+
+func (r *Review) index(service string) int {
+	for i, d := range r.ds {
+		if d.service == service {
+			return i
+		}
+	}
+	return -1
+}
+
+// Draw draws a service's dashboard ("" the overview) over data, keyed as
+// in Page, with the alerts it shows among alerts. Every query's points
+// count toward the page's time span. Services may be drawn concurrently.
+func (r *Review) Draw(service string, data map[string][]Series, alerts []Alert) {
+	i := r.index(service)
+	sp := pointSpan(data)
+	r.mu.Lock()
+	r.span = r.span.union(sp)
+	r.mu.Unlock()
+	if i < 0 {
+		return
+	}
+	d := r.ds[i]
+	own := dashboardSpan(d, data)
+	if !own.ok {
+		r.mu.Lock()
+		r.pending[i] = pendingDraw{data: data, alerts: alerts}
+		r.mu.Unlock()
+		return
+	}
+	var b bytes.Buffer
+	writeDashboard(&b, d, data, bandsFor(d, alerts), own)
+	r.mu.Lock()
+	r.sections[i] = b.Bytes()
+	r.mu.Unlock()
+}
+
+// Page assembles the drawn dashboards into the page under a sentence on
+// what the data shows (see Options.Scenario); a dashboard never drawn shows
+// its panels without data.
+func (r *Review) Page(scenario string) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", esc(r.title))
+	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>\n" + css + "</style>\n</head>\n<body>\n")
+	fmt.Fprintf(&b, "<header><h1>%s</h1>\n", esc(r.title))
+	if scenario != "" {
+		fmt.Fprintf(&b, "<p class=\"scenario\">Scenario: %s</p>\n", esc(scenario))
+	}
+	sp := r.span.widened()
+	if sp.ok {
+		fmt.Fprintf(&b, "<p class=\"span\">Data from %s to %s (UTC).</p>\n", sp.from.UTC().Format("2006-01-02 15:04"), sp.to.UTC().Format("2006-01-02 15:04"))
 	}
 	b.WriteString("<nav><ul>\n<li><a href=\"#slos\">SLOs</a></li>\n")
-	for _, d := range ds {
+	for _, d := range r.ds {
 		fmt.Fprintf(&b, "<li><a href=\"#%s\">%s</a></li>\n", esc(anchor(d)), esc(d.Title))
 	}
 	b.WriteString("<li><a href=\"#artifacts\">Generated files</a></li>\n</ul></nav>\n</header>\n<main>\n")
 
 	// The charts come first; the SLO catalog, one folded entry per SLO,
 	// follows them, so a long list of SLOs does not push the charts down.
-	for _, d := range ds {
-		writeDashboard(&b, d, data, bandsFor(d, alerts), dashboardSpan(d, data))
+	for i, d := range r.ds {
+		if sec := r.sections[i]; sec != nil {
+			b.Write(sec)
+			continue
+		}
+		// Without data of its own a dashboard's axes span the page's data.
+		p := r.pending[i]
+		writeDashboard(&b, d, p.data, bandsFor(d, p.alerts), sp)
 	}
-	writeSLOs(&b, set)
-	writeArtifacts(&b, files)
+	writeSLOs(&b, r.set)
+	writeArtifacts(&b, r.files)
 	b.WriteString("</main>\n</body>\n</html>\n")
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 func anchor(d dashboard) string {
@@ -125,6 +219,11 @@ type span struct {
 }
 
 func timeSpan(data map[string][]Series) span {
+	return pointSpan(data).widened()
+}
+
+// pointSpan is the range from the first to the last point of data.
+func pointSpan(data map[string][]Series) span {
 	var s span
 	for _, ss := range data {
 		for _, se := range ss {
@@ -139,14 +238,36 @@ func timeSpan(data map[string][]Series) span {
 			}
 		}
 	}
+	return s
+}
+
+// widened gives a span of one instant a minute, so axes have a width.
+func (s span) widened() span {
 	if s.ok && !s.to.After(s.from) {
 		s.to = s.from.Add(time.Minute)
 	}
 	return s
 }
 
+// union is the range covering both spans.
+func (s span) union(o span) span {
+	switch {
+	case !o.ok:
+		return s
+	case !s.ok:
+		return o
+	}
+	if o.from.Before(s.from) {
+		s.from = o.from
+	}
+	if o.to.After(s.to) {
+		s.to = o.to
+	}
+	return s
+}
+
 // dashboardSpan is the time range of one dashboard's own data, so its time
-// axes end where its data ends; the page's span when it has none.
+// axes end where its data ends.
 func dashboardSpan(d dashboard, data map[string][]Series) span {
 	own := map[string][]Series{}
 	for _, p := range d.Panels {
@@ -156,10 +277,7 @@ func dashboardSpan(d dashboard, data map[string][]Series) span {
 			}
 		}
 	}
-	if s := timeSpan(own); s.ok {
-		return s
-	}
-	return timeSpan(data)
+	return timeSpan(own)
 }
 
 // alertsFromData reads firing intervals from the ALERTS queries' results:

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -135,33 +136,33 @@ func (tl Timeline) Describe() string {
 // merged: a label set seen twice keeps the harness whose SLI histogram the
 // query names, else the first.
 func RunTimeline(set model.Set, queries []string, opts TimelineOptions) (Timeline, error) {
-	opts = opts.withDefaults()
-	// The replay reads series and alert states, never annotation text.
-	files, err := irules.Build(set, nil)
+	tls := make([]Timeline, len(servicesOf(set)))
+	err := RunServices(set, func(string) []string { return queries }, opts, func(i int, _ string, tl Timeline) error {
+		tls[i] = tl
+		return nil
+	})
 	if err != nil {
-		return Timeline{}, fmt.Errorf("compile rules: %w", err)
+		return Timeline{}, err
 	}
-	byPath := map[string][]byte{}
-	for _, f := range files {
-		byPath[f.Path] = f.Data
-	}
-	var services []string
+	return Merge(tls), nil
+}
+
+// RunServices replays each service's review scenario as RunTimeline does,
+// evaluating in that service's harnesses only the queries queries(service)
+// lists, and hands each service's timeline to each as soon as it is done,
+// with the service and its index among the set's services in spec order. Services
+// replay Parallel at a time, each with its own rules only, so memory holds
+// the replays in flight rather than the whole set. each runs on the
+// replaying goroutine, concurrently for different services.
+func RunServices(set model.Set, queries func(service string) []string, opts TimelineOptions, each func(i int, service string, tl Timeline) error) error {
+	opts = opts.withDefaults()
+	services := servicesOf(set)
 	bySvc := map[string][]model.SLO{}
 	for _, s := range set.SLOs {
-		if _, ok := bySvc[s.Service.Name]; !ok {
-			services = append(services, s.Service.Name)
-		}
 		bySvc[s.Service.Name] = append(bySvc[s.Service.Name], s)
 	}
-	parsed := make([]parser.Expr, len(queries))
-	p := parser.NewParser(parser.Options{})
-	for i, q := range queries {
-		if parsed[i], err = p.ParseExpr(q); err != nil {
-			return Timeline{}, fmt.Errorf("query %q: %w", q, err)
-		}
-	}
-	results := make([]serviceReplay, len(services))
 	errs := make([]error, len(services))
+	var failed atomic.Bool
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
 	for i, svc := range services {
@@ -170,35 +171,100 @@ func RunTimeline(set model.Set, queries []string, opts TimelineOptions) (Timelin
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			r := &serviceReplay{service: svc, opts: opts, files: byPath}
-			errs[i] = r.replay(bySvc[svc], queries, parsed)
-			results[i] = *r
+			if failed.Load() {
+				return
+			}
+			tl, err := replayService(svc, bySvc[svc], queries(svc), opts)
+			if err == nil {
+				err = each(i, svc, tl)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("service %s: %w", svc, err)
+				failed.Store(true)
+			}
 		}()
 	}
 	wg.Wait()
-	tl := Timeline{Series: map[string][]TimeSeries{}, From: epoch()}
-	for i := range services {
-		if errs[i] != nil {
-			return Timeline{}, fmt.Errorf("service %s: %w", services[i], errs[i])
-		}
-		r := results[i]
-		for q, ss := range r.series {
-			tl.Series[q] = mergeSeries(tl.Series[q], ss)
-		}
-		tl.Alerts = append(tl.Alerts, r.alerts...)
-		if r.burn != nil {
-			tl.Burns = append(tl.Burns, *r.burn)
-		}
-		tl.Skipped = append(tl.Skipped, r.skipped...)
-		if end := epoch().Add(r.end); end.After(tl.To) {
-			tl.To = end
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	if tl.To.IsZero() {
-		tl.To = tl.From
+	return nil
+}
+
+// servicesOf lists the set's services in spec order.
+func servicesOf(set model.Set) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range set.SLOs {
+		if !seen[s.Service.Name] {
+			seen[s.Service.Name] = true
+			out = append(out, s.Service.Name)
+		}
 	}
-	sort.SliceStable(tl.Alerts, func(i, j int) bool {
-		a, b := tl.Alerts[i], tl.Alerts[j]
+	return out
+}
+
+// replayService compiles one service's rules and replays its scenario.
+func replayService(svc string, slos []model.SLO, queries []string, opts TimelineOptions) (Timeline, error) {
+	// The replay reads series and alert states, never annotation text.
+	files, err := irules.Build(model.Set{SLOs: slos}, nil)
+	if err != nil {
+		return Timeline{}, fmt.Errorf("compile rules: %w", err)
+	}
+	byPath := map[string][]byte{}
+	for _, f := range files {
+		byPath[f.Path] = f.Data
+	}
+	parsed := make([]parser.Expr, len(queries))
+	p := parser.NewParser(parser.Options{})
+	for i, q := range queries {
+		if parsed[i], err = p.ParseExpr(q); err != nil {
+			return Timeline{}, fmt.Errorf("query %q: %w", q, err)
+		}
+	}
+	r := &serviceReplay{service: svc, opts: opts, files: byPath}
+	if err := r.replay(slos, queries, parsed); err != nil {
+		return Timeline{}, err
+	}
+	tl := Timeline{Series: r.series, Alerts: r.alerts, Skipped: r.skipped, From: epoch(), To: epoch().Add(r.end)}
+	if tl.Series == nil {
+		tl.Series = map[string][]TimeSeries{}
+	}
+	if r.burn != nil {
+		tl.Burns = []Burn{*r.burn}
+	}
+	sortAlerts(tl.Alerts)
+	return tl, nil
+}
+
+// Merge joins service timelines into one, in order: a query's label set
+// seen in two keeps the first timeline's series.
+func Merge(tls []Timeline) Timeline {
+	out := Timeline{Series: map[string][]TimeSeries{}, From: epoch()}
+	for _, tl := range tls {
+		for q, ss := range tl.Series {
+			out.Series[q] = mergeSeries(out.Series[q], ss)
+		}
+		out.Alerts = append(out.Alerts, tl.Alerts...)
+		out.Burns = append(out.Burns, tl.Burns...)
+		out.Skipped = append(out.Skipped, tl.Skipped...)
+		if tl.To.After(out.To) {
+			out.To = tl.To
+		}
+	}
+	if out.To.IsZero() {
+		out.To = out.From
+	}
+	sortAlerts(out.Alerts)
+	return out
+}
+
+// sortAlerts orders firing intervals by service, SLO, alert and start.
+func sortAlerts(as []AlertInterval) {
+	sort.SliceStable(as, func(i, j int) bool {
+		a, b := as[i], as[j]
 		if a.Service != b.Service {
 			return a.Service < b.Service
 		}
@@ -210,7 +276,6 @@ func RunTimeline(set model.Set, queries []string, opts TimelineOptions) (Timelin
 		}
 		return a.From.Before(b.From)
 	})
-	return tl, nil
 }
 
 // serviceReplay replays one service's SLOs in lockstep, so their charts
