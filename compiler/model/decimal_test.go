@@ -42,31 +42,58 @@ func TestNonDecimalsAreRejected(t *testing.T) {
 	}
 }
 
-// TestTheInt64PathPrintsAsTheBigPathDoes holds shortDecimal to the
-// big.Rat printing it stands in for, over terminating and repeating
-// fractions, signs, and the 12-digit edge.
-func TestTheInt64PathPrintsAsTheBigPathDoes(t *testing.T) {
-	bigPath := func(r *big.Rat) string {
+// TestSmallDecimalsComputeAsBigRatsDo holds the int64 form to big.Rat:
+// for values near and past its edges (18 digits, int64 overflow, repeating
+// fractions, signs), every operation gives what big.Rat gives.
+func TestSmallDecimalsComputeAsBigRatsDo(t *testing.T) {
+	bigString := func(r *big.Rat) string {
 		if r.IsInt() {
 			return r.Num().String()
 		}
 		return strings.TrimSuffix(strings.TrimRight(r.FloatString(12), "0"), ".")
 	}
-	dens := []int64{1, 2, 3, 4, 5, 7, 8, 10, 16, 20, 25, 40, 100, 125, 1000, 1024, 4096, 8192, 3125, 1e12, 1e13, 2e12}
-	nums := []int64{0, 1, -1, 3, 7, 9, 10, 99, 144, 999, -999, 12345, 1e9 + 7, math.MaxInt64 / 1000000, math.MaxInt64}
-	for _, den := range dens {
-		for _, num := range nums {
-			r := big.NewRat(num, den)
-			want := bigPath(r)
-			if got := (Decimal{r}).String(); got != want {
-				t.Errorf("%d/%d: String() = %s, the big path prints %s", num, den, got, want)
+	var rats []*big.Rat
+	for _, den := range []int64{1, 3, 8, 10, 1000, 8192, 3125, 1e12, 1e13, 1e18, math.MaxInt64} {
+		for _, num := range []int64{0, 1, -1, 7, 144, 999, -999, 1e9 + 7, math.MaxInt64 / 1000000, math.MaxInt64, math.MinInt64 + 1} {
+			rats = append(rats, big.NewRat(num, den))
+		}
+	}
+	ops := []struct {
+		name string
+		dec  func(a, b Decimal) Decimal
+		rat  func(z, a, b *big.Rat) *big.Rat
+	}{
+		{"-", Decimal.Sub, (*big.Rat).Sub},
+		{"×", Decimal.Mul, (*big.Rat).Mul},
+	}
+	for _, x := range rats {
+		a := fromRat(new(big.Rat).Set(x))
+		if got, want := a.String(), bigString(x); got != want {
+			t.Errorf("String(%s) = %s, want %s", x, got, want)
+		}
+		if got, want := a.Float(), func() float64 { f, _ := x.Float64(); return f }(); got != want {
+			t.Errorf("Float(%s) = %v, want %v", x, got, want)
+		}
+		if a.IsZero() != (x.Sign() == 0) {
+			t.Errorf("IsZero(%s) = %v", x, a.IsZero())
+		}
+		for _, y := range rats {
+			b := fromRat(new(big.Rat).Set(y))
+			if got, want := a.Cmp(b), x.Cmp(y); got != want {
+				t.Errorf("Cmp(%s, %s) = %d, want %d", x, y, got, want)
 			}
-			if s, ok := shortDecimal(r); ok && s != want {
-				t.Errorf("%d/%d: shortDecimal = %s, the big path prints %s", num, den, s, want)
+			for _, op := range ops {
+				got, want := op.dec(a, b), op.rat(new(big.Rat), x, y)
+				if got.rat().Cmp(want) != 0 || got.String() != bigString(want) {
+					t.Errorf("%s %s %s = %s, want %s", x, op.name, y, got.rat(), want)
+				}
 			}
 		}
 	}
-	if _, ok := shortDecimal(big.NewRat(999, 1000)); !ok {
-		t.Error("0.999 does not take the int64 path")
+	if d := NewDecimal(999, 1000); d.big != nil {
+		t.Error("0.999 is not held small")
+	}
+	if d := NewDecimal(1, 3); d.big == nil {
+		t.Error("1/3 is held small")
 	}
 }

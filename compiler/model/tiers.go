@@ -107,5 +107,5 @@ func UnreachableTarget(p WindowPair, objective Decimal) error {
 func roundPercent(d Decimal) string {
 	r := d.Mul(NewDecimal(10000, 1)).rat()
 	floor := new(big.Int).Div(r.Num(), r.Denom())
-	return Decimal{new(big.Rat).SetFrac(floor, big.NewInt(100))}.String() + "%"
+	return fromRat(new(big.Rat).SetFrac(floor, big.NewInt(100))).String() + "%"
 }
