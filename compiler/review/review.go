@@ -1,0 +1,122 @@
+// Package review builds the page of `inferslo render`: it compiles the set,
+// replays the review scenario service by service and draws each service's
+// dashboard as soon as its replay ends, so memory holds the replays in
+// flight and the overview's series, not every query's result at once.
+package review
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler"
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/render"
+	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/templates"
+)
+
+// Options shape the review.
+type Options struct {
+	// Text words alert annotations and panel descriptions; nil: the
+	// built-in templates.
+	Text *templates.Text
+	// RateInterval stands in for Grafana's $__rate_interval; default two
+	// minutes, four scrapes of 30s, a window every rate() has samples for.
+	RateInterval time.Duration
+	// Timeline shapes the replayed scenario.
+	Timeline simulate.TimelineOptions
+}
+
+// Result is the page and what the command reports beside it.
+type Result struct {
+	Page []byte
+	// Warnings are the compilation's.
+	Warnings []string
+	// Skipped lists SLOs that could not be replayed, with the reason.
+	Skipped []string
+	// Queries counts the distinct panel queries drawn.
+	Queries int
+	// Replayed is how much simulated traffic the page shows.
+	Replayed time.Duration
+}
+
+// Build compiles set, replays it and draws the review page.
+func Build(set model.Set, opts Options) (Result, error) {
+	if opts.RateInterval == 0 {
+		opts.RateInterval = 2 * time.Minute
+	}
+	out, err := compiler.Compile(set, compiler.Options{Text: opts.Text})
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Warnings: out.Warnings}
+	queries, err := render.Queries(out.Files)
+	if err != nil {
+		return res, err
+	}
+	res.Queries = len(queries)
+	page, err := render.NewReview(set, out.Files, "")
+	if err != nil {
+		return res, err
+	}
+	// The timeline evaluates plain PromQL; the page looks results up by the
+	// dashboards' own query text.
+	evaluable := func(qs []string) []string {
+		out := make([]string, len(qs))
+		for i, q := range qs {
+			out[i] = render.Evaluable(q, opts.RateInterval)
+		}
+		return out
+	}
+	overview := page.Queries("")
+	overviewEval := evaluable(overview)
+	// Each service keeps, once its dashboard is drawn, only its overview
+	// series, alerts and burn; they are merged in service order as one
+	// replay over every service would have them.
+	kept := make([]simulate.Timeline, len(set.Services()))
+	err = simulate.RunServices(set, func(svc string) []string {
+		return append(evaluable(page.Queries(svc)), overviewEval...)
+	}, opts.Timeline, func(i int, svc string, tl simulate.Timeline) error {
+		own := page.Queries(svc)
+		page.Draw(svc, data(own, evaluable(own), tl.Series), alerts(tl.Alerts))
+		series := map[string][]simulate.TimeSeries{}
+		for _, q := range overviewEval {
+			if ss, ok := tl.Series[q]; ok {
+				series[q] = ss
+			}
+		}
+		tl.Series = series
+		kept[i] = tl
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("replay the review scenario: %w", err)
+	}
+	all := simulate.Merge(kept)
+	page.Draw("", data(overview, overviewEval, all.Series), alerts(all.Alerts))
+	res.Page, res.Skipped, res.Replayed = page.Page(all.Describe()), all.Skipped, all.To.Sub(all.From)
+	return res, nil
+}
+
+// data keys each query's replayed series by the dashboard's query text.
+func data(queries, evaluable []string, series map[string][]simulate.TimeSeries) map[string][]render.Series {
+	out := make(map[string][]render.Series, len(queries))
+	for i, q := range queries {
+		for _, s := range series[evaluable[i]] {
+			pts := make([]render.Point, len(s.Points))
+			for j, p := range s.Points {
+				pts[j] = render.Point{Time: p.T, Value: p.V}
+			}
+			out[q] = append(out[q], render.Series{Labels: s.Labels, Points: pts})
+		}
+	}
+	return out
+}
+
+func alerts(in []simulate.AlertInterval) []render.Alert {
+	out := []render.Alert{}
+	for _, a := range in {
+		out = append(out, render.Alert{Name: a.Name, Severity: a.Severity, SLO: a.SLO, Service: a.Service, From: a.From, To: a.To})
+	}
+	return out
+}
