@@ -74,6 +74,22 @@ func LoadWith(cat *engine.Catalog, paths ...string) (Result, error) {
 	return ParseWith(cat, sources...)
 }
 
+// Check is a further check of each resolved SLO that a command makes
+// (`inferslo test` refuses SLOs whose replay would take hours): it returns
+// the OpenSLO property path at fault and what is wrong, or an empty path
+// when the SLO passes. Its problems are located like spec's own, at the
+// shorthand's property for shorthand specs.
+type Check func(model.SLO) (path, message string)
+
+// LoadChecked is LoadWith that also runs checks on every SLO that resolves.
+func LoadChecked(cat *engine.Catalog, checks []Check, paths ...string) (Result, error) {
+	sources, err := ReadFiles(paths...)
+	if err != nil {
+		return Result{}, err
+	}
+	return parse(cat, checks, sources)
+}
+
 // Source is one spec file's name and content.
 type Source struct {
 	Name string
@@ -91,7 +107,12 @@ func Parse(sources ...Source) (Result, error) {
 
 // ParseWith is Parse with a given engine catalog.
 func ParseWith(cat *engine.Catalog, sources ...Source) (Result, error) {
+	return parse(cat, nil, sources)
+}
+
+func parse(cat *engine.Catalog, checks []Check, sources []Source) (Result, error) {
 	l := newLoader(cat)
+	l.checks = checks
 	var names []string
 	for _, s := range sources {
 		l.addFile(s.Name, s.Data)

@@ -55,6 +55,8 @@ type loader struct {
 	objects []openslo.Object
 	// keys are the fields of the shorthand's types, found once.
 	keys structKeys
+	// checks are the caller's further checks of each resolved SLO.
+	checks []Check
 }
 
 func newLoader(cat *engine.Catalog) *loader {

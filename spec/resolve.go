@@ -193,6 +193,10 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 			ps = append(ps, o.errorf("metadata.annotations."+AnnotationEvaluation, "%s is longer than the base window %s of SLO %s; valid: 1s to %s", model.FormatDuration(s.Evaluation), model.FormatDuration(bw), s.Name, model.FormatDuration(bw)))
 			continue
 		}
+		if checked := l.check(o, s); len(checked) > 0 {
+			ps = append(ps, checked...)
+			continue
+		}
 		out = append(out, s)
 	}
 	if blocked || len(text) > 0 {
@@ -242,6 +246,17 @@ func (o object[T]) annotationDuration(ps *Problems, key string, def time.Duratio
 }
 
 // indicator finds the SLO's SLI, inline or by reference.
+// check runs the caller's checks on a resolved SLO.
+func (l *loader) check(o object[v1.SLO], s model.SLO) Problems {
+	var ps Problems
+	for _, c := range l.checks {
+		if path, msg := c(s); path != "" {
+			ps = append(ps, o.errorf(path, "%s", msg))
+		}
+	}
+	return ps
+}
+
 func (l *loader) indicator(o object[v1.SLO], ps *Problems) (v1.SLISpec, *object[v1.SLI]) {
 	spec := o.v.Spec
 	if spec.Indicator != nil {

@@ -22,14 +22,15 @@ type templatesFlag struct {
 // folder does not replace.
 func (f templatesFlag) load() (*templates.Text, error) { return templates.Load(f.Templates) }
 
-// load reads specs and prints every problem with its snippet. It returns
-// errReported when any problem is an error.
-func load(e *env, paths []string, catalogs catalogFlag) (spec.Result, error) {
+// load reads specs, runs the command's further checks on each SLO, and
+// prints every problem with its snippet. It returns errReported when any
+// problem is an error.
+func load(e *env, paths []string, catalogs catalogFlag, checks ...spec.Check) (spec.Result, error) {
 	cat, err := spec.Catalog(catalogs.Catalog...)
 	if err != nil {
 		return spec.Result{}, err
 	}
-	res, err := spec.LoadWith(cat, paths...)
+	res, err := spec.LoadChecked(cat, checks, paths...)
 	if err != nil {
 		return res, err
 	}

@@ -26,7 +26,8 @@ func (c *testCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	res, err := load(e, c.Specs, c.Catalogs)
+	// SLOs whose replay would take hours are refused before any runs.
+	res, err := load(e, c.Specs, c.Catalogs, simulate.CheckIntervals)
 	if err != nil {
 		return err
 	}

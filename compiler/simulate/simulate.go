@@ -47,6 +47,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/spec"
 	"github.com/inferslo/inferslo/templates"
 )
 
@@ -177,6 +178,8 @@ type sloSim struct {
 	only func(*rules.RecordingRule) bool
 	// shared is the healthy history the scenarios start from.
 	shared *trunk
+	// planned, when set, makes runs only note the longest span asked for.
+	planned *time.Duration
 }
 
 // healthyBurn is the burn rate of healthy traffic: half the budget rate.
@@ -218,6 +221,10 @@ func (s *sloSim) scaled(load traffic) traffic {
 // the trunk's, not replayed again.
 func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
 	each func(t time.Duration, st map[alertKey]rules.AlertState) bool, after func(*harness, *driver, time.Duration) error) error {
+	if s.planned != nil {
+		*s.planned = max(*s.planned, end)
+		return nil
+	}
 	if each == nil {
 		each = func(time.Duration, map[alertKey]rules.AlertState) bool { return false }
 	}
@@ -326,24 +333,67 @@ func (s *sloSim) steps(h *harness, d *driver, load traffic, restarts restart, st
 	return nil
 }
 
-// maxSteps bounds the rule evaluations and the scrapes of one scenario:
-// a day replayed at one-second intervals needs 86,400 of each, and a
-// sub-second interval (say, in a hand-edited rule file) would take hours.
+// maxSteps bounds the rule evaluations and the scrapes of one SLO's
+// scenarios: at the default intervals an SLO needs a few thousand; a day
+// replayed at one-second intervals alone needs 86,400 and minutes of CPU,
+// and a month at one second would take hours.
 const maxSteps = 100_000
 
-// checkSteps refuses a scenario whose intervals need more than maxSteps
-// evaluations or scrapes, naming the spec and the interval to raise.
+// CheckIntervals is a spec.Check for `inferslo test`: it refuses an SLO
+// whose scenarios together would need more than 100,000 rule evaluations or
+// scrapes at the spec's intervals, naming the interval that would do. The
+// spans come from the spec's windows, tiers and intervals, as the
+// scenarios derive them.
+func CheckIntervals(slo model.SLO) (path, message string) {
+	s := &sloSim{slo: slo, opts: Options{}.withDefaults(), eval: slo.Evaluation}
+	if s.eval <= 0 {
+		s.eval = time.Minute
+	}
+	if _, ok := s.unproven(); ok {
+		return "", ""
+	}
+	var total, scraped time.Duration
+	for _, sc := range s.scenarios() {
+		span := time.Duration(0)
+		s.planned = &span
+		if _, err := sc.run(); err != nil {
+			return "", ""
+		}
+		total += span
+		scraped += span + s.prehistory()
+	}
+	s.planned = nil
+	total, scraped = roundUp(total, time.Minute), roundUp(scraped, time.Minute)
+	atLeast := func(span time.Duration) string {
+		return model.FormatDuration(roundUp(time.Duration(math.Ceil(float64(span)/maxSteps)), time.Second))
+	}
+	if n := int64(total / s.eval); n > maxSteps {
+		return "metadata.annotations." + spec.AnnotationEvaluation, fmt.Sprintf(
+			"inferslo test would replay %s of scenarios at the evaluation interval %s: %d rule evaluations, more than the %d it replays per SLO; valid: an evaluation interval of at least %s, or shorter alert windows",
+			model.FormatDuration(total), model.FormatDuration(s.eval), n, maxSteps, atLeast(total))
+	}
+	if n := int64(scraped / s.scrape()); n > maxSteps {
+		return "metadata.annotations." + spec.AnnotationScrapeInterval, fmt.Sprintf(
+			"inferslo test would replay %s of scenarios at the scrape interval %s: %d scrapes, more than the %d it replays per SLO; valid: a scrape interval of at least %s, or shorter alert windows",
+			model.FormatDuration(scraped), model.FormatDuration(s.scrape()), n, maxSteps, atLeast(scraped))
+	}
+	return "", ""
+}
+
+// checkSteps refuses a scenario whose rule file's interval needs more than
+// maxSteps evaluations or scrapes (CheckIntervals refuses specs that do,
+// before any replay).
 func (s *sloSim) checkSteps(end, prehistory time.Duration) error {
 	// The day/night scenario is the longest; checking it first thing
 	// refuses the SLO before any scenario spends time.
 	end = max(end, s.period())
 	if s.eval <= 0 || int64(end/s.eval) > maxSteps {
-		return fmt.Errorf("%s: slo %s: replaying %s at the rule group's evaluation interval %s needs more than %d evaluations; use an interval of at least 1s",
-			s.slo.Source, s.slo.Name, model.FormatDuration(end), s.eval, maxSteps)
+		return fmt.Errorf("%s: slo %s: replaying %s at the rule group's evaluation interval %s needs more than %d evaluations; the rule file's interval must be at least %s",
+			s.slo.Source, s.slo.Name, model.FormatDuration(end), s.eval, maxSteps, model.FormatDuration(roundUp(end/maxSteps+1, time.Second)))
 	}
 	if n := int64((end + prehistory) / s.scrape()); n > maxSteps {
-		return fmt.Errorf("%s: slo %s: replaying %s at the scrape interval %s needs %d scrapes, more than %d; use a scrape interval of at least 1s",
-			s.slo.Source, s.slo.Name, model.FormatDuration(end+prehistory), s.scrape(), n, maxSteps)
+		return fmt.Errorf("%s: slo %s: replaying %s at the scrape interval %s needs %d scrapes, more than %d; the scrape interval must be at least %s",
+			s.slo.Source, s.slo.Name, model.FormatDuration(end+prehistory), s.scrape(), n, maxSteps, model.FormatDuration(roundUp((end+prehistory)/maxSteps+1, time.Second)))
 	}
 	return nil
 }
@@ -373,32 +423,52 @@ func (s *sloSim) close() {
 	}
 }
 
-func (s *sloSim) all() ([]Check, error) {
-	defer s.close()
-	if s.slo.SLI.Raw != nil {
-		c := s.check("all", "SLI", "simulated", "a raw-ratio SLI has no event counts to synthesize, so its alerts were not replayed", true)
-		c.NotProven = true
-		return []Check{c}, nil
-	}
-	if s.slo.SLI.Threshold != nil {
+// unproven is the check of an SLO the simulator cannot replay, if so.
+func (s *sloSim) unproven() (Check, bool) {
+	why := ""
+	switch {
+	case s.slo.SLI.Raw != nil:
+		why = "a raw-ratio SLI has no event counts to synthesize, so its alerts were not replayed"
+	case s.slo.SLI.Threshold != nil:
 		if _, err := newWorkload(s.slo, s.opts.Shape); err != nil {
-			c := s.check("all", "SLI", "simulated", fmt.Sprintf("its alerts were not replayed: %v", err), true)
-			c.NotProven = true
-			return []Check{c}, nil
+			why = fmt.Sprintf("its alerts were not replayed: %v", err)
 		}
 	}
-	var out []Check
-	scenarios := []struct {
-		name string
-		run  func() ([]Check, error)
-	}{
+	if why == "" {
+		return Check{}, false
+	}
+	c := s.check("all", "SLI", "simulated", why, true)
+	c.NotProven = true
+	return c, true
+}
+
+// scenario is one named scenario of an SLO.
+type scenario struct {
+	name string
+	run  func() ([]Check, error)
+}
+
+// scenarios lists the scenarios to run, in order.
+func (s *sloSim) scenarios() []scenario {
+	var out []scenario
+	for _, sc := range []scenario{
 		{ScenarioHealthy, s.healthy}, {ScenarioFastBurn, s.fastBurn}, {ScenarioSlowBurn, s.slowBurn},
 		{ScenarioZeroTraffic, s.zeroTraffic}, {ScenarioReset, s.counterReset}, {ScenarioDayNight, s.dayNight},
-	}
-	for _, sc := range scenarios {
-		if len(s.opts.Scenarios) > 0 && !slices.Contains(s.opts.Scenarios, sc.name) {
-			continue
+	} {
+		if len(s.opts.Scenarios) == 0 || slices.Contains(s.opts.Scenarios, sc.name) {
+			out = append(out, sc)
 		}
+	}
+	return out
+}
+
+func (s *sloSim) all() ([]Check, error) {
+	defer s.close()
+	if c, ok := s.unproven(); ok {
+		return []Check{c}, nil
+	}
+	var out []Check
+	for _, sc := range s.scenarios() {
 		c, err := sc.run()
 		var re *ruleError
 		if errors.As(err, &re) {
