@@ -60,8 +60,8 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 type Builder struct {
 	text    *templates.Text
 	queries *queries
-	// One encoder and buffer serve every dashboard, so the encoder's
-	// indentation buffer grows once, not per dashboard.
+	// One compact encoder and buffer serve every dashboard; indent lays
+	// the bytes out.
 	buf bytes.Buffer
 	enc *json.Encoder
 }
@@ -76,7 +76,6 @@ func NewBuilder(text *templates.Text) (*Builder, error) {
 	b := &Builder{text: text, queries: newQueries()}
 	b.enc = json.NewEncoder(&b.buf)
 	b.enc.SetEscapeHTML(false)
-	b.enc.SetIndent("", "  ")
 	return b, nil
 }
 
@@ -164,7 +163,8 @@ func (b *Builder) encode(path string, d dashboard) (artifact.File, error) {
 	if err := b.enc.Encode(d); err != nil {
 		return artifact.File{}, fmt.Errorf("encode %s: %w", path, err)
 	}
-	return artifact.File{Path: path, Data: bytes.Clone(b.buf.Bytes())}, nil
+	compact := b.buf.Bytes()
+	return artifact.File{Path: path, Data: indent(make([]byte, 0, 2*len(compact)), compact)}, nil
 }
 
 // newDashboard holds what every dashboard shares.
