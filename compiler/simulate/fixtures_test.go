@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	irules "github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/compiler/simulate/internal/exporter"
 )
 
@@ -70,4 +71,19 @@ func gatewaySLO(t testing.TB) model.SLO {
 			Total: &model.Query{Expr: `sum(http_requests_total{job="gateway"})`},
 			Bad:   &model.Query{Expr: `sum(http_requests_total{code=~"5..",job="gateway"})`}},
 	}
+}
+
+// simOf simulates slo against the rules compiled from written (the same
+// SLO, or one whose rules differ), with the default options.
+func simOf(t testing.TB, slo, written model.SLO) *sloSim {
+	t.Helper()
+	files, err := irules.Build(model.Set{SLOs: []model.SLO{written}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := indexRules(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &sloSim{slo: slo, rules: x.byName()[irules.GroupName(slo)], opts: Options{}.withDefaults()}
 }

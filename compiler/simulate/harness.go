@@ -55,6 +55,8 @@ type harness struct {
 	opts   *rules.ManagerOptions
 	// counted sums engine query statistics when set (cost runs).
 	counted *queryCount
+	// sched, when set, evaluates each rule only at the steps it is read.
+	sched *schedule
 }
 
 // queryCount accumulates what rule evaluations cost the engine.
@@ -276,30 +278,33 @@ func (h *harness) restrict(target func(*rules.RecordingRule) bool) {
 }
 
 // reads tells whether some selector of expr may select what rule records.
-// Labels a rule inherits from its input are unknown here and match any
-// matcher, so the closure errs on the side of keeping rules.
 func reads(expr parser.Expr, rule *rules.RecordingRule) bool {
 	found := false
 	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok || found {
-			return nil
+		if vs, ok := n.(*parser.VectorSelector); ok && !found {
+			found = selects(vs, rule)
 		}
-		for _, m := range vs.LabelMatchers {
-			v := rule.Labels().Get(m.Name)
-			if m.Name == labels.MetricName {
-				v = rule.Name()
-			} else if !rule.Labels().Has(m.Name) {
-				continue
-			}
-			if !m.Matches(v) {
-				return nil
-			}
-		}
-		found = true
 		return nil
 	})
 	return found
+}
+
+// selects tells whether vs may select what rule records. Labels a rule
+// inherits from its input are unknown here and match any matcher, so
+// callers err on the side of keeping rules.
+func selects(vs *parser.VectorSelector, rule *rules.RecordingRule) bool {
+	for _, m := range vs.LabelMatchers {
+		v := rule.Labels().Get(m.Name)
+		if m.Name == labels.MetricName {
+			v = rule.Name()
+		} else if !rule.Labels().Has(m.Name) {
+			continue
+		}
+		if !m.Matches(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // queryFunc is rules.EngineQueryFunc plus query statistics.
@@ -338,6 +343,9 @@ func (h *harness) close() {
 // eval runs every group once at simulated time t and returns the first rule
 // error, which means the rules themselves are broken.
 func (h *harness) eval(t time.Duration) error {
+	if h.sched != nil {
+		return h.sched.run(h, int(t/h.sched.eval))
+	}
 	ts := epoch().Add(t)
 	for _, g := range h.groups {
 		g.Eval(context.Background(), ts)

@@ -180,6 +180,9 @@ type sloSim struct {
 	shared *trunk
 	// planned, when set, makes runs only note the longest span asked for.
 	planned *time.Duration
+	// everyStep evaluates a restricted run's rules at every step, not on
+	// their schedule (for tests comparing the two).
+	everyStep bool
 }
 
 // healthyBurn is the burn rate of healthy traffic: half the budget rate.
@@ -296,6 +299,9 @@ func (s *sloSim) replay(load traffic, restarts restart, end time.Duration,
 	s.eval = h.groups[0].Interval()
 	if s.only != nil {
 		h.restrict(s.only)
+		if sc, ok := newSchedule(h.groups, s.eval, end, s.only); ok && !s.everyStep {
+			h.sched = sc
+		}
 	}
 	w, err := newWorkload(s.slo, s.opts.Shape)
 	if err != nil {

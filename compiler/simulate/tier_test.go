@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	irules "github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -49,15 +48,7 @@ spec:
 		t.Run(tt.name, func(t *testing.T) {
 			written := slo
 			written.Alerting.Tiers = tt.tiers
-			files, err := irules.Build(model.Set{SLOs: []model.SLO{written}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x, err := indexRules(files)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := &sloSim{slo: slo, rules: x.byName()[irules.GroupName(slo)], opts: Options{}.withDefaults()}
+			s := simOf(t, slo, written)
 			checks, err := s.fastBurn()
 			s.close()
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -68,8 +69,21 @@ spec:
 	return sources
 }
 
+// FleetSet is Fleet(n) resolved into SLOs.
+func FleetSet(b *testing.B, n int) model.Set {
+	b.Helper()
+	res, err := spec.Parse(Fleet(n)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return res.Set
+}
+
 // Measure runs f per iteration and reports, besides ns/op and allocations,
-// CPU seconds per operation, microseconds per SLO and the peak live heap
+// CPU seconds per operation and per SLO, microseconds per SLO and the peak live heap
 // (sampled every millisecond; B/op counts all allocation, freed or not).
 func Measure(b *testing.B, n int, f func(i int)) {
 	b.Helper()
@@ -107,6 +121,7 @@ func Measure(b *testing.B, n int, f func(i int)) {
 	<-stopped
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/SLO")
+	b.ReportMetric(cpu.Seconds()/float64(b.N)/float64(n), "cpu-s/SLO")
 	b.ReportMetric(float64(peak.Load()-min(base, peak.Load()))/1e6, "peak-heap-MB")
 }
 

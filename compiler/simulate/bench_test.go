@@ -1,0 +1,30 @@
+package simulate
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/inferslo/inferslo/compiler/internal/bench"
+)
+
+// BenchmarkTest replays every scenario of a generated fleet's SLOs (vLLM
+// TTFT, ITL and errors, one service per three) as `inferslo test` does, on
+// every core. It reports CPU seconds per SLO and the peak heap, which must
+// not grow with the number of SLOs: services are built and replayed a few
+// at a time.
+func BenchmarkTest(b *testing.B) {
+	for _, n := range []int{3, 12} {
+		b.Run(fmt.Sprintf("slos=%d", n), func(b *testing.B) {
+			set := bench.FleetSet(b, n)
+			bench.Measure(b, n, func(int) {
+				r, err := Run(set, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.Error(); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,40 @@
+package simulate
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// The day/night scenario evaluates each rule only where the SLO-window
+// ratio read at the end depends on it; what it reads must be what
+// evaluating every rule at every step records.
+func TestTheDayNightScheduleRecordsWhatEveryStepWould(t *testing.T) {
+	set := loadExamples(t).Set
+	for _, name := range []string{"chat-errors", "chat-ttft-minutes"} {
+		t.Run(name, func(t *testing.T) {
+			i := slices.IndexFunc(set.SLOs, func(s model.SLO) bool { return s.Name == name })
+			if i < 0 {
+				t.Fatalf("no example SLO %s", name)
+			}
+			slo := set.SLOs[i]
+			var observed []string
+			for _, everyStep := range []bool{false, true} {
+				s := simOf(t, slo, slo)
+				s.everyStep = everyStep
+				checks, err := s.dayNight()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(checks) != 1 || !checks[0].Pass {
+					t.Fatalf("every step %v: checks %+v", everyStep, checks)
+				}
+				observed = append(observed, checks[0].Observed)
+			}
+			if observed[0] != observed[1] {
+				t.Errorf("scheduled: %s; every step: %s", observed[0], observed[1])
+			}
+		})
+	}
+}
