@@ -70,14 +70,12 @@ func (o Options) backends() ([]backend, error) {
 		{"grafana overview", false, quiet(dashboards.Overview)},
 		{"alertmanager inhibit rules", false, quiet(alertmanager.Build)},
 	}
-	if o.Tests {
-		bs = append(bs, backend{"promtool tests", true, quiet(func(s model.Set) (artifact.Set, error) { return promtest.Build(s, o.Text) })})
-	}
 	return bs, nil
 }
 
 // ruleFiles builds the rule groups once and encodes them as every artifact
-// that carries them: rule files, PrometheusRule objects and ruler files.
+// that carries them: rule files, PrometheusRule objects, ruler files and,
+// with Tests, the promtool tests of their alerts.
 func (o Options) ruleFiles(set model.Set, v *rules.Validator) (artifact.Set, error) {
 	services, err := v.Services(set, o.Text)
 	if err != nil {
@@ -91,7 +89,15 @@ func (o Options) ruleFiles(set model.Set, v *rules.Validator) (artifact.Set, err
 	if err != nil {
 		return nil, fmt.Errorf("ruler rules: %w", err)
 	}
-	return append(append(rules.Files(services), crs...), ruler...), nil
+	files := append(append(rules.Files(services), crs...), ruler...)
+	if o.Tests {
+		tests, err := promtest.Files(set, services)
+		if err != nil {
+			return nil, fmt.Errorf("promtool tests: %w", err)
+		}
+		files = append(files, tests...)
+	}
+	return files, nil
 }
 
 // Compile runs every backend and returns the artifacts, sorted. Any error

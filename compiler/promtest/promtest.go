@@ -75,17 +75,35 @@ type ExpectedAlert struct {
 }
 
 // Build returns one test file per service, for the rule file rules.Build
-// writes beside it.
+// writes beside it; see Files.
 func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
+	services, err := rules.Services(set, text)
+	if err != nil {
+		return nil, err
+	}
+	return Files(set, services)
+}
+
+// Files returns one test file per service of set, testing the service's
+// rule groups as rules.Services built them (a compilation shares them with
+// the rule files).
+func Files(set model.Set, services []rules.Service) (artifact.Set, error) {
+	groups := make(map[string][]rulefmt.RuleGroup, len(services))
+	for _, s := range services {
+		groups[s.Name] = s.Groups
+	}
 	var files artifact.Set
 	for _, svc := range set.PerService() {
 		service := svc.Name
-		f, err := ServiceTests(svc, text)
+		f, err := ServiceTests(svc, groups[service])
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", service, err)
 		}
 		if len(f.Tests) == 0 {
 			continue
+		}
+		if err := checkSeries(f); err != nil {
+			return nil, fmt.Errorf("service %s: %w", service, err)
 		}
 		var buf bytes.Buffer
 		var sources []string
@@ -102,9 +120,6 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 		if err := enc.Encode(f); err != nil {
 			return nil, fmt.Errorf("service %s: encode tests: %w", service, err)
 		}
-		if err := Check(buf.Bytes()); err != nil {
-			return nil, fmt.Errorf("service %s: %w", service, err)
-		}
 		files = append(files, artifact.File{Path: Path(service), Data: buf.Bytes()})
 	}
 	return files, nil
@@ -118,6 +133,11 @@ func Check(data []byte) error {
 	if err := dec.Decode(&f); err != nil {
 		return fmt.Errorf("test file does not parse: %w", err)
 	}
+	return checkSeries(f)
+}
+
+// checkSeries checks the series notation of every input series.
+func checkSeries(f File) error {
 	p := parser.NewParser(parser.Options{})
 	for _, t := range f.Tests {
 		for _, s := range t.InputSeries {
@@ -129,14 +149,10 @@ func Check(data []byte) error {
 	return nil
 }
 
-// ServiceTests builds the tests of one service, whose alerts are worded
-// by text (nil: the built-in templates).
-func ServiceTests(svc model.ServiceSLOs, text *templates.Text) (File, error) {
+// ServiceTests builds the tests of one service from its rule groups, whose
+// alert annotations the expected alerts expand.
+func ServiceTests(svc model.ServiceSLOs, groups []rulefmt.RuleGroup) (File, error) {
 	service, slos := svc.Name, svc.SLOs
-	groups, _, err := rules.ServiceGroups(slos, text)
-	if err != nil {
-		return File{}, err
-	}
 	f := File{RuleFiles: []string{strings.TrimPrefix(rules.Path(service), "prometheus/")}}
 	eval := time.Duration(0)
 	for _, slo := range slos {
