@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -79,9 +80,9 @@ const (
 // when window is non-zero, one window.
 func Selector(name string, slo model.SLO, window time.Duration) string {
 	if window == 0 {
-		return fmt.Sprintf(`%s{%s=%q}`, name, LabelSLO, slo.Name)
+		return name + "{" + LabelSLO + "=" + strconv.Quote(slo.Name) + "}"
 	}
-	return fmt.Sprintf(`%s{%s=%q,%s=%q}`, name, LabelSLO, slo.Name, LabelWindow, model.FormatDuration(window))
+	return name + "{" + LabelSLO + "=" + strconv.Quote(slo.Name) + "," + LabelWindow + "=" + strconv.Quote(model.FormatDuration(window)) + "}"
 }
 
 // SLIName is the value of the sli label: the inference role, or "ratio" or
