@@ -245,7 +245,6 @@ func (o object[T]) annotationDuration(ps *Problems, key string, def time.Duratio
 	return d
 }
 
-// indicator finds the SLO's SLI, inline or by reference.
 // check runs the caller's checks on a resolved SLO.
 func (l *loader) check(o object[v1.SLO], s model.SLO) Problems {
 	var ps Problems
@@ -257,6 +256,7 @@ func (l *loader) check(o object[v1.SLO], s model.SLO) Problems {
 	return ps
 }
 
+// indicator finds the SLO's SLI, inline or by reference.
 func (l *loader) indicator(o object[v1.SLO], ps *Problems) (v1.SLISpec, *object[v1.SLI]) {
 	spec := o.v.Spec
 	if spec.Indicator != nil {
