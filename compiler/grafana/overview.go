@@ -70,11 +70,15 @@ func budgetQuery(matcher string) string {
 // baseBurnQuery is the burn rate of every SLO the matcher selects over its
 // own base window, which differs between SLOs: each error ratio divided by
 // its SLO's budget (1 - objective); the info series names each SLO's base
-// window, and the ratios keep only the window it names.
+// window, and the ratios keep only the window it names. Only the ratios
+// carry the matcher: the joins on slo and service keep the rest to the
+// SLOs it selects, so the matcher, which lists every service, is parsed
+// once per query, not three times.
 func baseBurnQuery(matcher string) string {
-	return fmt.Sprintf(`%s{%s} / on (%s) group_left () (1 - %s{%s}) and on (%s, %s) label_replace(%s{%s}, "%s", "$1", "%s", "(.+)")`,
-		rules.ErrorRatio, matcher, rules.LabelSLO, rules.Objective, matcher, rules.LabelSLO, rules.LabelWindow,
-		rules.Info, matcher, rules.LabelWindow, rules.LabelBaseWindow)
+	return fmt.Sprintf(`%s{%s} / on (%s, %s) group_left () (1 - %s) and on (%s, %s, %s) label_replace(%s, "%s", "$1", "%s", "(.+)")`,
+		rules.ErrorRatio, matcher, rules.LabelSLO, rules.LabelService, rules.Objective,
+		rules.LabelSLO, rules.LabelService, rules.LabelWindow,
+		rules.Info, rules.LabelWindow, rules.LabelBaseWindow)
 }
 
 // burnNowStat is the current burn rate of every SLO over its base window.

@@ -17,17 +17,21 @@ import (
 
 // TestOverviewQueriesSelectEverySLOOnce loads the series the rules record
 // for every SLO (each error-ratio window and the objective with its own
-// value, plus an SLO of another compilation) and runs the overview's
-// queries: each gives exactly one series per SLO of the compilation, the
-// burn rate that of its base window over its own budget.
+// value, plus SLOs of another compilation, one of them a namesake of an SLO
+// in another service) and runs the overview's queries: each gives exactly
+// one series per SLO of the compilation, the burn rate that of its base
+// window over its own budget.
 func TestOverviewQueriesSelectEverySLOOnce(t *testing.T) {
 	set := fixtureSet(t)
 	stranger := set.SLOs[0]
 	stranger.Name, stranger.Service.Name = "other-ttft", "other"
+	namesake := set.SLOs[0]
+	namesake.Service.Name = "other"
+	strangers := []model.SLO{stranger, namesake}
 	var load strings.Builder
 	load.WriteString("load 1m\n")
 	baseRatio, objective := map[string]float64{}, map[string]float64{}
-	for _, slo := range append(append([]model.SLO{}, set.SLOs...), stranger) {
+	for _, slo := range append(append([]model.SLO{}, set.SLOs...), strangers...) {
 		g, err := rules.Group(slo, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +41,12 @@ func TestOverviewQueriesSelectEverySLOOnce(t *testing.T) {
 				continue
 			}
 			v := float64(i + 1)
+			own := slo.Service.Name != "other"
+			if !own {
+				v += 1000
+			}
 			switch {
+			case !own:
 			case r.Record == rules.ErrorRatio && r.Labels[rules.LabelWindow] == model.FormatDuration(slo.BaseWindow()):
 				baseRatio[slo.Name] = v
 			case r.Record == rules.Objective:
