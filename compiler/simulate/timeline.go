@@ -312,6 +312,7 @@ type replaySim struct {
 	gauges []gaugeSeries
 	refs   []storage.SeriesRef
 	open   map[alertKey]time.Duration
+	closed []AlertInterval
 }
 
 type gaugeSeries struct {
@@ -523,9 +524,9 @@ func (r *serviceReplay) run() error {
 	}
 	var t time.Duration
 	for t = 0; t <= end; t += step {
-		for _, s := range r.sims {
+		err := r.each(func(s *replaySim) error {
 			if t%s.eval != 0 {
-				continue
+				return nil
 			}
 			coarse := t < fineFrom && t%r.opts.Step != 0 && t != end
 			s.h.groups = s.full
@@ -549,8 +550,12 @@ func (r *serviceReplay) run() error {
 				return fmt.Errorf("slo %s at +%s: %w", s.slo.Name, model.FormatDuration(t), err)
 			}
 			if !coarse {
-				s.track(t, r)
+				s.track(t)
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		if r.opts.SkipBurn {
 			continue
@@ -574,6 +579,7 @@ func (r *serviceReplay) run() error {
 	}
 	r.end = t
 	for _, s := range r.sims {
+		r.alerts = append(r.alerts, s.closed...)
 		for k, from := range s.open {
 			r.alerts = append(r.alerts, s.interval(k, from, t))
 		}
@@ -584,6 +590,36 @@ func (r *serviceReplay) run() error {
 			b.Rates[s.slo.Name] = s.rate
 		}
 		r.burn = b
+	}
+	return nil
+}
+
+// each runs f on every harness of the service, at once when Parallel
+// allows: the harnesses share nothing, so a service of several SLOs uses
+// every core. It returns the first error in spec order.
+func (r *serviceReplay) each(f func(*replaySim) error) error {
+	if len(r.sims) == 1 || r.opts.Parallel <= 1 {
+		for _, s := range r.sims {
+			if err := f(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, len(r.sims))
+	var wg sync.WaitGroup
+	for i, s := range r.sims {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(s)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -609,8 +645,8 @@ func (r *serviceReplay) allTargetsFired() bool {
 		if _, ok := s.open[alertKey{irules.AlertBurn, s.severity}]; ok {
 			fired = true
 		}
-		for _, a := range r.alerts {
-			if a.SLO == s.slo.Name && a.Name == irules.AlertBurn && a.Severity == s.severity && a.From.After(epoch().Add(r.opts.Healthy)) {
+		for _, a := range s.closed {
+			if a.Name == irules.AlertBurn && a.Severity == s.severity && a.From.After(epoch().Add(r.opts.Healthy)) {
 				fired = true
 			}
 		}
@@ -622,7 +658,7 @@ func (r *serviceReplay) allTargetsFired() bool {
 }
 
 // track opens and closes firing intervals after an evaluation.
-func (s *replaySim) track(t time.Duration, r *serviceReplay) {
+func (s *replaySim) track(t time.Duration) {
 	st := s.h.alertStates()
 	for k, v := range st {
 		if _, open := s.open[k]; v == rules.StateFiring && !open {
@@ -631,7 +667,7 @@ func (s *replaySim) track(t time.Duration, r *serviceReplay) {
 	}
 	for k, from := range s.open {
 		if st[k] != rules.StateFiring {
-			r.alerts = append(r.alerts, s.interval(k, from, t))
+			s.closed = append(s.closed, s.interval(k, from, t))
 			delete(s.open, k)
 		}
 	}
