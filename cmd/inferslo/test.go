@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -31,8 +33,13 @@ func (c *testCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	// The simulator allocates in bursts; collecting less often halves its time.
+	// The simulator allocates in bursts; collecting less often halves its
+	// time. Only a few replays are in flight (one per core), so a soft limit
+	// per core keeps that headroom from growing with the number of SLOs.
 	debug.SetGCPercent(400)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(runtime.GOMAXPROCS(0)+1) * 64 << 20)
+	}
 	if c.Cost {
 		return c.cost(e, res.Set)
 	}
