@@ -38,7 +38,7 @@ func (c *testCmd) Run(e *env) error {
 	// per core keeps that headroom from growing with the number of SLOs.
 	debug.SetGCPercent(400)
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(int64(runtime.GOMAXPROCS(0)+1) * 64 << 20)
+		debug.SetMemoryLimit(simulate.MemoryLimit(runtime.GOMAXPROCS(0)))
 	}
 	if c.Cost {
 		return c.cost(e, res.Set)

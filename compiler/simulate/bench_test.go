@@ -2,6 +2,8 @@ package simulate
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler/internal/bench"
@@ -11,8 +13,9 @@ import (
 // TTFT, ITL and errors, one service per three) as `inferslo test` does, on
 // every core. It reports CPU seconds per SLO and the peak heap, which must
 // not grow with the number of SLOs: services are built and replayed a few
-// at a time.
+// at a time, under the memory limit `inferslo test` sets.
 func BenchmarkTest(b *testing.B) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(MemoryLimit(runtime.GOMAXPROCS(0))))
 	for _, n := range []int{3, 12} {
 		b.Run(fmt.Sprintf("slos=%d", n), func(b *testing.B) {
 			set := bench.FleetSet(b, n)

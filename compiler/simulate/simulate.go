@@ -82,6 +82,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// MemoryLimit is a soft memory limit (for debug.SetMemoryLimit) that holds
+// a run of parallel replays, each needing a few tens of MB, with room for a
+// collector tuned to collect rarely.
+func MemoryLimit(parallel int) int64 { return int64(parallel+1) * 64 << 20 }
+
 // Run compiles the set's rules and simulates every SLO, one service's rules
 // at a time: memory holds the rules of the services being replayed, not the
 // set's.
