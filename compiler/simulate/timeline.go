@@ -312,7 +312,6 @@ type replaySim struct {
 	gauges []gaugeSeries
 	refs   []storage.SeriesRef
 	open   map[alertKey]time.Duration
-	closed []AlertInterval
 }
 
 type gaugeSeries struct {
@@ -524,9 +523,9 @@ func (r *serviceReplay) run() error {
 	}
 	var t time.Duration
 	for t = 0; t <= end; t += step {
-		err := r.each(func(s *replaySim) error {
+		for _, s := range r.sims {
 			if t%s.eval != 0 {
-				return nil
+				continue
 			}
 			coarse := t < fineFrom && t%r.opts.Step != 0 && t != end
 			s.h.groups = s.full
@@ -550,12 +549,8 @@ func (r *serviceReplay) run() error {
 				return fmt.Errorf("slo %s at +%s: %w", s.slo.Name, model.FormatDuration(t), err)
 			}
 			if !coarse {
-				s.track(t)
+				s.track(t, r)
 			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
 		if r.opts.SkipBurn {
 			continue
@@ -579,7 +574,6 @@ func (r *serviceReplay) run() error {
 	}
 	r.end = t
 	for _, s := range r.sims {
-		r.alerts = append(r.alerts, s.closed...)
 		for k, from := range s.open {
 			r.alerts = append(r.alerts, s.interval(k, from, t))
 		}
@@ -590,36 +584,6 @@ func (r *serviceReplay) run() error {
 			b.Rates[s.slo.Name] = s.rate
 		}
 		r.burn = b
-	}
-	return nil
-}
-
-// each runs f on every harness of the service, at once when Parallel
-// allows: the harnesses share nothing, so a service of several SLOs uses
-// every core. It returns the first error in spec order.
-func (r *serviceReplay) each(f func(*replaySim) error) error {
-	if len(r.sims) == 1 || r.opts.Parallel <= 1 {
-		for _, s := range r.sims {
-			if err := f(s); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	errs := make([]error, len(r.sims))
-	var wg sync.WaitGroup
-	for i, s := range r.sims {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = f(s)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -645,8 +609,8 @@ func (r *serviceReplay) allTargetsFired() bool {
 		if _, ok := s.open[alertKey{irules.AlertBurn, s.severity}]; ok {
 			fired = true
 		}
-		for _, a := range s.closed {
-			if a.Name == irules.AlertBurn && a.Severity == s.severity && a.From.After(epoch().Add(r.opts.Healthy)) {
+		for _, a := range r.alerts {
+			if a.SLO == s.slo.Name && a.Name == irules.AlertBurn && a.Severity == s.severity && a.From.After(epoch().Add(r.opts.Healthy)) {
 				fired = true
 			}
 		}
@@ -658,7 +622,7 @@ func (r *serviceReplay) allTargetsFired() bool {
 }
 
 // track opens and closes firing intervals after an evaluation.
-func (s *replaySim) track(t time.Duration) {
+func (s *replaySim) track(t time.Duration, r *serviceReplay) {
 	st := s.h.alertStates()
 	for k, v := range st {
 		if _, open := s.open[k]; v == rules.StateFiring && !open {
@@ -667,7 +631,7 @@ func (s *replaySim) track(t time.Duration) {
 	}
 	for k, from := range s.open {
 		if st[k] != rules.StateFiring {
-			s.closed = append(s.closed, s.interval(k, from, t))
+			r.alerts = append(r.alerts, s.interval(k, from, t))
 			delete(s.open, k)
 		}
 	}
