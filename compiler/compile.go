@@ -4,6 +4,8 @@ package compiler
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/inferslo/inferslo/compiler/alertmanager"
 	"github.com/inferslo/inferslo/compiler/artifact"
@@ -28,6 +30,10 @@ type Options struct {
 	// Text words alert annotations and panel descriptions; nil: the
 	// built-in templates.
 	Text *templates.Text
+	// Parallel is how many services compile at once; 0: GOMAXPROCS. The
+	// artifacts are the same, and reach emit in the same order, however
+	// many.
+	Parallel int
 }
 
 // Output is the result of a compilation.
@@ -132,38 +138,121 @@ func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) ([]s
 	}
 	opts.Text = text
 	var warnings []string
-	run := func(b backend, s model.Set) error {
-		files, warns, err := b.build(s)
-		if err != nil {
-			return fmt.Errorf("%s: %w", b.name, err)
-		}
-		for _, f := range files {
-			if err := emit(f); err != nil {
-				return fmt.Errorf("%s: %w", b.name, err)
+	use := func(bs []built) error {
+		for _, b := range bs {
+			for _, f := range b.files {
+				if err := emit(f); err != nil {
+					return fmt.Errorf("%s: %w", b.backend, err)
+				}
 			}
+			warnings = append(warnings, b.warns...)
 		}
-		warnings = append(warnings, warns...)
 		return nil
+	}
+	workers := opts.Parallel
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if err := eachService(set.PerService(), workers, opts.backends, use); err != nil {
+		return nil, err
 	}
 	bs, err := opts.backends()
 	if err != nil {
 		return nil, err
 	}
-	for _, svc := range set.PerService() {
-		for _, b := range bs {
-			if b.perService {
-				if err := run(b, model.Set{SLOs: svc.SLOs}); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
 	for _, b := range bs {
 		if !b.perService {
-			if err := run(b, set); err != nil {
+			files, warns, err := b.build(set)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.name, err)
+			}
+			if err := use([]built{{b.name, files, warns}}); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return warnings, nil
+}
+
+// built is what one backend built for one service.
+type built struct {
+	backend string
+	files   artifact.Set
+	warns   []string
+}
+
+// eachService builds every service's artifacts on n workers, each with its
+// own backends (their caches are not shared, so none is locked), and hands
+// them to use in service order. At most 2n services' artifacts are held at
+// once. The first error in service order is returned, as a run on one
+// worker would return it.
+func eachService(svcs []model.ServiceSLOs, n int, newBackends func() ([]backend, error), use func([]built) error) error {
+	type result struct {
+		built []built
+		err   error
+	}
+	results := make([]chan result, len(svcs))
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	jobs := make(chan int)
+	stop := make(chan struct{})
+	slots := make(chan struct{}, 2*n)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	wg.Go(func() {
+		defer close(jobs)
+		for i := range svcs {
+			select {
+			case slots <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-stop:
+				return
+			}
+		}
+	})
+	for range min(n, len(svcs)) {
+		bs, err := newBackends()
+		if err != nil {
+			return err
+		}
+		wg.Go(func() {
+			for i := range jobs {
+				b, err := serviceBuild(bs, svcs[i].SLOs)
+				results[i] <- result{b, err}
+			}
+		})
+	}
+	for i := range svcs {
+		r := <-results[i]
+		<-slots
+		if r.err != nil {
+			return r.err
+		}
+		if err := use(r.built); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serviceBuild runs the per-service backends over one service's SLOs.
+func serviceBuild(bs []backend, slos []model.SLO) ([]built, error) {
+	var out []built
+	for _, b := range bs {
+		if !b.perService {
+			continue
+		}
+		files, warns, err := b.build(model.Set{SLOs: slos})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.name, err)
+		}
+		out = append(out, built{b.name, files, warns})
+	}
+	return out, nil
 }

@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler"
+	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec"
 	"github.com/inferslo/inferslo/templates"
 )
@@ -149,6 +152,56 @@ func TestATemplateOverrideChangesOnlyAnnotationText(t *testing.T) {
 			if f.Path == "prometheus/chat.rules.yaml" && !bytes.Contains(f.Data, []byte(want)) {
 				t.Errorf("%s lacks %q", f.Path, want)
 			}
+		}
+	}
+}
+
+// TestManyWorkersEmitWhatOneWorkerEmits compiles the examples on one worker
+// and on several: the same files, in the same order, the same warnings,
+// and, when two services fail, the error of the first in service order.
+func TestManyWorkersEmitWhatOneWorkerEmits(t *testing.T) {
+	t.Chdir("..")
+	res, err := spec.Load("examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(set model.Set, parallel int) (string, error) {
+		var emitted strings.Builder
+		warnings, err := compiler.CompileTo(set, compiler.Options{Tests: true, Parallel: parallel}, func(f artifact.File) error {
+			emitted.WriteString(f.Path + "\n")
+			emitted.Write(f.Data)
+			return nil
+		})
+		return emitted.String() + strings.Join(warnings, "\n"), err
+	}
+	one, err := run(res.Set, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{2, 5} {
+		if many, err := run(res.Set, n); err != nil || many != one {
+			t.Errorf("on %d workers: err = %v, same output = %v", n, err, many == one)
+		}
+	}
+	// Two services whose names cannot name a dashboard: the first, in
+	// service order, is the one reported.
+	broken := model.Set{SLOs: slices.Clone(res.Set.SLOs)}
+	services := broken.PerService()
+	for i := range broken.SLOs {
+		switch broken.SLOs[i].Service.Name {
+		case services[1].Name:
+			broken.SLOs[i].Service.Name = "b first!"
+		case services[len(services)-1].Name:
+			broken.SLOs[i].Service.Name = "a second!"
+		}
+	}
+	_, want := run(broken, 1)
+	if want == nil || !strings.Contains(want.Error(), "a second!") {
+		t.Fatalf("one worker: err = %v, want the service sorted first", want)
+	}
+	for _, n := range []int{2, 5} {
+		if _, err := run(broken, n); err == nil || err.Error() != want.Error() {
+			t.Errorf("on %d workers: err = %v, want %v", n, err, want)
 		}
 	}
 }
