@@ -73,8 +73,8 @@ func dur(d time.Duration) string {
 // Result is every check of a simulation run, in SLO then scenario order.
 type Result struct {
 	Checks []Check `json:"checks"`
-	// Simulated is the simulated time summed over all scenarios, Elapsed
-	// the wall time the run took.
+	// Simulated is the simulated time replayed, summed over SLOs (history
+	// scenarios share is counted once), Elapsed the wall time the run took.
 	Simulated time.Duration `json:"-"`
 	Elapsed   time.Duration `json:"-"`
 }

@@ -27,6 +27,12 @@
 //     on the same phase of the cycle, so the recorded ratio must equal the
 //     counted one.
 //
+// Scenarios share what they can without changing what they see: the
+// healthy history every scenario but day/night starts with is replayed
+// once per SLO and copied where a scenario's traffic departs from it
+// (trunk.go), and the day/night scenario evaluates each rule only at the
+// steps its final reading depends on (schedule.go).
+//
 // The predicted alert delay is the workbook's detection time (first moment
 // both windows of some pair exceed its factor, with the healthy history
 // the windows hold) plus `for`, one base rate window (rate() lags by up to
