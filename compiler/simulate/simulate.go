@@ -63,7 +63,8 @@ type Options struct {
 	Shape Shape
 	// RPS is the mean requests per second per pod; default 10.
 	RPS float64
-	// Parallel is how many SLOs simulate at once; default GOMAXPROCS.
+	// Parallel is how many replays run at once, and how many SLOs are in
+	// flight (each holds its healthy history); default GOMAXPROCS.
 	Parallel int
 	// Text words the alert annotations; nil: the built-in templates.
 	Text *templates.Text
@@ -135,7 +136,10 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 	results := make([][]Check, len(set.SLOs))
 	simulated := make([]time.Duration, len(set.SLOs))
 	errs := make([]error, len(set.SLOs))
+	// SLOs in flight hold their trunk's copies: as many as there are cores
+	// keep memory bounded; their scenarios share the cores.
 	sem := make(chan struct{}, opts.Parallel)
+	cores := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
 	var buildErr error
 	for _, service := range set.PerService() {
@@ -153,7 +157,7 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				s := &sloSim{slo: slo, rules: byName[irules.GroupName(slo)], opts: opts}
+				s := &sloSim{slo: slo, rules: byName[irules.GroupName(slo)], opts: opts, cores: cores}
 				results[i], errs[i] = s.all()
 				simulated[i] = s.simulated
 			}()
@@ -194,6 +198,9 @@ type sloSim struct {
 	// everyStep evaluates a restricted run's rules at every step, not on
 	// their schedule (for tests comparing the two).
 	everyStep bool
+	// cores, when set, holds a token per replay running, shared by all
+	// SLOs of a run.
+	cores chan struct{}
 }
 
 // healthyBurn is the burn rate of healthy traffic: half the budget rate.
@@ -308,6 +315,9 @@ func (s *sloSim) replay(load traffic, restarts restart, end time.Duration,
 		return &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
 	}
 	s.eval = h.groups[0].Interval()
+	if err := s.checkSteps(end, s.prehistory()); err != nil {
+		return err
+	}
 	if s.only != nil {
 		h.restrict(s.only)
 		if sc, ok := newSchedule(h.groups, s.eval, end, s.only); ok && !s.everyStep {
@@ -316,9 +326,6 @@ func (s *sloSim) replay(load traffic, restarts restart, end time.Duration,
 	}
 	w, err := newWorkload(s.slo, s.opts.Shape)
 	if err != nil {
-		return err
-	}
-	if err := s.checkSteps(end, s.prehistory()); err != nil {
 		return err
 	}
 	d := newDriver(h, w, s.budget(), s.scrape(), s.prehistory())
@@ -373,7 +380,7 @@ func CheckIntervals(slo model.SLO) (path, message string) {
 	for _, sc := range s.scenarios() {
 		span := time.Duration(0)
 		s.planned = &span
-		if _, err := sc.run(); err != nil {
+		if _, err := sc.run(s); err != nil {
 			return "", ""
 		}
 		total += span
@@ -462,15 +469,15 @@ func (s *sloSim) unproven() (Check, bool) {
 // scenario is one named scenario of an SLO.
 type scenario struct {
 	name string
-	run  func() ([]Check, error)
+	run  func(*sloSim) ([]Check, error)
 }
 
 // scenarios lists the scenarios to run, in order.
 func (s *sloSim) scenarios() []scenario {
 	var out []scenario
 	for _, sc := range []scenario{
-		{ScenarioHealthy, s.healthy}, {ScenarioFastBurn, s.fastBurn}, {ScenarioSlowBurn, s.slowBurn},
-		{ScenarioZeroTraffic, s.zeroTraffic}, {ScenarioReset, s.counterReset}, {ScenarioDayNight, s.dayNight},
+		{ScenarioHealthy, (*sloSim).healthy}, {ScenarioFastBurn, (*sloSim).fastBurn}, {ScenarioSlowBurn, (*sloSim).slowBurn},
+		{ScenarioZeroTraffic, (*sloSim).zeroTraffic}, {ScenarioReset, (*sloSim).counterReset}, {ScenarioDayNight, (*sloSim).dayNight},
 	} {
 		if len(s.opts.Scenarios) == 0 || slices.Contains(s.opts.Scenarios, sc.name) {
 			out = append(out, sc)
@@ -479,27 +486,89 @@ func (s *sloSim) scenarios() []scenario {
 	return out
 }
 
+// branch is a simulation of the same SLO for one scenario run beside the
+// others: it shares the trunk, not the fields a run sets.
+func (s *sloSim) branch() *sloSim {
+	return &sloSim{slo: s.slo, rules: s.rules, opts: s.opts, eval: s.eval, shared: s.shared}
+}
+
+// all runs the SLO's scenarios, each on a core of its own once the trunk
+// they start from is replayed (day/night, which does not, from the start),
+// and reports their checks in order, up to the first broken rule.
 func (s *sloSim) all() ([]Check, error) {
 	defer s.close()
 	if c, ok := s.unproven(); ok {
 		return []Check{c}, nil
 	}
+	scs := s.scenarios()
+	type outcome struct {
+		checks    []Check
+		err       error
+		simulated time.Duration
+	}
+	outcomes := make([]outcome, len(scs))
+	var wg sync.WaitGroup
+	start := func(i int) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.acquire()
+			defer s.release()
+			b := s.branch()
+			outcomes[i].checks, outcomes[i].err = scs[i].run(b)
+			outcomes[i].simulated = b.simulated
+		}()
+	}
+	trunked := false
+	for i, sc := range scs {
+		if sc.name == ScenarioDayNight {
+			start(i)
+		} else {
+			trunked = true
+		}
+	}
+	if trunked {
+		// A failed trunk is reported by the scenarios that start from it.
+		s.acquire()
+		_, _ = s.trunk()
+		s.release()
+		for i, sc := range scs {
+			if sc.name != ScenarioDayNight {
+				start(i)
+			}
+		}
+	}
+	wg.Wait()
 	var out []Check
-	for _, sc := range s.scenarios() {
-		c, err := sc.run()
+	for i, sc := range scs {
+		o := outcomes[i]
+		s.simulated += o.simulated
 		var re *ruleError
-		if errors.As(err, &re) {
+		if errors.As(o.err, &re) {
 			// The same broken rule would fail every later scenario: report
 			// it once, where it first showed.
 			return append(out, s.check(sc.name, "rules", "evaluate without error",
 				fmt.Sprintf("at +%s: %v", model.FormatDuration(re.at), re.err), false)), nil
 		}
-		if err != nil {
-			return nil, fmt.Errorf("scenario %s: %w", sc.name, err)
+		if o.err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", sc.name, o.err)
 		}
-		out = append(out, c...)
+		out = append(out, o.checks...)
 	}
 	return out, nil
+}
+
+// acquire waits for a free core, when the run shares them out.
+func (s *sloSim) acquire() {
+	if s.cores != nil {
+		s.cores <- struct{}{}
+	}
+}
+
+func (s *sloSim) release() {
+	if s.cores != nil {
+		<-s.cores
+	}
 }
 
 // ruleError is a rule that failed to evaluate during a scenario.
