@@ -6,7 +6,6 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/internal/bench"
 	"github.com/inferslo/inferslo/compiler/review"
-	"github.com/inferslo/inferslo/spec"
 )
 
 // BenchmarkRender is `inferslo render` on a fleet: compile, replay every
@@ -15,16 +14,10 @@ import (
 func BenchmarkRender(b *testing.B) {
 	for _, n := range []int{30, 200} {
 		b.Run(fmt.Sprintf("slos=%d", n), func(b *testing.B) {
-			res, err := spec.Parse(bench.Fleet(n)...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := res.Err(); err != nil {
-				b.Fatal(err)
-			}
+			set := bench.FleetSet(b, n)
 			var size int
 			bench.Measure(b, n, func(int) {
-				rv, err := review.Build(res.Set, review.Options{})
+				rv, err := review.Build(set, review.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}

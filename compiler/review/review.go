@@ -74,7 +74,7 @@ func Build(set model.Set, opts Options) (Result, error) {
 	// series, alerts and burn; they are merged in service order as one
 	// replay over every service would have them.
 	kept := make([]simulate.Timeline, len(set.Services()))
-	err = simulate.RunServices(set, func(svc string) []string {
+	err = simulate.RunServiceTimelines(set, func(svc string) []string {
 		return append(evaluable(page.Queries(svc)), overviewEval...)
 	}, opts.Timeline, func(i int, svc string, tl simulate.Timeline) error {
 		own := page.Queries(svc)

@@ -137,7 +137,7 @@ func (tl Timeline) Describe() string {
 // query names, else the first.
 func RunTimeline(set model.Set, queries []string, opts TimelineOptions) (Timeline, error) {
 	tls := make([]Timeline, len(servicesOf(set)))
-	err := RunServices(set, func(string) []string { return queries }, opts, func(i int, _ string, tl Timeline) error {
+	err := RunServiceTimelines(set, func(string) []string { return queries }, opts, func(i int, _ string, tl Timeline) error {
 		tls[i] = tl
 		return nil
 	})
@@ -147,14 +147,15 @@ func RunTimeline(set model.Set, queries []string, opts TimelineOptions) (Timelin
 	return Merge(tls), nil
 }
 
-// RunServices replays each service's review scenario as RunTimeline does,
-// evaluating in that service's harnesses only the queries queries(service)
-// lists, and hands each service's timeline to each as soon as it is done,
-// with the service and its index among the set's services in spec order. Services
+// RunServiceTimelines replays each service's review scenario as RunTimeline
+// does, evaluating in that service's harnesses only the queries
+// queries(service) lists, and hands each service's timeline to each as soon
+// as it is done, with the service and its index among the set's services in
+// spec order. Services
 // replay Parallel at a time, each with its own rules only, so memory holds
 // the replays in flight rather than the whole set. each runs on the
 // replaying goroutine, concurrently for different services.
-func RunServices(set model.Set, queries func(service string) []string, opts TimelineOptions, each func(i int, service string, tl Timeline) error) error {
+func RunServiceTimelines(set model.Set, queries func(service string) []string, opts TimelineOptions, each func(i int, service string, tl Timeline) error) error {
 	opts = opts.withDefaults()
 	services := servicesOf(set)
 	bySvc := map[string][]model.SLO{}
