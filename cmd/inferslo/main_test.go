@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"inferslo": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"inferslo": main,
 	})
 }
 
@@ -28,6 +29,34 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("EXAMPLES", examples)
 			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// empty DIR: the folder holds nothing.
+			"empty": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: empty DIR")
+				}
+				entries, err := os.ReadDir(ts.MkAbs(args[0]))
+				ts.Check(err)
+				if (len(entries) == 0) == neg {
+					ts.Fatalf("%s holds %d entries", args[0], len(entries))
+				}
+			},
+			// await GLOB...: wait up to a minute for a path to match one
+			// of the patterns, as a background command creates it.
+			"await": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) == 0 || neg {
+					ts.Fatalf("usage: await GLOB...")
+				}
+				for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+					for _, g := range args {
+						if m, _ := filepath.Glob(ts.MkAbs(g)); len(m) > 0 {
+							return
+						}
+					}
+				}
+				ts.Fatalf("nothing matched %v for a minute", args)
+			},
 		},
 	})
 }
