@@ -61,8 +61,9 @@ func (o Options) backends() ([]backend, error) {
 			return files, nil, err
 		}
 	}
-	// One validator for the whole compilation: services repeat the same
-	// expression shapes and alert texts.
+	// One validator and one dashboard builder per set of backends (a set
+	// per worker): services repeat the same expression shapes and alert
+	// texts, so their caches serve every service the worker compiles.
 	v := rules.NewValidator()
 	dashboards, err := grafana.NewBuilder(o.Text)
 	if err != nil {
@@ -125,12 +126,13 @@ func Compile(set model.Set, opts Options) (Output, error) {
 	return out, nil
 }
 
-// CompileTo runs every backend and hands each artifact to emit as soon as
-// its backend has built and validated it: service by service, then the
-// artifacts that span services, so a run holds one service's artifacts at
-// a time besides the dashboards. emit checks and stores them (an
-// artifact.Stage writes them beside the output). It returns the warnings.
-// On an error, the artifacts emitted so far must be dropped.
+// CompileTo runs every backend and hands each artifact to emit once its
+// backend has built and validated it: service by service (Parallel
+// services at once, emitted in service order), then the artifacts that span
+// services, so a run holds a few services' artifacts at a time. emit checks
+// and stores them (an artifact.Stage writes them beside the output). It
+// returns the warnings. On an error, the artifacts emitted so far must be
+// dropped.
 func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) ([]string, error) {
 	text, err := templates.OrDefault(opts.Text)
 	if err != nil {
