@@ -14,6 +14,9 @@ import (
 type Stage struct {
 	Checker
 	dir, tmp, command string
+	// folders are those created in the stage: a compilation writes
+	// thousands of files into a handful of folders.
+	folders map[string]bool
 }
 
 // NewStage prepares to replace dir with the output of the named command;
@@ -41,7 +44,7 @@ func NewStage(dir, command string) (*Stage, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &Stage{dir: dir, tmp: tmp, command: command}, nil
+	return &Stage{dir: dir, tmp: tmp, command: command, folders: map[string]bool{}}, nil
 }
 
 // Add checks one file (see Set.Check) and writes it to the stage.
@@ -54,8 +57,11 @@ func (s *Stage) Add(f File) error {
 
 func (s *Stage) write(f File) error {
 	p := filepath.Join(s.tmp, filepath.FromSlash(f.Path))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("create folder for %s: %w", f.Path, err)
+	if folder := filepath.Dir(p); !s.folders[folder] {
+		if err := os.MkdirAll(folder, 0o755); err != nil {
+			return fmt.Errorf("create folder for %s: %w", f.Path, err)
+		}
+		s.folders[folder] = true
 	}
 	if err := os.WriteFile(p, f.Data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", f.Path, err)
