@@ -66,10 +66,9 @@ func (s Service) Check() error {
 	return Validate(s.Groups)
 }
 
-// Validator checks generated rule groups. One Validator serves a whole
-// compilation, which validates service by service: it parses each
-// expression shape and each alert template text once, however many
-// services repeat them.
+// Validator checks generated rule groups. One Validator serves all the
+// services a compilation worker validates: it parses each expression shape
+// and each alert template text once, however many services repeat them.
 type Validator struct {
 	exprs *exprshape.Parser
 	// rules are the shapes of rules (labels and annotations aside) that
@@ -215,13 +214,13 @@ func (v *Validator) validate(groups []rulefmt.RuleGroup) ([]string, []rulefmt.Ru
 		}
 		for i, r := range g.Rules {
 			where := func() string { return fmt.Sprintf("group %s, rule %d (%s)", g.Name, i+1, r.Record+r.Alert) }
-			// Rule.Validate parses a template per label and annotation;
-			// those are parsed together below.
-			bare := r
-			bare.Labels, bare.Annotations = nil, nil
 			expr, ok := exprshape.Of(r.Expr)
 			key := ruleShape{record: r.Record, alert: r.Alert, expr: expr, dur: r.For, keep: r.KeepFiringFor}
 			if !ok || !v.rules[key] {
+				// Rule.Validate parses a template per label and
+				// annotation; those are parsed together below.
+				bare := r
+				bare.Labels, bare.Annotations = nil, nil
 				errs := bare.Validate(rulefmt.RuleNode{}, prommodel.UTF8Validation, v.exprs)
 				for _, err := range errs {
 					msgs = append(msgs, fmt.Sprintf("%s: %v", where(), err.Unwrap()))
