@@ -7,8 +7,8 @@ import (
 	"github.com/inferslo/inferslo/compiler/internal/exprshape"
 )
 
-// queries checks panel queries. One serves a whole compilation and parses
-// each query shape once: every service's panels repeat the same queries
+// queries checks panel queries. One serves every dashboard a Builder makes
+// and parses each query shape once: every service's panels repeat the same queries
 // with other label values.
 type queries struct {
 	exprs *exprshape.Parser
