@@ -7,9 +7,9 @@ import (
 	"github.com/inferslo/inferslo/compiler/internal/exprshape"
 )
 
-// queries checks panel queries. One serves every dashboard a Builder makes
-// and parses each query shape once: every service's panels repeat the same queries
-// with other label values.
+// queries checks panel queries. One serves every dashboard a Builder
+// makes and parses each query shape once: every service's panels repeat
+// the same queries with other label values.
 type queries struct {
 	exprs *exprshape.Parser
 	// macros stand in for Grafana's interval macros so a query can be
