@@ -214,9 +214,10 @@ func replayService(svc string, slos []model.SLO, queries []string, opts Timeline
 	if err != nil {
 		return Timeline{}, fmt.Errorf("compile rules: %w", err)
 	}
-	byPath := map[string][]byte{}
-	for _, f := range files {
-		byPath[f.Path] = f.Data
+	// Parsed once for the service: each SLO's harness loads its own group.
+	x, err := indexRules(files)
+	if err != nil {
+		return Timeline{}, err
 	}
 	parsed := make([]parser.Expr, len(queries))
 	p := parser.NewParser(parser.Options{})
@@ -225,7 +226,7 @@ func replayService(svc string, slos []model.SLO, queries []string, opts Timeline
 			return Timeline{}, fmt.Errorf("query %q: %w", q, err)
 		}
 	}
-	r := &serviceReplay{service: svc, opts: opts, files: byPath}
+	r := &serviceReplay{service: svc, opts: opts, rules: x.byName()}
 	if err := r.replay(slos, queries, parsed); err != nil {
 		return Timeline{}, err
 	}
@@ -284,7 +285,8 @@ func sortAlerts(as []AlertInterval) {
 type serviceReplay struct {
 	service string
 	opts    TimelineOptions
-	files   map[string][]byte
+	// rules are the service's rule groups by name.
+	rules map[string]ruleIndex
 
 	sims    []*replaySim
 	series  map[string][]TimeSeries
@@ -354,7 +356,7 @@ func (r *serviceReplay) replay(slos []model.SLO, queries []string, parsed []pars
 }
 
 func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) {
-	h, err := newHarness(r.files, func(name string) bool { return name == irules.GroupName(slo) }, false)
+	h, err := newIndexedHarness(r.rules[irules.GroupName(slo)], false)
 	if err != nil {
 		return nil, err
 	}
