@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/lint"
@@ -9,23 +12,37 @@ import (
 )
 
 type lintCmd struct {
-	Paths          []string      `arg:"" name:"path" help:"Rule files, PrometheusRule objects, ruler files, Grafana dashboards, KEDA ScaledObjects and specs, or folders of them (recognised by content)."`
+	Paths          []string      `arg:"" name:"path" help:"Rule files, PrometheusRule objects, ruler files, Grafana dashboards, KEDA ScaledObjects and specs, or folders of them (recognised by content; other files are skipped)."`
 	Format         string        `help:"Output format: text, json, github or sarif." enum:"text,json,github,sarif" default:"text"`
 	FailOn         string        `name:"fail-on" help:"Exit 1 on findings at or above this severity: error or warning." enum:"error,warning" default:"error"`
 	Metrics        string        `help:"A /metrics scrape (file or http(s) URL, Prometheus text or OpenMetrics) to check every selector against." placeholder:"FILE|URL"`
 	ScrapeInterval time.Duration `name:"scrape-interval" help:"Scrape interval of the engines; burn-rate windows need four of them." default:"30s"`
+	Config         string        `help:"Lint configuration (default: .inferslo.yaml in the current folder when it exists); see docs/lint.md." placeholder:"FILE"`
+	Prometheus     int           `help:"Prometheus major version the rules run on: 2 keeps le=\"1\" as exposed, 3 stores le=\"1.0\" (default: the config's, else 3)." enum:"0,2,3" default:"0"`
+	Verbose        bool          `short:"v" help:"Also list the files skipped as not recognised, and why (their contents are never shown)."`
+	Catalogs       catalogFlag   `embed:""`
 }
 
 func (c *lintCmd) Run(e *env) error {
+	cfg, err := c.config()
+	if err != nil {
+		return err
+	}
 	files, err := spec.ReadFiles(c.Paths...)
 	if err != nil {
 		return err
 	}
-	sources := make([]lint.Source, len(files))
-	for i, f := range files {
-		sources[i] = lint.Source{Name: f.Name, Data: f.Data}
+	sources := make([]lint.Source, 0, len(files))
+	for _, f := range files {
+		if cfg.Lints(f.Name) {
+			sources = append(sources, lint.Source{Name: f.Name, Data: f.Data})
+		}
 	}
-	opts := lint.Options{ScrapeInterval: c.ScrapeInterval}
+	cat, err := spec.Catalog(c.Catalogs.Catalog...)
+	if err != nil {
+		return err
+	}
+	opts := lint.Options{ScrapeInterval: c.ScrapeInterval, Config: cfg, Catalog: cat}
 	if c.Metrics != "" {
 		if opts.Scrape, err = lint.LoadScrape(context.Background(), c.Metrics, 10*time.Second); err != nil {
 			return err
@@ -35,6 +52,11 @@ func (c *lintCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if c.Verbose {
+		for _, s := range res.Skipped {
+			fmt.Fprintf(e.stderr, "%s: info: skipped: %s\n", lint.Redact(s.File), s.Reason)
+		}
+	}
 	if err := lint.Write(e.stdout, c.Format, res); err != nil {
 		return err
 	}
@@ -43,3 +65,29 @@ func (c *lintCmd) Run(e *env) error {
 	}
 	return nil
 }
+
+// config reads --config, or .inferslo.yaml when there is one, and applies
+// --prometheus over it.
+func (c *lintCmd) config() (*lint.Config, error) {
+	name := c.Config
+	if name == "" {
+		name = lint.ConfigFile
+	}
+	var cfg *lint.Config
+	files, err := spec.ReadFiles(name)
+	switch {
+	case err == nil:
+		if cfg, err = lint.ParseConfig(name, files[0].Data); err != nil {
+			return nil, err
+		}
+	case c.Config == "" && errors.Is(err, fs.ErrNotExist):
+		cfg, _ = lint.ParseConfig(name, nil)
+	default:
+		return nil, fmt.Errorf("lint config: %w", err)
+	}
+	if c.Prometheus != 0 {
+		cfg.Prometheus = c.Prometheus
+	}
+	return cfg, nil
+}
+

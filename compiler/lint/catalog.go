@@ -33,10 +33,51 @@ type catalog struct {
 	// prefixes are the engine namespaces ("vllm:"), so an unknown name in
 	// one can be told apart from a metric of some other exporter.
 	prefixes map[string]string
+	// declared are bucket sets specs in the lint set declare, by family.
+	declared map[string][][]float64
+	// older are bucket sets of older releases, by family.
+	older map[string][]olderBuckets
+}
+
+// olderBuckets is a bucket set an older release of an engine used.
+type olderBuckets struct {
+	buckets []float64
+	change  string
+}
+
+// olderBucket says which older release has v as a bucket of the family.
+func (c *catalog) olderBucket(f metricFacts, v float64) (string, bool) {
+	for _, o := range c.older[f.Family] {
+		if hasBucket(o.buckets, v) {
+			return o.change, true
+		}
+	}
+	return "", false
+}
+
+// declare records a bucket set a spec declares for a histogram.
+func (c *catalog) declare(family string, buckets []float64) {
+	if len(buckets) > 0 {
+		c.declared[family] = append(c.declared[family], buckets)
+	}
+}
+
+// isBucket says whether v is a bucket of the family: in the catalog, or
+// in a set a spec declares.
+func (c *catalog) isBucket(f metricFacts, v float64) bool {
+	if hasBucket(f.Buckets, v) {
+		return true
+	}
+	for _, b := range c.declared[f.Family] {
+		if hasBucket(b, v) {
+			return true
+		}
+	}
+	return false
 }
 
 func newCatalog(c *engine.Catalog) *catalog {
-	cat := &catalog{families: map[string]*metricFacts{}, prefixes: map[string]string{}}
+	cat := &catalog{families: map[string]*metricFacts{}, prefixes: map[string]string{}, declared: map[string][][]float64{}, older: map[string][]olderBuckets{}}
 	add := func(e *engine.Engine, name, kind string, buckets []float64) {
 		if name == "" {
 			return
@@ -57,6 +98,38 @@ func newCatalog(c *engine.Catalog) *catalog {
 		for _, role := range slices.Sorted(maps.Keys(e.Gauges)) {
 			for _, n := range engine.MetricNames(e.Gauges[role]) {
 				add(e, n, kindGauge, nil)
+			}
+		}
+		// Means are cumulative time and count counters.
+		for _, role := range slices.Sorted(maps.Keys(e.Means)) {
+			m := e.Means[role]
+			for _, n := range []string{m.Sum, m.Count} {
+				if _, ok := cat.lookup(n); !ok {
+					add(e, n, kindCounter, nil)
+				}
+			}
+		}
+		// Older releases' histograms, gauges and bucket sets are real too.
+		for _, v := range e.Variants {
+			for _, role := range slices.Sorted(maps.Keys(v.Histograms)) {
+				h := v.Histograms[role]
+				name := h.Metric
+				if name == "" && e.Histograms[role] != nil {
+					name = e.Histograms[role].Metric
+				}
+				add(e, name, kindHistogram, h.Buckets)
+				if len(h.Buckets) > 0 {
+					when := v.Change
+					if v.Before != "" {
+						when = "before " + v.Before + ": " + v.Change
+					}
+					cat.older[name] = append(cat.older[name], olderBuckets{buckets: h.Buckets, change: when})
+				}
+			}
+			for _, role := range slices.Sorted(maps.Keys(v.Gauges)) {
+				for _, n := range engine.MetricNames(v.Gauges[role]) {
+					add(e, n, kindGauge, nil)
+				}
 			}
 		}
 		queries := []string{e.Requests, e.Errors.Total, e.Errors.Bad}

@@ -22,13 +22,13 @@ type Check struct {
 // Checks lists every check in the order they run.
 func Checks() []Check {
 	return []Check{
-		checkSyntax, checkRuleFormat, checkSpec, checkSpecWarning,
-		checkLeNotABucket, checkLeFormat, checkUnknownMetric, checkRenamedMetric,
+		checkSyntax, checkVariablePosition, checkNotPromQL, checkRuleFormat, checkSpec, checkSpecWarning, checkKEDAThreshold, checkKEDASeveral, checkKEDAMaySeveral,
+		checkLeNotABucket, checkLeOldBucket, checkLeFormat, checkUnknownMetric, checkRenamedMetric,
 		checkCounterWithoutRate, checkRateOnGauge,
 		checkQuantileWithoutLe, checkQuantileOfSumCount, checkAverageLatency,
 		checkRatioOfAverages, checkAverageOfRatios,
 		checkBurnNeverFires, checkWindowTooShort, checkShortWindow, checkForLongerThanWindow,
-		checkBurnWithoutFor, checkMissingSeverity, checkRunbookURL, checkTemplate,
+		checkBurnWithoutFor, checkMissingSeverity, checkRunbookURL, checkTemplate, checkTemplateLabel,
 		checkUndefinedRecordingRule,
 		checkMetricsNoSeries, checkMetricsLabelValue, checkMetricsLe,
 	}
@@ -82,4 +82,14 @@ var checkSpec = Check{
 var checkSpecWarning = Check{
 	ID: "spec/warning", Severity: Warning,
 	Summary: "An inferslo or OpenSLO spec has a warning `inferslo validate` reports.",
+}
+
+var checkVariablePosition = Check{
+	ID: "dashboard/variable-position", Severity: Warning,
+	Summary: "A dashboard query does not parse with its Grafana variables replaced, because a variable stands for PromQL text lint cannot guess (a list of matchers, an operator).",
+}
+
+var checkNotPromQL = Check{
+	ID: "promql/not-promql", Severity: Error,
+	Summary: "An expression uses a MetricsQL function: Prometheus refuses the file; it is written for VictoriaMetrics (disable the check or exclude the file for vmalert).",
 }

@@ -16,7 +16,10 @@ var checkUndefinedRecordingRule = Check{
 		}
 		for _, vs := range engine.Selectors(q.Expr) {
 			name := metricName(vs)
-			if !strings.Contains(name, ":") || r.recorded[name] {
+			// Recording rules are named level:metric:operations; a single
+			// colon (lmcache:hits) or a leading one (:tensorflow:serving:...)
+			// is an exporter's namespace.
+			if strings.Count(name, ":") < 2 || strings.HasPrefix(name, ":") || r.recorded[name] {
 				continue
 			}
 			if _, engine := r.catalog.engineOf(name); engine {

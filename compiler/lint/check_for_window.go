@@ -6,7 +6,7 @@ var checkForLongerThanWindow = Check{
 	ID: "slo/for-longer-than-window", Severity: Warning,
 	Summary: "A burn-rate alert's `for` is longer than its longest window.",
 	Rule: func(r *reporter, rule *Rule) {
-		if !isBurnAlert(rule) || rule.For == 0 {
+		if rule.For == 0 || !r.isBurnAlert(rule) {
 			return
 		}
 		long := longest(windows(rule.Query.Expr))

@@ -16,13 +16,24 @@ var checkLeNotABucket = Check{
 	Query: func(r *reporter, q *Query) {
 		leMatchers(q.Expr, func(vs *parser.VectorSelector, m *labels.Matcher, v float64) {
 			facts, ok := r.catalog.lookup(metricName(vs))
-			if !ok || facts.Kind != kindHistogram || facts.Suffix != "_bucket" || len(facts.Buckets) == 0 || math.IsInf(v, 0) || hasBucket(facts.Buckets, v) {
+			if !ok || facts.Kind != kindHistogram || facts.Suffix != "_bucket" || len(facts.Buckets) == 0 || math.IsInf(v, 0) || r.catalog.isBucket(facts, v) {
+				return
+			}
+			if change, ok := r.catalog.olderBucket(facts, v); ok {
+				r.with(checkLeOldBucket).atLabel(q, vs, "le", "le=%q is a bucket of %s only on older releases (%s): on current ones %s, and the selector matches no series",
+					m.Value, facts.Family, change, neighbours(facts.Buckets, v))
 				return
 			}
 			r.atLabel(q, vs, "le", "%s has no bucket le=%q: %s; the selector matches no series",
 				facts.Family, m.Value, neighbours(facts.Buckets, v))
 		})
 	},
+}
+
+// An le that only an older release has is right on that release only.
+var checkLeOldBucket = Check{
+	ID: "engine/le-old-bucket", Severity: Warning,
+	Summary: "A known engine histogram is read at an `le` that only an older release of the engine has.",
 }
 
 func hasBucket(buckets []float64, v float64) bool {

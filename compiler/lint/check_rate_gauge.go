@@ -8,8 +8,8 @@ import (
 
 // rate() assumes a counter: on a gauge it turns every dip into a reset.
 var checkRateOnGauge = Check{
-	ID: "promql/rate-on-gauge", Severity: Warning,
-	Summary: "rate(), irate() or increase() is applied to a gauge.",
+	ID: "promql/rate-on-gauge", Severity: Error,
+	Summary: "rate(), irate() or increase() is applied to a gauge the engine catalog knows.",
 	Query: func(r *reporter, q *Query) {
 		walk(q.Expr, func(n parser.Node, _ []parser.Node) {
 			call, ok := n.(*parser.Call)

@@ -2,8 +2,6 @@ package lint
 
 import (
 	"github.com/prometheus/prometheus/promql/parser"
-
-	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // A multi-window alert's short window makes it reset quickly once the burn
@@ -12,13 +10,13 @@ var checkShortWindow = Check{
 	ID: "slo/short-window-not-shorter", Severity: Error,
 	Summary: "A multi-window burn-rate alert's short window is not shorter than its long window.",
 	Rule: func(r *reporter, rule *Rule) {
-		if !isBurnAlert(rule) {
+		if !r.isBurnAlert(rule) {
 			return
 		}
 		q := rule.Query
 		walk(q.Expr, func(n parser.Node, _ []parser.Node) {
 			b, ok := n.(*parser.BinaryExpr)
-			if !ok || b.Op != parser.LAND || !isBurnCondition(b.LHS) || !isBurnCondition(b.RHS) {
+			if !ok || b.Op != parser.LAND || !r.containsBurn(b.LHS) || !r.containsBurn(b.RHS) {
 				return
 			}
 			long, short := longest(windows(b.LHS)), longest(windows(b.RHS))
@@ -27,22 +25,4 @@ var checkShortWindow = Check{
 			}
 		})
 	},
-}
-
-// isBurnCondition says whether an expression compares a burn rate or an
-// error ratio with a threshold (a traffic guard is not one).
-func isBurnCondition(e parser.Expr) bool {
-	c, ok := unwrap(e).(*parser.BinaryExpr)
-	if !ok || !c.Op.IsComparisonOperator() {
-		return false
-	}
-	if readsErrorRatio(c.LHS) {
-		return true
-	}
-	for _, vs := range engine.Selectors(c.LHS) {
-		if isBurnSeries(metricName(vs)) {
-			return true
-		}
-	}
-	return false
 }

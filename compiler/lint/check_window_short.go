@@ -6,7 +6,7 @@ var checkWindowTooShort = Check{
 	ID: "slo/window-too-short", Severity: Warning,
 	Summary: "A burn-rate alert reads a window shorter than four scrape intervals.",
 	Rule: func(r *reporter, rule *Rule) {
-		if !isBurnAlert(rule) {
+		if !r.isBurnAlert(rule) {
 			return
 		}
 		min := 4 * r.opts.ScrapeInterval

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Formats are the output formats of Write.
@@ -13,6 +15,7 @@ var Formats = []string{"text", "json", "github", "sarif"}
 // Write prints findings in a format: text (with the line and a caret),
 // json, github (workflow annotations) or sarif (code scanning).
 func Write(w io.Writer, format string, res Result) error {
+	res = redacted(res)
 	switch format {
 	case "", "text":
 		return writeText(w, res)
@@ -44,15 +47,15 @@ func writeText(w io.Writer, res Result) error {
 		fmt.Fprintf(w, "%s: %s: %s (%s)\n", loc, f.Severity, f.Message, f.Check)
 		if f.Source != "" && f.Line > 0 {
 			num := fmt.Sprint(f.Line)
-			col := max(f.Column, 1)
+			src, col := sourceWindow(f.Source, max(f.Column, 1))
 			// Tabs keep their width so the caret lines up.
-			pad := []byte(f.Source[:min(col-1, len(f.Source))])
+			pad := []byte(src[:min(col-1, len(src))])
 			for i, c := range pad {
 				if c != '\t' {
 					pad[i] = ' '
 				}
 			}
-			fmt.Fprintf(w, "  %s | %s\n  %s | %s^\n", num, f.Source, strings.Repeat(" ", len(num)), pad)
+			fmt.Fprintf(w, "  %s | %s\n  %s | %s^\n", num, src, strings.Repeat(" ", len(num)), pad)
 		}
 	}
 	counts := map[Severity]int{}
@@ -148,4 +151,59 @@ func writeSARIF(w io.Writer, res Result) error {
 // anchor is the docs heading anchor of a check id.
 func anchor(id string) string {
 	return strings.NewReplacer("/", "", ".", "").Replace(id)
+}
+
+// windowWidth bounds the source shown around a finding's column: a
+// minified dashboard is one line of hundreds of kilobytes.
+const windowWidth = 60
+
+// sourceWindow cuts a source line to windowWidth bytes either side of a 1-based
+// column, marking the cuts, and returns the caret's column in the cut.
+func sourceWindow(line string, col int) (string, int) {
+	col = min(col, len(line)+1)
+	from, to := max(col-1-windowWidth, 0), min(col-1+windowWidth, len(line))
+	for from > 0 && !utf8.RuneStart(line[from]) {
+		from--
+	}
+	for to < len(line) && !utf8.RuneStart(line[to]) {
+		to++
+	}
+	out := line[from:to]
+	col -= from
+	if from > 0 {
+		out = "…" + out
+		col += len("…")
+	}
+	if to < len(line) {
+		out += "…"
+	}
+	return out, col
+}
+
+// credentials finds what a URL must not show: a user:password@ part, and
+// query parameters named like secrets.
+var (
+	urlUserinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s"']+@`)
+	urlSecret   = regexp.MustCompile(`(?i)([?&](?:[a-z_-]*(?:token|key|secret|password|passwd|pwd|auth|signature|sig|credential)[a-z_-]*)=)[^&\s"']+`)
+)
+
+// Redact hides credentials in URLs in a message.
+func Redact(s string) string {
+	if !strings.Contains(s, "://") && !strings.ContainsAny(s, "?&") {
+		return s
+	}
+	s = urlUserinfo.ReplaceAllString(s, "${1}REDACTED@")
+	return urlSecret.ReplaceAllString(s, "${1}REDACTED")
+}
+
+// redacted returns the result with credentials in URLs hidden in every
+// field a format prints.
+func redacted(res Result) Result {
+	out := res
+	out.Findings = make([]Finding, len(res.Findings))
+	for i, f := range res.Findings {
+		f.File, f.Message, f.Source = Redact(f.File), Redact(f.Message), Redact(f.Source)
+		out.Findings[i] = f
+	}
+	return out
 }

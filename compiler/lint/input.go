@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/spec"
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // Kinds of input, recognised by content.
@@ -36,6 +38,11 @@ type File struct {
 	disabled map[int][]string
 	queries  []*Query
 	rules    []*Rule
+	// Skipped says why a file was not linted; its lines are never shown.
+	Skipped string
+	// ruleAt maps a line to the rule spanning it, built when a finding
+	// needs it.
+	ruleAt []*Rule
 }
 
 func (f *File) line(n int) string {
@@ -78,6 +85,7 @@ type Rule struct {
 	Annotations   map[string]string
 	node          *yaml.Node
 	first, last   int // lines the rule spans
+	disabled      []string
 }
 
 // key returns the node of a property of the rule (for, labels.severity
@@ -107,6 +115,10 @@ func readFile(p *pass, s Source) *File {
 			break
 		}
 		if err != nil {
+			if !looksLinted(text) {
+				f.Skipped = "not YAML or JSON lint recognises (a template, JSON with comments ...)"
+				return f
+			}
 			p.with(checkSyntax).at(f, yamlErrorLine(err), 0, "not valid YAML or JSON: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 			return f
 		}
@@ -125,16 +137,37 @@ func readFile(p *pass, s Source) *File {
 		}
 		f.object(p, root)
 	}
+	if f.Kind == "" && f.Skipped == "" {
+		f.Skipped = "no rule groups, PrometheusRule, dashboard, ScaledObject or spec in it"
+	}
 	return f
+}
+
+// linted is what a file lint reads starts with somewhere: a key at the
+// start of a line (YAML) or a quoted key (JSON).
+var linted = regexp.MustCompile(`(?m)^(groups:|kind:\s*(PrometheusRule|ScaledObject)\b|apiVersion:\s*(openslo/|inferslo))|"panels"\s*:`)
+
+// looksLinted says whether a file that is not valid YAML was meant to be
+// one lint reads (a rule file with a typo) rather than a Helm template or
+// JSON with comments, whose lines must not be echoed.
+func looksLinted(text string) bool {
+	return linted.MatchString(text) && !strings.Contains(text, "{{")
 }
 
 // object recognises one document by its content.
 func (f *File) object(p *pass, n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
 		return
 	}
 	apiVersion, kind := scalarAt(n, "apiVersion"), scalarAt(n, "kind")
 	switch {
+	case apiVersion == "openslo/v1alpha":
+		f.Skipped = "OpenSLO v1alpha (Sloth's OpenSLO format) is not linted; Sloth generates its rules, lint those"
+	case strings.HasPrefix(apiVersion, "sloth.slok.dev/") || scalarAt(n, "version") == "prometheus/v1" && mapValue(n, "slos") != nil:
+		f.Skipped = "a Sloth spec is not linted; Sloth generates its rules, lint those"
+	case strings.HasPrefix(apiVersion, "pyrra.dev/"):
+		f.Skipped = "a Pyrra ServiceLevelObjective is not linted; Pyrra generates its rules, lint those"
 	case strings.HasPrefix(apiVersion, "openslo/") || apiVersion == spec.ShorthandAPIVersion:
 		f.Kind = KindSpec
 	case kind == "PrometheusRule":
@@ -142,20 +175,16 @@ func (f *File) object(p *pass, n *yaml.Node) {
 		f.groups(p, mapValue(mapValue(n, "spec"), "groups"))
 	case kind == "ScaledObject":
 		f.Kind = KindScaledObject
-		for _, t := range items(mapValue(mapValue(n, "spec"), "triggers")) {
-			if scalarAt(t, "type") != "prometheus" {
-				continue
-			}
-			if q := mapValue(mapValue(t, "metadata"), "query"); q != nil {
-				f.query(p, q, nil, false)
-			}
-		}
+		f.scaledObject(p, n)
 	case mapValue(n, "groups") != nil:
 		f.Kind = KindRules
 		f.groups(p, mapValue(n, "groups"))
-	case mapValue(n, "panels") != nil || mapValue(mapValue(n, "dashboard"), "panels") != nil:
+	case mapValue(n, "panels") != nil || mapValue(n, "rows") != nil || mapValue(mapValue(n, "dashboard"), "panels") != nil:
 		f.Kind = KindDashboard
-		f.targets(p, n)
+		if d := mapValue(n, "dashboard"); d != nil && mapValue(n, "panels") == nil {
+			n = d
+		}
+		f.targets(p, newDashboard(n), n, dsInherit)
 	}
 }
 
@@ -215,37 +244,25 @@ func (f *File) groups(p *pass, groups *yaml.Node) {
 	}
 }
 
-// targets finds every target expr of a dashboard, in rows and nested
-// panels alike.
-func (f *File) targets(p *pass, n *yaml.Node) {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i].Value, n.Content[i+1]
-			if k == "targets" {
-				for _, t := range items(v) {
-					if e := mapValue(t, "expr"); e != nil && e.Kind == yaml.ScalarNode && strings.TrimSpace(e.Value) != "" {
-						f.query(p, e, nil, true)
-					}
-				}
-				continue
-			}
-			f.targets(p, v)
-		}
-	case yaml.SequenceNode:
-		for _, c := range n.Content {
-			f.targets(p, c)
-		}
-	}
-}
-
 // query parses one expression and reports a syntax error at its place.
+// In a dashboard (grafana) the Grafana variables are substituted first; a
+// query that parses only with a variable standing for something else than
+// lint can guess is warned about, not refused.
 func (f *File) query(p *pass, n *yaml.Node, r *Rule, grafana bool) *Query {
 	q := &Query{File: f, node: n, Text: n.Value, Rule: r}
+	var subs []substitution
 	if grafana {
-		q.Text, q.orig, q.Vars = substituteVariables(n.Value)
+		q.Text, q.orig, subs = substituteVariables(n.Value, false)
+		q.Vars = len(subs) > 0
 	}
 	expr, err := parser.NewParser(parser.Options{}).ParseExpr(q.Text)
+	if err != nil && q.Vars {
+		if text, orig, _ := substituteVariables(n.Value, true); text != q.Text {
+			if e, err2 := parser.NewParser(parser.Options{}).ParseExpr(text); err2 == nil {
+				q.Text, q.orig, expr, err = text, orig, e, nil
+			}
+		}
+	}
 	if err != nil {
 		off := 0
 		msg := err.Error()
@@ -255,7 +272,15 @@ func (f *File) query(p *pass, n *yaml.Node, r *Rule, grafana bool) *Query {
 			msg = perrs[0].Err.Error()
 		}
 		line, col := q.Pos(off)
-		p.with(checkSyntax).at(f, line, col, "PromQL does not parse: %s", msg)
+		c := checkSyntax
+		if v, ok := nearVariable(subs, q.orig, off); ok {
+			c = checkVariablePosition
+			msg = "$" + v + " stands where lint cannot tell what it expands to, and the query does not parse with a guess: " + msg
+		} else if fn := unknownFunction.FindStringSubmatch(msg); fn != nil && metricsQLFunctions[fn[1]] {
+			c = checkNotPromQL
+			msg = fn[1] + " is a MetricsQL (VictoriaMetrics) function, not PromQL: " + msg
+		}
+		p.with(c).at(f, line, col, "PromQL does not parse: %s", msg)
 	} else {
 		q.Expr = expr
 	}
@@ -263,9 +288,30 @@ func (f *File) query(p *pass, n *yaml.Node, r *Rule, grafana bool) *Query {
 	return q
 }
 
+// nearVariable says whether a parse error at off (in the substituted
+// text) is at or just after a substituted variable.
+func nearVariable(subs []substitution, orig func(int) int, off int) (string, bool) {
+	if orig == nil {
+		return "", false
+	}
+	in := orig(off)
+	for _, s := range subs {
+		if s.role != roleText && in >= s.start-1 && in <= s.end+2 {
+			return s.name, true
+		}
+	}
+	return "", false
+}
+
+var unknownFunction = regexp.MustCompile(`unknown function with name "(\w+)"`)
+
 // specs validates the spec files of the set together, since specs refer
 // to each other across files.
-func (p *pass) specs(sources []Source) {
+//
+// The buckets the specs declare for their engines' histograms (a custom
+// engine, changed buckets) are buckets lint accepts for those metrics, so
+// the output compiled from the specs lints clean beside them.
+func (p *pass) specs(cat *engine.Catalog, sources []Source) {
 	var in []spec.Source
 	byName := map[string]*File{}
 	for i, f := range p.files {
@@ -277,11 +323,21 @@ func (p *pass) specs(sources []Source) {
 	if len(in) == 0 {
 		return
 	}
-	res, err := spec.Parse(in...)
+	res, err := spec.ParseWith(cat, in...)
 	if err != nil {
 		f := byName[in[0].Name]
 		p.with(checkSpec).at(f, 0, 0, "%v", err)
 		return
+	}
+	for _, slo := range res.Set.SLOs {
+		if inf := slo.Inference; inf != nil {
+			for metric, b := range inf.Signals.Buckets {
+				p.catalog.declare(metric, b)
+			}
+			if inf.Histogram != "" {
+				p.catalog.declare(inf.Histogram, inf.Buckets)
+			}
+		}
 	}
 	for _, pr := range res.Problems {
 		f := byName[pr.File]
@@ -308,13 +364,41 @@ func yamlErrorLine(err error) int {
 	return 0
 }
 
+// deref follows an alias to its anchored node, as rulefmt's decoding does.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// mapValue returns a key's value in a mapping, through aliases and merge
+// keys (<<: *anchor) as YAML decoding resolves them.
 func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
+	return mapValueDepth(n, key, 0)
+}
+
+func mapValueDepth(n *yaml.Node, key string, depth int) *yaml.Node {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode || depth > 20 {
 		return nil
 	}
+	var merged []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
+		switch n.Content[i].Value {
+		case key:
+			return deref(n.Content[i+1])
+		case "<<":
+			if m := deref(n.Content[i+1]); m != nil && m.Kind == yaml.SequenceNode {
+				merged = append(merged, m.Content...)
+			} else {
+				merged = append(merged, m)
+			}
+		}
+	}
+	for _, m := range merged {
+		if v := mapValueDepth(m, key, depth+1); v != nil {
+			return v
 		}
 	}
 	return nil
@@ -328,19 +412,41 @@ func scalarAt(n *yaml.Node, key string) string {
 }
 
 func items(n *yaml.Node) []*yaml.Node {
+	n = deref(n)
 	if n == nil || n.Kind != yaml.SequenceNode {
 		return nil
 	}
 	return n.Content
 }
 
+// stringMap reads a mapping of strings (labels, annotations), merge keys
+// included.
 func stringMap(n *yaml.Node) map[string]string {
+	n = deref(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
 	out := map[string]string{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		out[n.Content[i].Value] = n.Content[i+1].Value
+		k := n.Content[i].Value
+		if k == "<<" {
+			m := deref(n.Content[i+1])
+			subs := []*yaml.Node{m}
+			if m != nil && m.Kind == yaml.SequenceNode {
+				subs = m.Content
+			}
+			for _, sub := range subs {
+				for mk, mv := range stringMap(sub) {
+					if _, ok := out[mk]; !ok {
+						out[mk] = mv
+					}
+				}
+			}
+			continue
+		}
+		if v := deref(n.Content[i+1]); v != nil {
+			out[k] = v.Value
+		}
 	}
 	return out
 }

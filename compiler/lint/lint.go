@@ -11,6 +11,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/prometheus/prometheus/promql/parser"
+
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
@@ -63,12 +65,25 @@ type Options struct {
 	// Scrape, when set, is a real /metrics exposition every selector is
 	// checked against.
 	Scrape *Scrape
+	// Config is the .inferslo.yaml lint section (Prometheus version,
+	// disabled checks, severities); nil means the defaults.
+	Config *Config
+	// Catalog is the engine catalog (the built-in one when nil), with the
+	// engines --catalog files declare.
+	Catalog *engine.Catalog
 }
 
 // Result is every finding of a run, sorted by file and line.
 type Result struct {
 	Findings []Finding
-	Files    int
+	// Files is how many files were linted; Skipped lists the others.
+	Files   int
+	Skipped []Skip
+}
+
+// Skip is a file lint did not recognise, and why.
+type Skip struct {
+	File, Reason string
 }
 
 // Count returns how many findings are at least as serious as level.
@@ -88,19 +103,25 @@ func Run(sources []Source, opts Options) (Result, error) {
 	if opts.ScrapeInterval <= 0 {
 		opts.ScrapeInterval = 30 * time.Second
 	}
-	cat, err := engine.Load()
-	if err != nil {
-		return Result{}, err
+	cat := opts.Catalog
+	if cat == nil {
+		var err error
+		if cat, err = engine.Load(); err != nil {
+			return Result{}, err
+		}
 	}
-	p := &pass{opts: opts, catalog: newCatalog(cat), recorded: map[string]bool{}}
+	p := &pass{opts: opts, catalog: newCatalog(cat), recorded: map[string]bool{}, recordedExpr: map[string]parser.Expr{}}
 	for _, s := range sources {
 		p.files = append(p.files, readFile(p, s))
 	}
-	p.specs(sources)
+	p.specs(cat, sources)
 	for _, f := range p.files {
 		for _, r := range f.rules {
 			if r.Record != "" {
 				p.recorded[r.Record] = true
+				if r.Query != nil && r.Query.Expr != nil {
+					p.recordedExpr[r.Record] = r.Query.Expr
+				}
 			}
 		}
 	}
@@ -118,7 +139,7 @@ func Run(sources []Source, opts Options) (Result, error) {
 			}
 		}
 	}
-	out := p.suppress(p.findings)
+	out := opts.Config.apply(p.suppress(p.findings))
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.File != b.File {
@@ -132,7 +153,15 @@ func Run(sources []Source, opts Options) (Result, error) {
 		}
 		return a.Check < b.Check
 	})
-	return Result{Findings: out, Files: len(sources)}, nil
+	res := Result{Findings: out}
+	for _, f := range p.files {
+		if f.Skipped != "" && f.Kind == "" {
+			res.Skipped = append(res.Skipped, Skip{File: f.Name, Reason: f.Skipped})
+		} else {
+			res.Files++
+		}
+	}
+	return res, nil
 }
 
 // pass is the state of one run; reporter binds it to the check reporting.
@@ -141,7 +170,10 @@ type pass struct {
 	catalog  *catalog
 	files    []*File
 	recorded map[string]bool
-	findings []Finding
+	// recordedExpr is each recording rule's expression, so a query over a
+	// recording is understood as what it records.
+	recordedExpr map[string]parser.Expr
+	findings     []Finding
 }
 
 // reporter reports findings for one check.
@@ -154,8 +186,14 @@ func (p *pass) with(c Check) *reporter { return &reporter{pass: p, check: c} }
 
 // at reports a finding at a file position.
 func (r *reporter) at(f *File, line, col int, format string, args ...any) {
-	r.findings = append(r.findings, Finding{
+	fd := Finding{
 		Check: r.check.ID, Severity: r.check.Severity, File: f.Name,
-		Line: line, Column: col, Message: fmt.Sprintf(format, args...), Source: f.line(line),
-	})
+		Line: line, Column: col, Message: fmt.Sprintf(format, args...),
+	}
+	if f.Kind != "" {
+		// Only files lint recognised are quoted: another file's line may be
+		// a secret.
+		fd.Source = f.line(line)
+	}
+	r.findings = append(r.findings, fd)
 }

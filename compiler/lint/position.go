@@ -101,62 +101,6 @@ func scanQuoted(text string, stop int) (raw, decoded int) {
 	return min(raw, len(text)), decoded
 }
 
-var grafanaVar = regexp.MustCompile(`\$__\w+|\$\{[^}]*\}|\$\w+|\[\[\w+(?::\w+)?\]\]`)
-
-// substituteVariables replaces Grafana template variables by values that
-// parse: a duration inside a range, a number elsewhere; inside a quoted
-// label value a variable is left as it is (it is just text there). orig
-// maps offsets of the result back to the input.
-func substituteVariables(s string) (out string, orig func(int) int, vars bool) {
-	locs := grafanaVar.FindAllStringIndex(s, -1)
-	if len(locs) == 0 {
-		return s, nil, false
-	}
-	type shift struct{ at, in int } // output offset at, input offset in
-	var b strings.Builder
-	var shifts []shift
-	last := 0
-	for _, l := range locs {
-		b.WriteString(s[last:l[0]])
-		v := s[l[0]:l[1]]
-		repl := v
-		before := strings.TrimRight(s[:l[0]], " ")
-		switch {
-		case insideQuotes(s[:l[0]]):
-		case strings.HasSuffix(before, "[") || strings.HasSuffix(before, ":") || strings.Contains(v, "interval") || strings.Contains(v, "range"):
-			repl = "5m"
-		default:
-			repl = "1"
-		}
-		b.WriteString(repl)
-		shifts = append(shifts, shift{at: b.Len(), in: l[1]})
-		last = l[1]
-	}
-	b.WriteString(s[last:])
-	return b.String(), func(off int) int {
-		base, in := 0, 0
-		for _, sh := range shifts {
-			if off >= sh.at {
-				base, in = sh.at, sh.in
-			}
-		}
-		return in + off - base
-	}, true
-}
-
-func insideQuotes(prefix string) bool {
-	n := 0
-	for i := 0; i < len(prefix); i++ {
-		switch prefix[i] {
-		case '\\':
-			i++
-		case '"':
-			n++
-		}
-	}
-	return n%2 == 1
-}
-
 var disableComment = regexp.MustCompile(`inferslo-lint:\s*disable=([\w/.,-]+)`)
 
 // disables finds `# inferslo-lint: disable=<id>[,<id>]` comments.
@@ -171,7 +115,8 @@ func disables(lines []string) map[int][]string {
 }
 
 // suppress drops findings disabled on their line, or anywhere on the rule
-// they belong to (including the comment line just above it).
+// they belong to (including the comment line just above it). It indexes
+// each file's rules by line once, so it is linear in findings.
 func (p *pass) suppress(in []Finding) []Finding {
 	files := map[string]*File{}
 	for _, f := range p.files {
@@ -189,26 +134,41 @@ func (p *pass) suppress(in []Finding) []Finding {
 }
 
 func (f *File) disables(fd Finding) bool {
-	off := func(line int) bool {
-		for _, id := range f.disabled[line] {
+	if len(f.disabled) == 0 {
+		return false
+	}
+	if f.ruleAt == nil {
+		f.indexRules()
+	}
+	off := func(ids []string) bool {
+		for _, id := range ids {
 			if id == fd.Check || id == "all" {
 				return true
 			}
 		}
 		return false
 	}
-	if off(fd.Line) {
+	if off(f.disabled[fd.Line]) {
 		return true
 	}
-	for _, r := range f.rules {
-		if fd.Line < r.first || fd.Line > r.last {
-			continue
-		}
-		for l := r.first - 1; l <= r.last; l++ {
-			if off(l) {
-				return true
-			}
+	if fd.Line >= 1 && fd.Line < len(f.ruleAt) {
+		if r := f.ruleAt[fd.Line]; r != nil {
+			return off(r.disabled)
 		}
 	}
 	return false
+}
+
+// indexRules maps each line to the rule spanning it and gathers the ids
+// each rule disables.
+func (f *File) indexRules() {
+	f.ruleAt = make([]*Rule, len(f.lines)+2)
+	for _, r := range f.rules {
+		for l := r.first - 1; l <= r.last; l++ {
+			r.disabled = append(r.disabled, f.disabled[l]...)
+		}
+		for l := max(r.first, 1); l <= r.last && l < len(f.ruleAt); l++ {
+			f.ruleAt[l] = r
+		}
+	}
 }
