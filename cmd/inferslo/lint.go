@@ -90,4 +90,3 @@ func (c *lintCmd) config() (*lint.Config, error) {
 	}
 	return cfg, nil
 }
-
