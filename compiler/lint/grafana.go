@@ -162,6 +162,10 @@ func variableName(v string) string {
 	return v
 }
 
+// variableMark starts the name a Grafana variable is replaced by; a series
+// name containing it is not known (metricName returns "").
+const variableMark = "__grafana_"
+
 // substitution is one Grafana variable replaced in a query.
 type substitution struct {
 	start, end int // in the input
@@ -199,11 +203,11 @@ func substituteVariables(s string, asSeries bool) (out string, orig func(int) in
 		case roleDuration:
 			repl = "5m"
 		case roleName:
-			repl = "grafana_" + sanitizeName(sub.name)
+			repl = variableMark + sanitizeName(sub.name) + "__"
 		case roleValue:
 			repl = "1"
 			if asSeries {
-				repl = "grafana_" + sanitizeName(sub.name)
+				repl = variableMark + sanitizeName(sub.name) + "__"
 			}
 		}
 		b.WriteString(repl)

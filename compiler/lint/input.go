@@ -106,6 +106,10 @@ func readFile(p *pass, s Source) *File {
 	text := strings.ReplaceAll(string(s.Data), "\r\n", "\n")
 	f := &File{Name: s.Name, lines: strings.Split(text, "\n")}
 	f.disabled = disables(f.lines)
+	if helmTemplate.MatchString(text) {
+		f.Skipped = "a Helm template (it reads .Values, .Release ...): lint what it renders"
+		return f
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(s.Data))
 	var docs []*yaml.Node
 	for {
@@ -147,11 +151,18 @@ func readFile(p *pass, s Source) *File {
 // start of a line (YAML) or a quoted key (JSON).
 var linted = regexp.MustCompile(`(?m)^(groups:|kind:\s*(PrometheusRule|ScaledObject)\b|apiVersion:\s*(openslo/|inferslo))|"panels"\s*:`)
 
+// helmTemplate finds what only a Helm (or other Go) template reads; an
+// alert template has .Labels and .Value, never these.
+var helmTemplate = regexp.MustCompile(`\{\{[^}]*(\.Values\b|\.Release\b|\.Chart\b|\.Capabilities\b|\.Files\b|\binclude\s+"|\btoYaml\b|\btpl\s)`)
+
+// jsonComment finds a // or /* comment starting a line (JSON with comments).
+var jsonComment = regexp.MustCompile(`(?m)^\s*(//|/\*)`)
+
 // looksLinted says whether a file that is not valid YAML was meant to be
 // one lint reads (a rule file with a typo) rather than a Helm template or
 // JSON with comments, whose lines must not be echoed.
 func looksLinted(text string) bool {
-	return linted.MatchString(text) && !strings.Contains(text, "{{")
+	return linted.MatchString(text) && !strings.Contains(text, "{{") && !jsonComment.MatchString(text)
 }
 
 // object recognises one document by its content.

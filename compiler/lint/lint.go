@@ -8,6 +8,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -153,6 +154,8 @@ func Run(sources []Source, opts Options) (Result, error) {
 		}
 		return a.Check < b.Check
 	})
+	// A finding in an anchored node is reported once, not once per alias.
+	out = slices.CompactFunc(out, func(a, b Finding) bool { return a == b })
 	res := Result{Findings: out}
 	for _, f := range p.files {
 		if f.Skipped != "" && f.Kind == "" {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -13,8 +14,15 @@ import (
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
-// metricName is the name a selector selects, or "".
-func metricName(vs *parser.VectorSelector) string { return engine.SelectedName(vs) }
+// metricName is the name a selector selects, or "" (also when a Grafana
+// variable stands in it).
+func metricName(vs *parser.VectorSelector) string {
+	name := engine.SelectedName(vs)
+	if strings.Contains(name, variableMark) {
+		return ""
+	}
+	return name
+}
 
 // matcher returns the selector's matcher on a label.
 func matcher(vs *parser.VectorSelector, name string) *labels.Matcher {

@@ -1,0 +1,141 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestFilesLintDoesNotRecogniseAreSkippedAndNeverQuoted(t *testing.T) {
+	tests := []struct {
+		name, data, reason string
+	}{
+		{"a Helm template", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}\nstringData:\n  token: hunter2\n{{- end }}\n", "Helm template"},
+		{"JSON with comments", "{\n  // hunter2\n  \"panels\": []\n}\n", "not YAML or JSON"},
+		{"a values file", "password: hunter2\nreplicas: 2\n", "no rule groups"},
+		{"a Helm-templated rule file", "groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up{job=\"{{ .Values.job }}\"} == 0\n    annotations: {{ toYaml .Values.hunter2 }}\n", "Helm template"},
+		{"a Go template without Helm's values", "kind: PrometheusRule\nspec:\n  groups: {{ range .Groups }}\n   - {{ . }}: hunter2\n{{ end }}\n", "not YAML or JSON"},
+		{"a Sloth spec", "version: prometheus/v1\nservice: s\nslos:\n- name: hunter2\n", "Sloth"},
+		{"a Pyrra SLO", "apiVersion: pyrra.dev/v1alpha1\nkind: ServiceLevelObjective\nmetadata: {name: hunter2}\n", "Pyrra"},
+		{"an OpenSLO v1alpha file", "apiVersion: openslo/v1alpha\nkind: SLO\nmetadata: {name: hunter2}\n", "v1alpha"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Run([]Source{{Name: "f.yaml", Data: []byte(tt.data)}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Files != 0 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, tt.reason) {
+				t.Fatalf("files %d, skipped %+v; want one skip saying %q", res.Files, res.Skipped, tt.reason)
+			}
+			for _, format := range Formats {
+				var b bytes.Buffer
+				if err := Write(&b, format, res); err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(b.String(), "hunter2") {
+					t.Fatalf("%s output quotes the skipped file: %s", format, b.String())
+				}
+			}
+		})
+	}
+}
+
+func TestABrokenRuleFileIsStillAnError(t *testing.T) {
+	res, err := Run([]Source{{Name: "r.yaml", Data: []byte("groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up == 0\n   for: 5m\n")}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count(Error) != 1 || res.Findings[0].Check != "promql/syntax" {
+		t.Fatalf("findings %+v, want one YAML syntax error", res.Findings)
+	}
+}
+
+func TestOutputShowsAWindowAroundTheColumn(t *testing.T) {
+	// One minified dashboard line of 300 KB with a finding in the middle.
+	pad := strings.Repeat(`{"type":"text","title":"x"},`, 10000)
+	dash := `{"panels":[` + pad + `{"targets":[{"expr":"sum(rate(vllm:time_to_first_token_seconds_bucket{le=\"0.3\"}[5m]))"}]},` + pad + `{"type":"text"}]}`
+	res, err := Run([]Source{{Name: "d.json", Data: []byte(dash)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, "text", res); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if len(out) > 1000 || !strings.Contains(out, `le=\"0.3\"`) {
+		t.Fatalf("output of %d bytes, want the window around le=\"0.3\" under 1000:\n%.2000s", len(out), out)
+	}
+	lines := strings.Split(out, "\n")
+	src, caret := lines[1], lines[2]
+	at := strings.Index(caret, "^")
+	if at < 0 || !strings.HasPrefix(src[at:], `le=\"0.3\"`) {
+		t.Fatalf("caret at %d does not point to the matcher:\n%s\n%s", at, src, caret)
+	}
+}
+
+func TestCredentialsInURLsAreRedacted(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"fetch https://bot:s3cret@prom.example.com/metrics failed", "fetch https://REDACTED@prom.example.com/metrics failed"},
+		{"http://prom:9090/metrics?token=s3cret&x=1", "http://prom:9090/metrics?token=REDACTED&x=1"},
+		{"see https://example.com/runbook", "see https://example.com/runbook"},
+	}
+	for _, tt := range tests {
+		if got := Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestConfigFile(t *testing.T) {
+	cfg, err := ParseConfig(".inferslo.yaml", []byte(`lint:
+  prometheus: 2
+  disable: [alert/missing-severity]
+  severity: {engine/unknown-metric: error}
+  include: ["rules/**"]
+  exclude: ["**/templates/**", "rules/vendor/*.yaml"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{
+		"rules/a.yaml": true, "rules/x/y/b.yaml": true, "rules/vendor/c.yaml": false,
+		"rules/vendor/deep/c.yaml": true, "rules/chart/templates/d.yaml": false, "dashboards/e.json": false,
+	} {
+		if got := cfg.Lints(path); got != want {
+			t.Errorf("Lints(%s) = %v, want %v", path, got, want)
+		}
+	}
+	src := []Source{{Name: "r.yaml", Data: []byte(`groups:
+- name: g
+  rules:
+  - record: x
+    expr: sum(rate(vllm:e2e_request_latency_seconds_bucket{le="1"}[5m])) + vllm:num_request_waiting
+  - alert: A
+    expr: up == 0
+`)}}
+	checks := func(c *Config) string {
+		res, err := Run(src, Options{Config: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range res.Findings {
+			out = append(out, fmt.Sprintf("%s=%s", f.Check, f.Severity))
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := checks(nil), "promql/le-format=error engine/unknown-metric=warning alert/missing-severity=warning"; got != want {
+		t.Errorf("defaults: %s, want %s", got, want)
+	}
+	if got, want := checks(cfg), "engine/unknown-metric=error"; got != want {
+		t.Errorf("configured: %s, want %s", got, want)
+	}
+	for _, bad := range []string{"lint: {prometheus: 4}", "lint: {disable: [no/such]}", "lint: {severity: {alert/template: fatal}}", "lint: {colour: red}"} {
+		if _, err := ParseConfig("c.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "c.yaml") {
+			t.Errorf("%s: error %v, want one naming the file", bad, err)
+		}
+	}
+}
