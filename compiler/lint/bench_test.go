@@ -5,6 +5,7 @@ package lint
 import (
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -40,4 +41,30 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkLintFindings lints one rule file of n alerts that each have
+// findings (a missing severity, a template reading a dropped label): the
+// cost per finding must stay flat as n grows (it was quadratic).
+func BenchmarkLintFindings(b *testing.B) {
+	for _, n := range []int{10000, 40000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var sb strings.Builder
+			sb.WriteString("groups:\n- name: g\n  rules:\n")
+			for i := range n {
+				fmt.Fprintf(&sb, "  - alert: A%d\n    expr: sum by (pod) (vllm:num_requests_waiting) > %d\n    annotations:\n      summary: \"{{ $labels.instance }}\"\n", i, i)
+			}
+			src := []Source{{Name: "many.yaml", Data: []byte(sb.String())}}
+			start := cpuTime(b)
+			runs := 0
+			for b.Loop() {
+				res, err := Run(src, Options{})
+				if err != nil || len(res.Findings) != 2*n {
+					b.Fatal(err, len(res.Findings))
+				}
+				runs++
+			}
+			b.ReportMetric((cpuTime(b)-start).Seconds()/float64(runs*2*n)*1e6, "cpu-µs/finding")
+		})
+	}
 }

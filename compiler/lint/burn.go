@@ -34,7 +34,11 @@ func (p *pass) burnConditions(rule *Rule) []burnCondition {
 	if rule.Alert == "" || rule.Query == nil || rule.Query.Expr == nil {
 		return nil
 	}
-	var out []burnCondition
+	if rule.burn != nil {
+		return *rule.burn
+	}
+	out := []burnCondition{}
+	defer func() { rule.burn = &out }()
 	walk(rule.Query.Expr, func(n parser.Node, _ []parser.Node) {
 		if c, ok := p.burnCondition(n); ok {
 			out = append(out, c)

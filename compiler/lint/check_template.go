@@ -28,9 +28,9 @@ var checkTemplate = Check{
 			values map[string]string
 		}{{"labels", rule.Labels}, {"annotations", rule.Annotations}} {
 			for _, k := range slices.Sorted(maps.Keys(part.values)) {
-				if err := parseTemplate(rule.Alert, part.values[k]); err != nil {
+				if err := r.templateError(part.values[k]); err != nil {
 					how := "does not parse"
-					if strings.Contains(err.Error(), "executing") {
+					if strings.HasPrefix(err.Error(), "at <") {
 						how = "fails on every evaluation"
 					}
 					r.atYAML(rule.File, rule.key(part.key, k), "%s %s: template %s: %s", part.key, k, how, err)
@@ -45,22 +45,37 @@ var checkTemplate = Check{
 // sample alert: calls with the wrong number of arguments ({{value}}) or
 // piped into a non-function ({{ $labels.a | $labels.b }}) parse, but fail
 // on every evaluation.
-func parseTemplate(alert, text string) error {
+func parseTemplate(text string) error {
 	if !strings.Contains(text, "{{") {
 		return nil
 	}
 	data := template.AlertTemplateData(map[string]string{}, map[string]string{}, "", promql.Sample{})
-	name := "__alert_" + alert
-	err := template.NewTemplateExpander(context.Background(), templates.PrometheusDefs+text, name, data, 0, nil, nil, nil).ParseTest()
-	if err != nil {
-		return err
-	}
+	const name = "__alert"
 	noQuery := func(context.Context, string, time.Time) (promql.Vector, error) { return promql.Vector{}, nil }
 	exp := template.NewTemplateExpander(context.Background(), templates.PrometheusDefs+text, name, data, 0, noQuery, nil, nil)
-	if _, err := exp.Expand(); err != nil && alwaysFails.MatchString(err.Error()) {
-		return errors.New(strings.TrimPrefix(err.Error(), "error executing template "+name+": "))
+	_, err := exp.Expand()
+	switch {
+	case err == nil:
+		return nil
+	case strings.HasPrefix(err.Error(), "error parsing template "+name+": "), alwaysFails.MatchString(err.Error()):
+		// The position counts the variables Prometheus defines first, so
+		// only the message is kept.
+		return errors.New(templateNoise.ReplaceAllString(err.Error(), ""))
 	}
 	return nil
+}
+
+var templateNoise = regexp.MustCompile(`error (parsing|executing) template __alert: |template: __alert:\d+(:\d+)?: |executing "__alert" `)
+
+// templateError parses a template once per distinct text in a run: rule
+// files repeat the same annotations many times.
+func (p *pass) templateError(text string) error {
+	if err, ok := p.templates[text]; ok {
+		return err
+	}
+	err := parseTemplate(text)
+	p.templates[text] = err
+	return err
 }
 
 // alwaysFails matches template execution errors that do not depend on the

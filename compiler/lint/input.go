@@ -86,6 +86,8 @@ type Rule struct {
 	node          *yaml.Node
 	first, last   int // lines the rule spans
 	disabled      []string
+	// burn caches the rule's burn conditions once computed.
+	burn *[]burnCondition
 }
 
 // key returns the node of a property of the rule (for, labels.severity

@@ -111,7 +111,7 @@ func Run(sources []Source, opts Options) (Result, error) {
 			return Result{}, err
 		}
 	}
-	p := &pass{opts: opts, catalog: newCatalog(cat), recorded: map[string]bool{}, recordedExpr: map[string]parser.Expr{}}
+	p := &pass{opts: opts, catalog: newCatalog(cat), recorded: map[string]bool{}, recordedExpr: map[string]parser.Expr{}, templates: map[string]error{}}
 	for _, s := range sources {
 		p.files = append(p.files, readFile(p, s))
 	}
@@ -177,6 +177,8 @@ type pass struct {
 	// recording is understood as what it records.
 	recordedExpr map[string]parser.Expr
 	findings     []Finding
+	// templates caches template checks by text.
+	templates map[string]error
 }
 
 // reporter reports findings for one check.
