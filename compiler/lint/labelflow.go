@@ -247,11 +247,14 @@ func binaryFlow(v *parser.BinaryExpr) resultLabels {
 		}
 	}
 	if len(m.Include) > 0 {
-		// group_left(x) copies x from the one side when it has it.
+		// group_left(x) copies x from the one side, and deletes it when
+		// the one side has none.
 		from := labelFlow(one)
 		for _, n := range m.Include {
 			if ok, _ := from.carries(n); ok {
 				out = out.add(n)
+			} else {
+				out = out.drop(v, n)
 			}
 		}
 	}
