@@ -22,7 +22,7 @@ type Check struct {
 // Checks lists every check in the order they run.
 func Checks() []Check {
 	return []Check{
-		checkSyntax, checkVariablePosition, checkNotPromQL, checkRuleFormat, checkSpec, checkSpecWarning, checkKEDAThreshold, checkKEDASeveral, checkKEDAMaySeveral,
+		checkSyntax, checkVariablePosition, checkNotPromQL, checkRuleFormat, checkSpec, checkSpecWarning, checkGeneratorSpec, checkKEDAThreshold, checkKEDASeveral, checkKEDAMaySeveral,
 		checkLeNotABucket, checkLeOldBucket, checkLeFormat, checkUnknownMetric, checkRenamedMetric,
 		checkCounterWithoutRate, checkRateOnGauge,
 		checkQuantileWithoutLe, checkQuantileOfSumCount, checkAverageLatency,
@@ -87,6 +87,11 @@ var checkSpecWarning = Check{
 var checkVariablePosition = Check{
 	ID: "dashboard/variable-position", Severity: Warning,
 	Summary: "A dashboard query does not parse with its Grafana variables replaced, because a variable stands for PromQL text lint cannot guess (a list of matchers, an operator).",
+}
+
+var checkGeneratorSpec = Check{
+	ID: "spec/other-generator", Severity: Info,
+	Summary: "A Sloth, Pyrra or OpenSLO v1alpha spec: recognised and not linted; lint the rules its generator writes.",
 }
 
 var checkNotPromQL = Check{

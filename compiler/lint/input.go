@@ -27,6 +27,9 @@ const (
 	KindDashboard    = "dashboard"      // Grafana dashboard JSON
 	KindScaledObject = "scaledobject"   // KEDA ScaledObject
 	KindSpec         = "spec"           // inferslo or OpenSLO spec
+	// KindGeneratorSpec is a Sloth, Pyrra or OpenSLO v1alpha spec, which
+	// other generators read: recognised, not linted.
+	KindGeneratorSpec = "generator-spec"
 )
 
 // File is one parsed input.
@@ -176,11 +179,11 @@ func (f *File) object(p *pass, n *yaml.Node) {
 	apiVersion, kind := scalarAt(n, "apiVersion"), scalarAt(n, "kind")
 	switch {
 	case apiVersion == "openslo/v1alpha":
-		f.Skipped = "OpenSLO v1alpha (Sloth's OpenSLO format) is not linted; Sloth generates its rules, lint those"
+		f.generatorSpec(p, n, "OpenSLO v1alpha (Sloth's OpenSLO format)", "Sloth")
 	case strings.HasPrefix(apiVersion, "sloth.slok.dev/") || scalarAt(n, "version") == "prometheus/v1" && mapValue(n, "slos") != nil:
-		f.Skipped = "a Sloth spec is not linted; Sloth generates its rules, lint those"
+		f.generatorSpec(p, n, "a Sloth spec", "Sloth")
 	case strings.HasPrefix(apiVersion, "pyrra.dev/"):
-		f.Skipped = "a Pyrra ServiceLevelObjective is not linted; Pyrra generates its rules, lint those"
+		f.generatorSpec(p, n, "a Pyrra ServiceLevelObjective", "Pyrra")
 	case strings.HasPrefix(apiVersion, "openslo/") || apiVersion == spec.ShorthandAPIVersion:
 		f.Kind = KindSpec
 	case kind == "PrometheusRule":
@@ -199,6 +202,16 @@ func (f *File) object(p *pass, n *yaml.Node) {
 		}
 		f.targets(p, newDashboard(n), n, dsInherit)
 	}
+}
+
+// generatorSpec notes a spec another SLO generator reads: lint says so
+// once per file and leaves it alone.
+func (f *File) generatorSpec(p *pass, n *yaml.Node, what, generator string) {
+	if f.Kind == KindGeneratorSpec {
+		return
+	}
+	f.Kind = KindGeneratorSpec
+	p.with(checkGeneratorSpec).atYAML(f, n, "%s is not linted: %s writes rules from it, lint those", what, generator)
 }
 
 // validateRule reports what Prometheus' own rule validation

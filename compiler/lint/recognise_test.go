@@ -16,9 +16,6 @@ func TestFilesLintDoesNotRecogniseAreSkippedAndNeverQuoted(t *testing.T) {
 		{"a values file", "password: hunter2\nreplicas: 2\n", "no rule groups"},
 		{"a Helm-templated rule file", "groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up{job=\"{{ .Values.job }}\"} == 0\n    annotations: {{ toYaml .Values.hunter2 }}\n", "Helm template"},
 		{"a Go template without Helm's values", "kind: PrometheusRule\nspec:\n  groups: {{ range .Groups }}\n   - {{ . }}: hunter2\n{{ end }}\n", "not YAML or JSON"},
-		{"a Sloth spec", "version: prometheus/v1\nservice: s\nslos:\n- name: hunter2\n", "Sloth"},
-		{"a Pyrra SLO", "apiVersion: pyrra.dev/v1alpha1\nkind: ServiceLevelObjective\nmetadata: {name: hunter2}\n", "Pyrra"},
-		{"an OpenSLO v1alpha file", "apiVersion: openslo/v1alpha\nkind: SLO\nmetadata: {name: hunter2}\n", "v1alpha"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,6 +36,23 @@ func TestFilesLintDoesNotRecogniseAreSkippedAndNeverQuoted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestOtherGeneratorsSpecsAreRecognisedWithAnInfoLine(t *testing.T) {
+	for name, data := range map[string]string{
+		"Sloth":               "version: prometheus/v1\nservice: s\nslos:\n- name: a\n",
+		"Sloth on Kubernetes": "apiVersion: sloth.slok.dev/v1\nkind: PrometheusServiceLevel\nspec: {service: s}\n",
+		"Pyrra":               "apiVersion: pyrra.dev/v1alpha1\nkind: ServiceLevelObjective\nmetadata: {name: a}\n",
+		"OpenSLO v1alpha":     "apiVersion: openslo/v1alpha\nkind: SLO\nmetadata: {name: a}\n---\napiVersion: openslo/v1alpha\nkind: SLO\nmetadata: {name: b}\n",
+	} {
+		res, err := Run([]Source{{Name: "slo.yaml", Data: []byte(data)}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Findings) != 1 || res.Findings[0].Severity != Info || res.Findings[0].Check != "spec/other-generator" {
+			t.Errorf("%s: findings %+v, want one info line", name, res.Findings)
+		}
 	}
 }
 
