@@ -14,11 +14,13 @@ var (
 	labelRef    = regexp.MustCompile(`\$labels\.([A-Za-z_]\w*)|index\s+\$labels\s+"([^"]+)"`)
 	dotLabelRef = regexp.MustCompile(`(?:\$labels|\.Labels)\.([A-Za-z_]\w*)|index\s+(?:\$labels|\.Labels)\s+"([^"]+)"`)
 	rebindsDot  = regexp.MustCompile(`\{\{-?\s*(range|with)\b`)
+	// templateAction is one {{ ... }} action.
+	templateAction = regexp.MustCompile(`\{\{[^}]*\}\}`)
 )
 
-// guarded finds a label a template only reads under if or with, where its
-// absence is handled.
-var guarded = regexp.MustCompile(`\{\{-?\s*(?:if|with|else if)\s+(?:\$labels|\.Labels)\.([A-Za-z_]\w*)`)
+// guarded finds a label a template reads in an action that handles its
+// absence: if, with, or a fallback with or/and ({{ or $labels.pod $labels.instance }}).
+var guarded = regexp.MustCompile(`\{\{-?[^}]*\b(?:if|with|or|and)\s[^}]*?(?:\$labels|\.Labels)\.([A-Za-z_]\w*)`)
 
 // A template that reads a label the query's result cannot carry renders
 // empty: the page says "instance " and nobody knows where to look.
@@ -40,8 +42,12 @@ var checkTemplateLabel = Check{
 					continue
 				}
 				safe := map[string]bool{}
-				for _, m := range guarded.FindAllStringSubmatch(text, -1) {
-					safe[m[1]] = true
+				for _, action := range templateAction.FindAllString(text, -1) {
+					if guarded.MatchString(action) {
+						for _, m := range dotLabelRef.FindAllStringSubmatch(action, -1) {
+							safe[m[1]+m[2]] = true
+						}
+					}
 				}
 				seen := map[string]bool{}
 				refs := dotLabelRef

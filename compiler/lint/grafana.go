@@ -250,7 +250,7 @@ func roleOf(s string, start, end int) int {
 	switch {
 	case strings.HasSuffix(before, "[") || strings.HasSuffix(before, ":") && strings.LastIndex(before, "[") > strings.LastIndex(before, "]"):
 		return roleDuration
-	case hasWordSuffix(strings.TrimSuffix(before, "-"), "offset") || strings.HasSuffix(before, "@"):
+	case hasWordSuffix(strings.TrimSuffix(before, "-"), "offset"):
 		return roleDuration
 	case start > 0 && isNameByte(s[start-1]) || end < len(s) && isNameByte(s[end]):
 		return roleName
