@@ -40,6 +40,9 @@ func checkAutoscaling(o object[v1.SLO], ps *Problems, path string, a ShorthandAu
 	if f := a.FallbackReplicas; f != nil && *f > out.MaxReplicas && out.MaxReplicas >= 1 {
 		errorf("fallbackReplicas", "%d is above maxReplicas %d", *f, out.MaxReplicas)
 	}
+	if f := a.FallbackReplicas; f != nil && *f < out.MinReplicas {
+		errorf("fallbackReplicas", "%d is below minReplicas %d: the count KEDA holds while Prometheus cannot answer must not shrink the fleet below its floor", *f, out.MinReplicas)
+	}
 	if n := out.TargetName; n != "" && (len(n) > 253 || !dnsSubdomain.MatchString(n)) {
 		errorf("target.name", "%q is not a Kubernetes object name (a DNS-1123 subdomain: lower-case letters, digits, '-' and '.')", n)
 	}
@@ -64,7 +67,7 @@ func checkAutoscaling(o object[v1.SLO], ps *Problems, path string, a ShorthandAu
 	}
 	if h := a.Headroom; h != "" {
 		if d, err := model.ParseDecimal(h); err == nil && (d.Cmp(model.NewDecimal(0, 1)) <= 0 || d.Cmp(model.NewDecimal(1, 1)) > 0) {
-			errorf("headroom", "%s is not within (0, 1]: the share of the TTFT threshold at which scaling starts, such as 0.8", h)
+			errorf("headroom", "%s is not within (0, 1]: the share of the error budget the TTFT trigger lets slow requests take before it scales out, such as 0.8", h)
 		}
 	}
 }

@@ -155,7 +155,11 @@ type decoded struct {
 		ScaleTargetRef  map[string]string `yaml:"scaleTargetRef"`
 		MinReplicaCount int               `yaml:"minReplicaCount"`
 		MaxReplicaCount int               `yaml:"maxReplicaCount"`
-		Fallback        map[string]int    `yaml:"fallback"`
+		Fallback        struct {
+			FailureThreshold int    `yaml:"failureThreshold"`
+			Replicas         int    `yaml:"replicas"`
+			Behavior         string `yaml:"behavior"`
+		} `yaml:"fallback"`
 		Advanced        struct {
 			HorizontalPodAutoscalerConfig struct {
 				Behavior map[string]map[string]int `yaml:"behavior"`
@@ -229,12 +233,15 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 	want := []struct {
 		name, metricType, query, threshold, activation string
 	}{
+		// The share of requests over the 250ms bucket, over at least
+		// 1 / (300s × 0.008) requests per second, against 80% of the 1% budget.
 		{"ttft-chat-ttft", "Value",
-			`histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b"}[5m])))`,
-			"0.2", "0"},
+			`(sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[5m])) - sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="0.25"}[5m]))) / clamp_min(sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[5m])), 0.42)`,
+			"0.008", "0"},
 		// The plan implies 0.7 waiting requests per replica, raised to the floor of 1.
 		{"queue", "AverageValue", `sum(vllm:num_requests_waiting{model_name="llama-3-70b"})`, "1", "0"},
-		{"burn-chat-ttft", "Value", `max(inferslo:sli_error:ratio{slo="chat-ttft",window="5m"} / 0.01)`, "1", "1"},
+		// Gated at 1 / (300s × 0.01) events per second, at most doubling.
+		{"burn-chat-ttft", "Value", `clamp_max(sum(inferslo:sli_bad_events:rate{slo="chat-ttft",window="5m"}) / clamp_min(sum(inferslo:sli_events:rate{slo="chat-ttft",window="5m"}), 0.34) / 0.01, 2)`, "1", "1"},
 	}
 	if len(d.Spec.Triggers) != len(want) {
 		t.Fatalf("got %d triggers, want %d", len(d.Spec.Triggers), len(want))
@@ -254,7 +261,7 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 		exp := map[string]any{
 			"metricType": w.metricType, "query": w.query, "threshold": w.threshold,
 			"activationThreshold": w.activation, "serverAddress": "http://prometheus-operated.monitoring:9090",
-			"ignoreNullValues": "true", "authenticationRef": "prometheus-auth",
+			"ignoreNullValues": "false", "authenticationRef": "prometheus-auth",
 		}
 		for k := range exp {
 			if got[k] != exp[k] {
@@ -262,8 +269,8 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 			}
 		}
 	}
-	if got := d.Spec.Fallback; got["replicas"] != 72 || got["failureThreshold"] != 3 {
-		t.Errorf("fallback = %v, want the plan's 72 replicas after 3 failures", got)
+	if got := d.Spec.Fallback; got.Replicas != 72 || got.FailureThreshold != 3 || got.Behavior != "currentReplicasIfHigher" {
+		t.Errorf("fallback = %+v, want the plan's 72 replicas after 3 failures, never below the current count", got)
 	}
 	b := d.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior
 	if b["scaleUp"]["stabilizationWindowSeconds"] != 30 || b["scaleDown"]["stabilizationWindowSeconds"] != 120 {
@@ -381,10 +388,10 @@ func TestCRDValidatorRejectsBrokenObjects(t *testing.T) {
 		strict bool
 	}{
 		{"a numeric threshold is not a string", func(s string) string {
-			return strings.Replace(s, `threshold: "0.2"`, `threshold: 0.2`, 1)
+			return strings.Replace(s, `threshold: "0.008"`, `threshold: 0.008`, 1)
 		}, false},
 		{"a boolean ignoreNullValues is not a string", func(s string) string {
-			return strings.Replace(s, `ignoreNullValues: "true"`, `ignoreNullValues: true`, 1)
+			return strings.Replace(s, `ignoreNullValues: "false"`, `ignoreNullValues: false`, 1)
 		}, false},
 		{"a misspelt field is refused in strict mode", func(s string) string {
 			return strings.Replace(s, "  minReplicaCount:", "  pollingIntervall: 15\n  minReplicaCount:", 1)
@@ -503,7 +510,7 @@ func TestBuildWarnsWhenMaxReplicasIsBelowThePlan(t *testing.T) {
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "maxReplicas 64 is below the 72 replicas") {
 		t.Errorf("warnings = %q, want one about 64 < 72", warnings)
 	}
-	if got := decode(t, data).Spec.Fallback["replicas"]; got != 64 {
+	if got := decode(t, data).Spec.Fallback.Replicas; got != 64 {
 		t.Errorf("fallback replicas = %d, want the plan clamped to max 64", got)
 	}
 	_, none := build(t, set(chatSLOs()...))
@@ -527,8 +534,8 @@ func TestBuildWithoutQueueTargetWarnsAndFallsBackToMax(t *testing.T) {
 			t.Errorf("queue trigger %s written without a target", tr.Name)
 		}
 	}
-	if d.Spec.Fallback["replicas"] != 80 {
-		t.Errorf("fallback replicas = %d, want max 80 when there is no plan", d.Spec.Fallback["replicas"])
+	if d.Spec.Fallback.Replicas != 80 {
+		t.Errorf("fallback replicas = %d, want max 80 when there is no plan", d.Spec.Fallback.Replicas)
 	}
 }
 
@@ -548,7 +555,7 @@ func TestBuildHonoursOverrides(t *testing.T) {
 	if b["scaleUp"]["stabilizationWindowSeconds"] != 0 || b["scaleDown"]["stabilizationWindowSeconds"] != 600 {
 		t.Errorf("behavior = %v, want 0s up and 600s down", b)
 	}
-	if d.Spec.Fallback["replicas"] != 12 {
+	if d.Spec.Fallback.Replicas != 12 {
 		t.Errorf("fallback = %v, want 12", d.Spec.Fallback)
 	}
 	if ref := d.Spec.ScaleTargetRef; ref["apiVersion"] != "leaderworkerset.x-k8s.io/v1" || ref["kind"] != "LeaderWorkerSet" {
@@ -558,8 +565,8 @@ func TestBuildHonoursOverrides(t *testing.T) {
 	for _, tr := range d.Spec.Triggers {
 		thresholds[tr.Name] = tr.Metadata["threshold"]
 	}
-	if thresholds["ttft-chat-ttft"] != "0.225" || thresholds["queue"] != "2.5" {
-		t.Errorf("thresholds = %v, want ttft 0.25×0.9 = 0.225 and queue 2.5", thresholds)
+	if thresholds["ttft-chat-ttft"] != "0.009" || thresholds["queue"] != "2.5" {
+		t.Errorf("thresholds = %v, want ttft 0.01×0.9 = 0.009 and queue 2.5", thresholds)
 	}
 }
 
@@ -569,7 +576,12 @@ func TestBuildRefusesUnusableSettings(t *testing.T) {
 		edit  func([]model.SLO)
 		wants string
 	}{
-		{"SLOs of one service disagree on the target", func(s []model.SLO) { s[1].Autoscaling.TargetName = "other" }, "different autoscaling settings"},
+		{"SLOs scaling one target disagree on its settings", func(s []model.SLO) { s[1].Autoscaling.MaxReplicas = 40 }, "different autoscaling settings"},
+		{"a grouped SLO declares no groups", func(s []model.SLO) {
+			for i := range s {
+				s[i].GroupBy = []string{"model_name"}
+			}
+		}, "declare the groups"},
 		{"no scale target name", func(s []model.SLO) {
 			for _, x := range s {
 				x.Autoscaling.TargetName = ""
@@ -678,7 +690,8 @@ func TestTheTTFTTriggerOfANativeHistogramReadsItsOneSeries(t *testing.T) {
 		slos[i].Inference.Native = true
 	}
 	data, _ := build(t, set(slos...))
-	want := `histogram_quantile(0.99, sum(rate(vllm:time_to_first_token_seconds{model_name="llama-3-70b"}[5m])))`
+	const h = `sum(rate(vllm:time_to_first_token_seconds{model_name="llama-3-70b"}[5m]))`
+	want := `(histogram_count(` + h + `) * histogram_fraction(0.25, +Inf, ` + h + `) / clamp_min(histogram_count(` + h + `), 0.42) >= 0) or on () (0 * histogram_count(` + h + `))`
 	for _, tr := range decode(t, data).Spec.Triggers {
 		if tr.Name == "ttft-chat-ttft" {
 			if q := tr.Metadata["query"]; q != want {
