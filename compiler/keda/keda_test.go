@@ -160,7 +160,7 @@ type decoded struct {
 			Replicas         int    `yaml:"replicas"`
 			Behavior         string `yaml:"behavior"`
 		} `yaml:"fallback"`
-		Advanced        struct {
+		Advanced struct {
 			HorizontalPodAutoscalerConfig struct {
 				Behavior map[string]map[string]int `yaml:"behavior"`
 			} `yaml:"horizontalPodAutoscalerConfig"`
