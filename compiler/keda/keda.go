@@ -156,7 +156,7 @@ func unitsOf(service string, slos []model.SLO) ([]unit, error) {
 func settings(slos []model.SLO) (*model.Autoscaling, error) {
 	first := slos[0]
 	for _, slo := range slos[1:] {
-		if key(slo.Autoscaling) != key(first.Autoscaling) {
+		if slo.Autoscaling.Key() != first.Autoscaling.Key() {
 			return nil, fmt.Errorf("SLOs %s and %s give different autoscaling settings for one scale target", first.Name, slo.Name)
 		}
 		if fmt.Sprint(slo.GroupBy) != fmt.Sprint(first.GroupBy) {
@@ -164,17 +164,6 @@ func settings(slos []model.SLO) (*model.Autoscaling, error) {
 		}
 	}
 	return first.Autoscaling, nil
-}
-
-// key prints every setting, decimals exactly, so equal settings compare equal
-// whatever their internal representation.
-func key(a *model.Autoscaling) string {
-	c := a.Capacity
-	return fmt.Sprintf("%s|%s|%s|%d|%d|%s|%s|%s|%s|%t|%s|%s|%d|%s|%s|%s|%v",
-		a.TargetKind, a.TargetName, a.Namespace, a.MinReplicas, a.MaxReplicas, a.ServerAddress,
-		a.AuthenticationRef, a.Headroom, a.QueuePerReplica, a.BurnRateTrigger,
-		a.ScaleUpStabilization, a.ScaleDownStabilization, a.FallbackReplicas,
-		c.PeakRPS, c.MeanServiceTime, c.ReplicaConcurrency, a.Groups)
 }
 
 func scaledObjectOf(u unit) (scaledObject, []string, error) {

@@ -3,12 +3,14 @@ package keda
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	goldenfile "github.com/inferslo/inferslo/compiler/internal/golden"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
@@ -701,4 +703,100 @@ func TestTheTTFTTriggerOfANativeHistogramReadsItsOneSeries(t *testing.T) {
 		}
 	}
 	t.Errorf("no TTFT trigger in:\n%s", data)
+}
+
+// groupedChat is the chat SLOs grouped by model, autoscaling two declared
+// models, each on its own Deployment.
+func groupedChat() []model.SLO {
+	slos := chatSLOs()
+	for i := range slos {
+		slos[i].GroupBy = []string{"model_name"}
+		slos[i].Inference.Selector = ""
+		a := slos[i].Autoscaling
+		a.TargetName = "vllm-{{model_name}}"
+		a.Groups = []model.ScaleGroup{
+			{{Name: "model_name", Value: "llama-3-70b"}},
+			{{Name: "model_name", Value: "qwen-2-7b"}},
+		}
+	}
+	return slos
+}
+
+func TestAGroupedSLOGetsOneScaledObjectPerGroupReadingOnlyItsGroup(t *testing.T) {
+	files, _, err := Build(set(groupedChat()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := compileCRD(t, true)
+	want := map[string]string{"keda/vllm-llama-3-70b.yaml": "llama-3-70b", "keda/vllm-qwen-2-7b.yaml": "qwen-2-7b"}
+	if len(files) != len(want) {
+		t.Fatalf("files = %v, want one per group", files)
+	}
+	p := parser.NewParser(parser.Options{})
+	for _, f := range files {
+		model, ok := want[f.Path]
+		if !ok {
+			t.Errorf("unexpected file %s", f.Path)
+			continue
+		}
+		if err := crdschema.Validate(schema, f.Data); err != nil {
+			t.Errorf("%s: %v", f.Path, err)
+		}
+		d := decode(t, f.Data)
+		if d.Metadata.Name != "vllm-"+model || d.Spec.ScaleTargetRef["name"] != "vllm-"+model {
+			t.Errorf("%s: name %s scales %s, want both vllm-%s", f.Path, d.Metadata.Name, d.Spec.ScaleTargetRef["name"], model)
+		}
+		if len(d.Spec.Triggers) != 3 {
+			t.Errorf("%s: %d triggers, want ttft, queue and burn", f.Path, len(d.Spec.Triggers))
+		}
+		// Every selector of every trigger selects this group, and only it.
+		for _, tr := range d.Spec.Triggers {
+			expr, err := p.ParseExpr(tr.Metadata["query"].(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, vs := range parser.ExtractSelectors(expr) {
+				found := false
+				for _, m := range vs {
+					if m.Name == "model_name" {
+						found = m.Type == labels.MatchEqual && m.Value == model
+					}
+				}
+				if !found {
+					t.Errorf("%s trigger %s: selector %v does not select model_name=%q", f.Path, tr.Name, vs, model)
+				}
+			}
+		}
+	}
+	golden(t, "grouped.vllm-qwen-2-7b.yaml", files[1].Data)
+}
+
+func TestSpecsOfOneServiceScaleTheirOwnTargets(t *testing.T) {
+	slos := chatSLOs()
+	// The errors SLO's spec scales an SGLang Deployment of the same service.
+	slos[0].Autoscaling.TargetName = "sglang-chat"
+	slos[0].Inference.Engine = "sglang"
+	slos[0].Inference.Signals = model.Signals{QueueDepth: "sglang:num_queue_reqs"}
+	slos[0].Autoscaling.QueuePerReplica = model.NewDecimal(4, 1)
+	slos[0].Autoscaling.Capacity = model.Capacity{}
+	files, _, err := Build(set(slos...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range files {
+		d := decode(t, f.Data)
+		var names []string
+		for _, tr := range d.Spec.Triggers {
+			names = append(names, tr.Name)
+		}
+		got[f.Path] = d.Spec.ScaleTargetRef["name"] + ": " + strings.Join(names, " ")
+	}
+	want := map[string]string{
+		"keda/sglang-chat.yaml":      "sglang-chat: queue",
+		"keda/vllm-llama-3-70b.yaml": "vllm-llama-3-70b: ttft-chat-ttft queue burn-chat-ttft",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("objects = %v, want %v", got, want)
+	}
 }

@@ -5,6 +5,7 @@
 package model
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -356,6 +357,17 @@ type Autoscaling struct {
 	// compile time, so the groups must be declared. TargetName then holds
 	// {{label}} placeholders that ScaleTargetName fills per group.
 	Groups []ScaleGroup
+}
+
+// Key prints every setting, decimals exactly, so equal settings compare
+// equal whatever their internal representation.
+func (a *Autoscaling) Key() string {
+	c := a.Capacity
+	return fmt.Sprintf("%s|%s|%s|%d|%d|%s|%s|%s|%s|%t|%s|%s|%d|%s|%s|%s|%v",
+		a.TargetKind, a.TargetName, a.Namespace, a.MinReplicas, a.MaxReplicas, a.ServerAddress,
+		a.AuthenticationRef, a.Headroom, a.QueuePerReplica, a.BurnRateTrigger,
+		a.ScaleUpStabilization, a.ScaleDownStabilization, a.FallbackReplicas,
+		c.PeakRPS, c.MeanServiceTime, c.ReplicaConcurrency, a.Groups)
 }
 
 // ScaleGroup is one group's label values, in the SLO's GroupBy order.
