@@ -90,57 +90,19 @@ func TestTriggerQueriesReturnOneSampleOnSimulatedVLLM(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	suite, err := promqltest.NewLazyLoader(vllmSeries, promqltest.LazyLoaderOpts{EnableAtModifier: true, EnableNegativeOffset: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer suite.Close()
-	mgr := promrules.NewManager(&promrules.ManagerOptions{
-		QueryFunc:  promrules.EngineQueryFunc(suite.QueryEngine(), suite.Storage()),
-		Appendable: suite.Storage(),
-		Queryable:  suite.Storage(),
-		Context:    context.Background(),
-		NotifyFunc: func(context.Context, string, ...*promrules.Alert) {},
-		Logger:     slog.New(slog.DiscardHandler),
-		Parser:     parser.NewParser(parser.Options{}),
-	})
-	loaded, errs := mgr.LoadGroups(30*time.Second, labels.EmptyLabels(), "", nil, false, ruleFile)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
 	end := 30 * time.Minute
-	for ts := time.Duration(0); ts <= end; ts += 30 * time.Second {
-		at := time.Unix(0, 0).UTC().Add(ts)
-		suite.WithSamplesTill(at, func(err error) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, g := range loaded {
-				g.Eval(suite.Context(), at)
-			}
-		})
-	}
+	query := ruleEngine(t, vllmSeries, ruleFile, end)
 
 	data, _ := build(t, s)
-	at := time.Unix(0, 0).UTC().Add(end)
 	values := map[string]float64{}
 	for _, tr := range decode(t, data).Spec.Triggers {
 		q, _ := tr.Metadata["query"].(string)
-		query, err := suite.QueryEngine().NewInstantQuery(suite.Context(), suite.Storage(), nil, q, at)
-		if err != nil {
-			t.Fatalf("trigger %s: %v", tr.Name, err)
-		}
-		res := query.Exec(suite.Context())
-		if res.Err != nil {
-			t.Fatalf("trigger %s: %v", tr.Name, res.Err)
-		}
-		vec, ok := res.Value.(promql.Vector)
-		if !ok || len(vec) != 1 {
-			t.Errorf("trigger %s: %s returned %v, want exactly one sample", tr.Name, q, res.Value)
+		vec := query(q)
+		if len(vec) != 1 {
+			t.Errorf("trigger %s: %s returned %v, want exactly one sample", tr.Name, q, vec)
 			continue
 		}
-		values[tr.Name] = vec[0].F
-		query.Close()
+		values[tr.Name] = vec[0]
 	}
 	// Spot-check the values: the queue sums both pods of this model only,
 	// and 5% of this model's requests are over the 250ms bucket.
@@ -156,5 +118,64 @@ func TestTriggerQueriesReturnOneSampleOnSimulatedVLLM(t *testing.T) {
 		if burn := values[n]; burn != 2 {
 			t.Errorf("%s = %v, want the cap 2", n, burn)
 		}
+	}
+}
+
+// ruleEngine loads series (promqltest's load syntax) and a rule file into
+// Prometheus' engine, evaluates the rule groups every 30s up to end as
+// Prometheus would, and returns an instant query at end.
+func ruleEngine(t *testing.T, load, ruleFile string, end time.Duration) func(string) []float64 {
+	t.Helper()
+	suite, err := promqltest.NewLazyLoader(load, promqltest.LazyLoaderOpts{EnableAtModifier: true, EnableNegativeOffset: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { suite.Close() })
+	mgr := promrules.NewManager(&promrules.ManagerOptions{
+		QueryFunc:  promrules.EngineQueryFunc(suite.QueryEngine(), suite.Storage()),
+		Appendable: suite.Storage(),
+		Queryable:  suite.Storage(),
+		Context:    context.Background(),
+		NotifyFunc: func(context.Context, string, ...*promrules.Alert) {},
+		Logger:     slog.New(slog.DiscardHandler),
+		Parser:     parser.NewParser(parser.Options{}),
+	})
+	loaded, errs := mgr.LoadGroups(30*time.Second, labels.EmptyLabels(), "", nil, false, ruleFile)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for ts := time.Duration(0); ts <= end; ts += 30 * time.Second {
+		at := time.Unix(0, 0).UTC().Add(ts)
+		suite.WithSamplesTill(at, func(err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range loaded {
+				g.Eval(suite.Context(), at)
+			}
+		})
+	}
+	at := time.Unix(0, 0).UTC().Add(end)
+	return func(q string) []float64 {
+		t.Helper()
+		query, err := suite.QueryEngine().NewInstantQuery(suite.Context(), suite.Storage(), nil, q, at)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer query.Close()
+		res := query.Exec(suite.Context())
+		if res.Err != nil {
+			t.Fatalf("%s: %v", q, res.Err)
+		}
+		var out []float64
+		switch v := res.Value.(type) {
+		case promql.Vector:
+			for _, s := range v {
+				out = append(out, s.F)
+			}
+		case promql.Scalar:
+			out = append(out, v.V)
+		}
+		return out
 	}
 }
