@@ -50,7 +50,7 @@ func fleetSeries() []series {
 	}
 	per := func(n int) string { return fmt.Sprintf("0+%dx40", n) }
 	for _, m := range []struct {
-		model            string
+		model              string
 		under100, under250 int
 		errors, waiting    int
 	}{{"llama-3-70b", 600, 997, 1, 1}, {"qwen-2-7b", 500, 800, 1, 30}} {
@@ -91,8 +91,8 @@ type exprTest struct {
 }
 
 type exprCase struct {
-	Expr       string       `yaml:"expr"`
-	EvalTime   string       `yaml:"eval_time"`
+	Expr       string      `yaml:"expr"`
+	EvalTime   string      `yaml:"eval_time"`
 	ExpSamples []expSample `yaml:"exp_samples"`
 }
 
