@@ -309,19 +309,22 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 			return nil, nil, fmt.Errorf("slo %s: the TTFT trigger needs the histogram and threshold", slo.Name)
 		}
 		allowed := slo.ErrorBudget().Mul(headroom)
-		query, ok := slowShare(slo, u.group, gate(slo, allowed, rateWindow(slo)))
+		share, ok := slowShare(slo, u.group, gate(slo, allowed, rateWindow(slo)))
 		if !ok {
 			warnings = append(warnings, fmt.Sprintf(
 				"%s: spec.autoscaling: SLO %s gets no TTFT trigger: its threshold %ss is not a bucket of %s (buckets %v), so the share of slow requests cannot be counted; the queue trigger scales alone",
 				slo.Source, slo.Name, inf.Threshold, inf.Histogram, inf.Buckets))
 			continue
 		}
-		// Value, not AverageValue: a share does not divide by replicas;
-		// the HPA scales by observed/target. Both sit on the threshold's
-		// bucket boundary, so the value holds still while the SLO holds
-		// and moves only as requests cross the threshold, which is what
-		// queueing (and so replicas) changes.
-		out = append(out, base("ttft-"+slo.Name, query, "Value", allowed, model.NewDecimal(0, 1)))
+		// The share over the share allowed, against 1: KEDA hands values to
+		// the HPA in thousandths, which would round a share of 0.0008 to
+		// nothing. Value, not AverageValue: a share does not divide by
+		// replicas; the HPA scales by observed/target. The count sits on
+		// the threshold's bucket boundary, so the value holds still while
+		// the SLO holds and moves only as requests cross the threshold,
+		// which is what queueing (and so replicas) changes.
+		query := fmt.Sprintf("%s / %s", share, allowed)
+		out = append(out, base("ttft-"+slo.Name, query, "Value", model.NewDecimal(1, 1), model.NewDecimal(0, 1)))
 	}
 
 	seenQueue := map[string]bool{}
@@ -397,7 +400,7 @@ func slowShare(slo model.SLO, group model.ScaleGroup, gate model.Decimal) (strin
 		// warns otherwise); histogram_fraction of an empty histogram is
 		// NaN, which reads 0 here as long as the histogram exists.
 		h := fmt.Sprintf("sum(rate(%s[%s]))", selector(inf.Histogram, ms), w)
-		return fmt.Sprintf("(histogram_count(%[1]s) * histogram_fraction(%[2]s, +Inf, %[1]s) / clamp_min(histogram_count(%[1]s), %[3]s) >= 0) or on () (0 * histogram_count(%[1]s))",
+		return fmt.Sprintf("((histogram_count(%[1]s) * histogram_fraction(%[2]s, +Inf, %[1]s) / clamp_min(histogram_count(%[1]s), %[3]s) >= 0) or on () (0 * histogram_count(%[1]s)))",
 			h, inf.NativeThreshold(), gate), true
 	}
 	le, ok := thresholdBucket(inf)
@@ -408,7 +411,7 @@ func slowShare(slo model.SLO, group model.ScaleGroup, gate model.Decimal) (strin
 		return fmt.Sprintf("sum(rate(%s[%s]))", selector(inf.Histogram+"_bucket", joinMatchers(ms, "le="+strconv.Quote(le))), w)
 	}
 	total := bucket("+Inf")
-	return fmt.Sprintf("(%s - %s) / clamp_min(%s, %s)", total, bucket(le), total, gate), true
+	return fmt.Sprintf("((%s - %s) / clamp_min(%s, %s))", total, bucket(le), total, gate), true
 }
 
 // thresholdBucket is the le of the bucket that ends at the threshold, as

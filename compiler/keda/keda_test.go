@@ -236,10 +236,11 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 		name, metricType, query, threshold, activation string
 	}{
 		// The share of requests over the 250ms bucket, over at least
-		// 1 / (300s × 0.008) requests per second, against 80% of the 1% budget.
+		// 1 / (300s × 0.008) requests per second, over 80% of the 1%
+		// budget, against 1.
 		{"ttft-chat-ttft", "Value",
-			`(sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[5m])) - sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="0.25"}[5m]))) / clamp_min(sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[5m])), 0.42)`,
-			"0.008", "0"},
+			`((sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[5m])) - sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="0.25"}[5m]))) / clamp_min(sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[5m])), 0.42)) / 0.008`,
+			"1", "0"},
 		// The plan implies 0.7 waiting requests per replica, raised to the floor of 1.
 		{"queue", "AverageValue", `sum(vllm:num_requests_waiting{model_name="llama-3-70b"})`, "1", "0"},
 		// Gated at 1 / (300s × 0.01) events per second, at most doubling.
@@ -390,7 +391,7 @@ func TestCRDValidatorRejectsBrokenObjects(t *testing.T) {
 		strict bool
 	}{
 		{"a numeric threshold is not a string", func(s string) string {
-			return strings.Replace(s, `threshold: "0.008"`, `threshold: 0.008`, 1)
+			return strings.Replace(s, `threshold: "1"`, `threshold: 1`, 1)
 		}, false},
 		{"a boolean ignoreNullValues is not a string", func(s string) string {
 			return strings.Replace(s, `ignoreNullValues: "false"`, `ignoreNullValues: false`, 1)
@@ -563,12 +564,13 @@ func TestBuildHonoursOverrides(t *testing.T) {
 	if ref := d.Spec.ScaleTargetRef; ref["apiVersion"] != "leaderworkerset.x-k8s.io/v1" || ref["kind"] != "LeaderWorkerSet" {
 		t.Errorf("scaleTargetRef = %v", ref)
 	}
-	thresholds := map[string]any{}
+	thresholds, queries := map[string]any{}, map[string]string{}
 	for _, tr := range d.Spec.Triggers {
 		thresholds[tr.Name] = tr.Metadata["threshold"]
+		queries[tr.Name], _ = tr.Metadata["query"].(string)
 	}
-	if thresholds["ttft-chat-ttft"] != "0.009" || thresholds["queue"] != "2.5" {
-		t.Errorf("thresholds = %v, want ttft 0.01×0.9 = 0.009 and queue 2.5", thresholds)
+	if !strings.HasSuffix(queries["ttft-chat-ttft"], ", 0.38)) / 0.009") || thresholds["queue"] != "2.5" {
+		t.Errorf("thresholds = %v, ttft query %s; want ttft over 0.01×0.9 = 0.009 gated at 0.38 requests/s, and queue 2.5", thresholds, queries["ttft-chat-ttft"])
 	}
 }
 
@@ -693,7 +695,7 @@ func TestTheTTFTTriggerOfANativeHistogramReadsItsOneSeries(t *testing.T) {
 	}
 	data, _ := build(t, set(slos...))
 	const h = `sum(rate(vllm:time_to_first_token_seconds{model_name="llama-3-70b"}[5m]))`
-	want := `(histogram_count(` + h + `) * histogram_fraction(0.25, +Inf, ` + h + `) / clamp_min(histogram_count(` + h + `), 0.42) >= 0) or on () (0 * histogram_count(` + h + `))`
+	want := `((histogram_count(` + h + `) * histogram_fraction(0.25, +Inf, ` + h + `) / clamp_min(histogram_count(` + h + `), 0.42) >= 0) or on () (0 * histogram_count(` + h + `))) / 0.008`
 	for _, tr := range decode(t, data).Spec.Triggers {
 		if tr.Name == "ttft-chat-ttft" {
 			if q := tr.Metadata["query"]; q != want {
