@@ -273,9 +273,9 @@ func matches(l labels.Labels, want map[string]string) bool {
 
 // fleetSim is one fleet's engine and HPA state.
 type fleetSim struct {
-	f       Fleet
-	hist    string
-	queue   string
+	f     Fleet
+	hist  string
+	queue string
 	// bounds are the buckets' upper bounds, +Inf last, and les the same
 	// as le label values.
 	bounds []float64

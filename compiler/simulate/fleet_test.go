@@ -78,7 +78,9 @@ func engine(model string, a Autoscaler, replicas int, load func(time.Duration) f
 	}
 }
 
-func steady(rps float64) func(time.Duration) float64 { return func(time.Duration) float64 { return rps } }
+func steady(rps float64) func(time.Duration) float64 {
+	return func(time.Duration) float64 { return rps }
+}
 
 // ramp is rps from..to over [start, start+length], flat either side.
 func ramp(from, to float64, start, length time.Duration) func(time.Duration) float64 {
@@ -160,8 +162,8 @@ func TestAutoscalerScalesOutBeforeThePageAndInAfterALoadRamp(t *testing.T) {
 // figures are the landmarks of a load-ramp run.
 type figures struct {
 	rise, page, resolved, peakAt, fall time.Duration
-	peak, final                         int
-	loadAtRise, loadAtPage, loadAtFall  float64
+	peak, final                        int
+	loadAtRise, loadAtPage, loadAtFall float64
 }
 
 func (f figures) String() string {
