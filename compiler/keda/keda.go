@@ -175,8 +175,8 @@ func scaledObjectOf(u unit) (scaledObject, []string, error) {
 	}
 	if planned && a.MaxReplicas < plan.Replicas {
 		warnings = append(warnings, fmt.Sprintf(
-			"service %s, target %s: maxReplicas %d is below the %d replicas the capacity plan needs for %s requests/s at peak (run `inferslo plan` for the arithmetic)",
-			u.service, u.target, a.MaxReplicas, plan.Replicas, plan.PeakRPS))
+			"service %s: maxReplicas %d is below the %d replicas the capacity plan needs for %s requests/s at peak on %s (run `inferslo plan` for the arithmetic)",
+			u.service, a.MaxReplicas, plan.Replicas, plan.PeakRPS, u.target))
 	}
 
 	if u.target == "" {

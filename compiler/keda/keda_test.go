@@ -802,3 +802,31 @@ func TestSpecsOfOneServiceScaleTheirOwnTargets(t *testing.T) {
 		t.Errorf("objects = %v, want %v", got, want)
 	}
 }
+
+func TestAVanishedSeriesIsAnErrorUnlessTheFleetScalesToZero(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		minReplicas int
+		want        string
+	}{
+		{"a fleet that keeps a replica reads a vanished series as a KEDA error", 2, "false"},
+		{"a fleet at zero has no engine to export series, so absence is no load", 0, "true"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			slos := chatSLOs()
+			for _, s := range slos {
+				s.Autoscaling.MinReplicas = tt.minReplicas
+			}
+			data, _ := build(t, set(slos...))
+			d := decode(t, data)
+			for _, tr := range d.Spec.Triggers {
+				if got := tr.Metadata["ignoreNullValues"]; got != tt.want {
+					t.Errorf("trigger %s ignoreNullValues = %v, want %s", tr.Name, got, tt.want)
+				}
+			}
+			if f := d.Spec.Fallback; f.Replicas < tt.minReplicas || f.Behavior != "currentReplicasIfHigher" {
+				t.Errorf("fallback = %+v, want at least %d replicas and never below the current count", f, tt.minReplicas)
+			}
+		})
+	}
+}
