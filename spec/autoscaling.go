@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
@@ -40,7 +41,11 @@ func checkAutoscaling(o object[v1.SLO], ps *Problems, path string, a ShorthandAu
 	if f := a.FallbackReplicas; f != nil && *f > out.MaxReplicas && out.MaxReplicas >= 1 {
 		errorf("fallbackReplicas", "%d is above maxReplicas %d", *f, out.MaxReplicas)
 	}
-	if n := out.TargetName; n != "" && (len(n) > 253 || !dnsSubdomain.MatchString(n)) {
+	if f := a.FallbackReplicas; f != nil && *f < out.MinReplicas {
+		errorf("fallbackReplicas", "%d is below minReplicas %d: the count KEDA holds while Prometheus cannot answer must not shrink the fleet below its floor", *f, out.MinReplicas)
+	}
+	// A name with {{label}} placeholders is checked once per group, filled.
+	if n := out.TargetName; n != "" && !strings.Contains(n, "{{") && !validTargetName(n) {
 		errorf("target.name", "%q is not a Kubernetes object name (a DNS-1123 subdomain: lower-case letters, digits, '-' and '.')", n)
 	}
 	if !contains(scaleTargetKinds, out.TargetKind) {
@@ -64,42 +69,152 @@ func checkAutoscaling(o object[v1.SLO], ps *Problems, path string, a ShorthandAu
 	}
 	if h := a.Headroom; h != "" {
 		if d, err := model.ParseDecimal(h); err == nil && (d.Cmp(model.NewDecimal(0, 1)) <= 0 || d.Cmp(model.NewDecimal(1, 1)) > 0) {
-			errorf("headroom", "%s is not within (0, 1]: the share of the TTFT threshold at which scaling starts, such as 0.8", h)
+			errorf("headroom", "%s is not within (0, 1]: the share of the error budget the TTFT trigger lets slow requests take before it scales out, such as 0.8", h)
 		}
 	}
 }
 
-// planProblems checks each service's capacity plan where the spec gives
-// its facts: a plan that cannot be made is an error, a queue target the
-// plan had to raise is a warning, located at the autoscaling section.
-func planProblems(set model.Set, objects map[string]object[v1.SLO]) Problems {
-	var ps Problems
-	path := "metadata.annotations." + AnnotationAutoscaling
-	for _, service := range set.PerService() {
-		var slos []model.SLO
-		for _, s := range service.SLOs {
-			if s.Autoscaling != nil {
-				slos = append(slos, s)
+func validTargetName(n string) bool { return len(n) <= 253 && dnsSubdomain.MatchString(n) }
+
+// placeholder is a {{label}} in a scale target's name.
+var placeholder = regexp.MustCompile(`\{\{([^{}]*)\}\}`)
+
+// scaleGroups reads the groups a grouped SLO autoscales: with no scrape at
+// compile time they must be declared, one map of the groupBy labels each,
+// and the target's name must tell the groups' targets apart.
+func scaleGroups(o object[v1.SLO], ps *Problems, path string, a ShorthandAutoscaling, groupBy []string) []model.ScaleGroup {
+	errorf := func(field, format string, args ...any) {
+		*ps = append(*ps, o.errorf(path+field, format, args...))
+	}
+	name := a.Target.Name
+	used := map[string]bool{}
+	for _, m := range placeholder.FindAllStringSubmatch(name, -1) {
+		if !contains(groupBy, m[1]) {
+			errorf(".target.name", "%s names no groupBy label; valid: %s", m[0], fmtList(placeholderList(groupBy)))
+			return nil
+		}
+		used[m[1]] = true
+	}
+	if strings.ContainsAny(placeholder.ReplaceAllString(name, ""), "{}") {
+		errorf(".target.name", "%q has a brace outside a {{label}} placeholder", name)
+		return nil
+	}
+	switch {
+	case len(groupBy) == 0 && len(a.Groups) > 0:
+		errorf(".groups", "groups need a grouped SLO (groupBy: [model_name]); without groupBy there is one group")
+		return nil
+	case len(groupBy) == 0 && len(used) > 0:
+		errorf(".target.name", "%q has placeholders, but the SLO is not grouped; name one target", name)
+		return nil
+	case len(groupBy) > 0 && len(a.Groups) == 0:
+		errorf("", "the SLO is grouped by %s, and one ScaledObject would scale one target on every group's traffic; list the groups to autoscale under groups (such as [{%s: ...}]) and name the target per group (such as %s)",
+			strings.Join(groupBy, ", "), groupBy[0], "vllm-{{"+groupBy[0]+"}}")
+		return nil
+	case len(a.Groups) > 1 && len(used) == 0:
+		errorf(".target.name", "%q names no {{label}}, so every group would scale the same target; name it per group, such as %s-{{%s}}", name, name, groupBy[0])
+		return nil
+	}
+	var out []model.ScaleGroup
+	targets := map[string]int{}
+	for i, g := range a.Groups {
+		gp := fmt.Sprintf(".groups[%d]", i)
+		var group model.ScaleGroup
+		ok := true
+		for _, k := range sortedKeys(g) {
+			if !contains(groupBy, k) {
+				errorf(gp+"."+k, "%q is not a groupBy label; valid: %s", k, fmtList(groupBy))
+				ok = false
 			}
 		}
-		if len(slos) == 0 {
-			continue
-		}
-		o := objects[slos[0].Name]
-		plan, ok, err := capacity.ForService(slos)
-		if err != nil {
-			ps = append(ps, o.errorf(path+".capacity", "%v", err))
-			continue
+		for _, k := range groupBy {
+			v, has := g[k]
+			if !has {
+				errorf(gp, "gives no %s; every group names each groupBy label (%s)", k, strings.Join(groupBy, ", "))
+				ok = false
+				continue
+			}
+			n := len(*ps)
+			checkLabelValue(o, path+gp+"."+k, v, ps)
+			ok = ok && len(*ps) == n
+			group = append(group, model.LabelValue{Name: k, Value: v})
 		}
 		if !ok {
 			continue
 		}
-		o = objects[plan.SLO]
-		a := slos[0].Autoscaling
-		if plan.QueueFloored() && a.QueuePerReplica.IsZero() {
-			ps = append(ps, o.warnf(path+".capacity", "the capacity plan implies %s waiting requests per replica (utilisation %s with %s slots); the KEDA queue target is raised to %s so the autoscaler cannot run away on a single waiting request (set queuePerReplica to choose another)",
-				plan.QueueModel, plan.Ceiling.Percent(), plan.Slots, plan.QueuePerReplica))
+		target := (&model.Autoscaling{TargetName: name}).ScaleTargetName(group)
+		if !validTargetName(target) {
+			errorf(gp, "makes the target name %q, which is not a Kubernetes object name (a DNS-1123 subdomain: lower-case letters, digits, '-' and '.')", target)
+			continue
 		}
+		if j, dup := targets[target]; dup {
+			errorf(gp, "makes the target name %q, as groups[%d] does; each group needs its own target", target, j)
+			continue
+		}
+		targets[target] = i
+		out = append(out, group)
+	}
+	return out
+}
+
+func placeholderList(groupBy []string) []string {
+	out := make([]string, len(groupBy))
+	for i, g := range groupBy {
+		out[i] = "{{" + g + "}}"
+	}
+	return out
+}
+
+// planProblems checks each scale target's SLOs (several specs of a service
+// may each scale their own target): SLOs scaling one target must agree on
+// its settings, and a capacity plan that cannot be made is an error, a
+// queue target the plan had to raise a warning, located at the
+// autoscaling section.
+func planProblems(set model.Set, objects map[string]object[v1.SLO]) Problems {
+	var ps Problems
+	path := "metadata.annotations." + AnnotationAutoscaling
+	for _, service := range set.PerService() {
+		var order []string
+		byTarget := map[string][]model.SLO{}
+		for _, s := range service.SLOs {
+			if a := s.Autoscaling; a != nil {
+				k := a.TargetKind + "/" + a.TargetName
+				if _, ok := byTarget[k]; !ok {
+					order = append(order, k)
+				}
+				byTarget[k] = append(byTarget[k], s)
+			}
+		}
+		for _, k := range order {
+			ps = append(ps, targetProblems(byTarget[k], objects, path)...)
+		}
+	}
+	return ps
+}
+
+func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path string) Problems {
+	var ps Problems
+	first := slos[0]
+	for _, s := range slos[1:] {
+		if first.Autoscaling.Key() != s.Autoscaling.Key() || !slices.Equal(first.GroupBy, s.GroupBy) {
+			ps = append(ps, objects[s.Name].errorf(path, "SLO %s scales %s %s as SLO %s (%s) does, with other settings or groups; SLOs scaling one target share one autoscaling section (give this spec its own target to scale it apart)",
+				s.Name, first.Autoscaling.TargetKind, first.Autoscaling.TargetName, first.Name, location(objects[first.Name].d)))
+		}
+	}
+	if len(ps) > 0 {
+		return ps
+	}
+	o := objects[first.Name]
+	plan, ok, err := capacity.ForService(slos)
+	if err != nil {
+		return append(ps, o.errorf(path+".capacity", "%v", err))
+	}
+	if !ok {
+		return ps
+	}
+	o = objects[plan.SLO]
+	if plan.QueueFloored() && first.Autoscaling.QueuePerReplica.IsZero() {
+		ps = append(ps, o.warnf(path+".capacity", "the capacity plan implies %s waiting requests per replica (utilisation %s with %s slots); the KEDA queue target is raised to %s so the autoscaler cannot run away on a single waiting request (set queuePerReplica to choose another)",
+			plan.QueueModel, plan.Ceiling.Percent(), plan.Slots, plan.QueuePerReplica))
 	}
 	return ps
 }

@@ -142,7 +142,7 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 			ps = append(ps, o.errorf("metadata.annotations."+AnnotationScaleOnBurn, "%q is not true or false", v))
 		}
 	}
-	base.Autoscaling = autoscaling(o, &ps)
+	base.Autoscaling = autoscaling(o, &ps, base.GroupBy)
 	checkEngineQueries(o, &base, &ps)
 	// Objectives and alert policies are checked even when the indicator
 	// failed, so one run reports every problem; only a window they depend
@@ -752,7 +752,7 @@ func severityLabels(o object[v1.SLO], ps *Problems) map[string]string {
 }
 
 // autoscaling reads the KEDA section from its annotation.
-func autoscaling(o object[v1.SLO], ps *Problems) *model.Autoscaling {
+func autoscaling(o object[v1.SLO], ps *Problems, groupBy []string) *model.Autoscaling {
 	raw, ok := o.v.Metadata.Annotations[AnnotationAutoscaling]
 	if !ok {
 		return nil
@@ -794,6 +794,7 @@ func autoscaling(o object[v1.SLO], ps *Problems) *model.Autoscaling {
 		*ps = append(*ps, o.errorf(path+".maxReplicas", "must be at least 1 and at least minReplicas (%d)", out.MinReplicas))
 	}
 	checkAutoscaling(o, ps, path, a, out)
+	out.Groups = scaleGroups(o, ps, path, a, groupBy)
 	if a.FallbackReplicas != nil {
 		out.FallbackReplicas = *a.FallbackReplicas
 	}

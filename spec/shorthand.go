@@ -159,6 +159,9 @@ type ShorthandAutoscaling struct {
 	ScaleDownStabilization string             `yaml:"scaleDownStabilization,omitempty" json:"scaleDownStabilization,omitempty"`
 	FallbackReplicas       *int               `yaml:"fallbackReplicas,omitempty" json:"fallbackReplicas,omitempty"`
 	Capacity               *ShorthandCapacity `yaml:"capacity,omitempty" json:"capacity,omitempty"`
+	// Groups lists, for a grouped SLO, the label values of each group to
+	// autoscale (one ScaledObject each, target.name naming {{label}}).
+	Groups []map[string]string `yaml:"groups,omitempty" json:"groups,omitempty"`
 }
 
 // ShorthandCapacity holds the facts of the capacity plan.

@@ -171,8 +171,8 @@ func readsOnly(expr parser.Expr, allowed map[string]bool) error {
 }
 
 // single tells whether an expression returns at most one series: an
-// aggregation without grouping, or a histogram quantile over buckets grouped
-// by le alone.
+// aggregation without grouping, a histogram quantile over buckets grouped
+// by le alone, functions and arithmetic of those, or `a or on () b` of two.
 func single(expr parser.Expr) bool {
 	switch e := expr.(type) {
 	case *parser.ParenExpr:
@@ -185,13 +185,35 @@ func single(expr parser.Expr) bool {
 			return !e.Without && len(e.Grouping) == 0
 		}
 		return false
-	case *parser.Call:
-		if e.Func.Name != "histogram_quantile" || len(e.Args) != 2 {
-			return false
+	case *parser.BinaryExpr:
+		if e.Op == parser.LOR {
+			// on () matches everything: the right side fills in only
+			// when the left one is empty.
+			vm := e.VectorMatching
+			return vm != nil && vm.On && len(vm.MatchingLabels) == 0 && single(e.LHS) && single(e.RHS)
 		}
-		// Classic buckets summed by le, or native histograms summed whole.
-		inner, ok := unparen(e.Args[1]).(*parser.AggregateExpr)
-		return ok && inner.Op == parser.SUM && !inner.Without && (len(inner.Grouping) == 1 && inner.Grouping[0] == "le" || len(inner.Grouping) == 0)
+		if e.Op == parser.LAND || e.Op == parser.LUNLESS {
+			return single(e.LHS)
+		}
+		return single(e.LHS) && single(e.RHS)
+	case *parser.Call:
+		switch e.Func.Name {
+		case "histogram_quantile":
+			if len(e.Args) != 2 {
+				return false
+			}
+			// Classic buckets summed by le, or native histograms summed whole.
+			inner, ok := unparen(e.Args[1]).(*parser.AggregateExpr)
+			return ok && inner.Op == parser.SUM && !inner.Without && (len(inner.Grouping) == 1 && inner.Grouping[0] == "le" || len(inner.Grouping) == 0)
+		case "clamp_min", "clamp_max", "histogram_count", "histogram_sum", "histogram_fraction", "abs":
+			// One element in, one out: the vector is the only vector argument.
+			for _, arg := range e.Args {
+				if arg.Type() == parser.ValueTypeVector && !single(arg) {
+					return false
+				}
+			}
+			return true
+		}
 	}
 	return false
 }

@@ -1,12 +1,19 @@
-// Package keda is the autoscaling backend: one KEDA ScaledObject per service
-// whose SLOs ask for autoscaling, with Prometheus triggers that act before the
-// SLO burns (TTFT tail against the threshold with headroom, queue depth per
-// replica, optionally the base-window burn rate).
+// Package keda is the autoscaling backend: one KEDA ScaledObject per scale
+// target (per declared group of a grouped SLO) whose SLOs ask for
+// autoscaling, with Prometheus triggers that act before the SLO burns (the
+// share of requests over the TTFT threshold against the share the headroom
+// allows, queue depth per replica, optionally the gated base-window burn
+// rate).
 package keda
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/capacity"
@@ -42,27 +49,33 @@ func targetAPIVersion(kind string) (string, bool) {
 	return "", false
 }
 
-// Build returns one validated ScaledObject per service with autoscaling, and
-// warnings the compiler should print (such as a max replica count below the
-// capacity plan).
+// Build returns one validated ScaledObject per scale target (per group of a
+// grouped SLO), and warnings the compiler should print (such as a max
+// replica count below the capacity plan).
 func Build(set model.Set) (artifact.Set, []string, error) {
 	var files artifact.Set
 	var warnings []string
 	for _, svc := range set.PerService() {
-		service, slos := svc.Name, withAutoscaling(svc.SLOs)
+		slos := withAutoscaling(svc.SLOs)
 		if len(slos) == 0 {
 			continue
 		}
-		obj, warns, err := scaledObjectOf(service, slos)
+		units, err := unitsOf(svc.Name, slos)
 		if err != nil {
-			return nil, nil, fmt.Errorf("service %s: %w", service, err)
+			return nil, nil, fmt.Errorf("service %s: %w", svc.Name, err)
 		}
-		data, err := marshal(obj, model.Sources(slos))
-		if err != nil {
-			return nil, nil, fmt.Errorf("service %s: %w", service, err)
+		for _, u := range units {
+			obj, warns, err := scaledObjectOf(u)
+			if err != nil {
+				return nil, nil, fmt.Errorf("service %s: %s: %w", svc.Name, u.target, err)
+			}
+			data, err := marshal(obj, model.Sources(u.slos))
+			if err != nil {
+				return nil, nil, fmt.Errorf("service %s: %w", svc.Name, err)
+			}
+			files = append(files, artifact.File{Path: Path(u.name), Data: data})
+			warnings = append(warnings, warns...)
 		}
-		files = append(files, artifact.File{Path: Path(service), Data: data})
-		warnings = append(warnings, warns...)
 	}
 	if err := files.Check(); err != nil {
 		return nil, nil, err
@@ -80,34 +93,81 @@ func withAutoscaling(slos []model.SLO) []model.SLO {
 	return out
 }
 
-// settings returns the service's one autoscaling section: SLOs of a service
-// share a scale target, so they must agree on it.
+// unit is what one ScaledObject scales: a scale target, the SLOs whose
+// triggers drive it and, for a grouped SLO, the one group it reads.
+type unit struct {
+	name    string // the ScaledObject's name
+	service string
+	target  string
+	slos    []model.SLO
+	a       *model.Autoscaling
+	group   model.ScaleGroup
+}
+
+// unitsOf splits a service's autoscaled SLOs by scale target (several
+// specs of one service may each scale their own Deployment) and a grouped
+// target by declared group. A service with one ScaledObject names it after
+// the service; with several, each is named after its target, which KEDA
+// allows one ScaledObject anyway.
+func unitsOf(service string, slos []model.SLO) ([]unit, error) {
+	var order []string
+	byTarget := map[string][]model.SLO{}
+	for _, slo := range slos {
+		k := slo.Autoscaling.TargetKind + "/" + slo.Autoscaling.TargetName
+		if _, ok := byTarget[k]; !ok {
+			order = append(order, k)
+		}
+		byTarget[k] = append(byTarget[k], slo)
+	}
+	var units []unit
+	for _, k := range order {
+		group := byTarget[k]
+		a, err := settings(group)
+		if err != nil {
+			return nil, err
+		}
+		grouped := group[0].GroupBy
+		switch {
+		case len(grouped) > 0 && len(a.Groups) == 0:
+			return nil, fmt.Errorf("SLO %s is grouped by %v, and one ScaledObject would scale %s on every group's traffic; declare the groups to autoscale and name the target per group", group[0].Name, grouped, a.TargetName)
+		case len(a.Groups) == 0:
+			units = append(units, unit{service: service, target: a.TargetName, slos: group, a: a})
+		}
+		for _, g := range a.Groups {
+			units = append(units, unit{service: service, target: a.ScaleTargetName(g), slos: group, a: a, group: g})
+		}
+	}
+	seen := map[string]bool{}
+	for i := range units {
+		units[i].name = service
+		if len(units) > 1 {
+			units[i].name = units[i].target
+		}
+		if seen[units[i].target] {
+			return nil, fmt.Errorf("two ScaledObjects would scale %s; KEDA allows one per target", units[i].target)
+		}
+		seen[units[i].target] = true
+	}
+	return units, nil
+}
+
+// settings returns the one autoscaling section of the SLOs that scale a
+// target: they must agree on it, and on how they are grouped.
 func settings(slos []model.SLO) (*model.Autoscaling, error) {
 	first := slos[0]
 	for _, slo := range slos[1:] {
-		if key(slo.Autoscaling) != key(first.Autoscaling) {
-			return nil, fmt.Errorf("SLOs %s and %s give different autoscaling settings; a service has one scale target", first.Name, slo.Name)
+		if slo.Autoscaling.Key() != first.Autoscaling.Key() {
+			return nil, fmt.Errorf("SLOs %s and %s give different autoscaling settings for one scale target", first.Name, slo.Name)
+		}
+		if fmt.Sprint(slo.GroupBy) != fmt.Sprint(first.GroupBy) {
+			return nil, fmt.Errorf("SLOs %s and %s scale one target but group by %v and %v", first.Name, slo.Name, first.GroupBy, slo.GroupBy)
 		}
 	}
 	return first.Autoscaling, nil
 }
 
-// key prints every setting, decimals exactly, so equal settings compare equal
-// whatever their internal representation.
-func key(a *model.Autoscaling) string {
-	c := a.Capacity
-	return fmt.Sprintf("%s|%s|%s|%d|%d|%s|%s|%s|%s|%t|%s|%s|%d|%s|%s|%s",
-		a.TargetKind, a.TargetName, a.Namespace, a.MinReplicas, a.MaxReplicas, a.ServerAddress,
-		a.AuthenticationRef, a.Headroom, a.QueuePerReplica, a.BurnRateTrigger,
-		a.ScaleUpStabilization, a.ScaleDownStabilization, a.FallbackReplicas,
-		c.PeakRPS, c.MeanServiceTime, c.ReplicaConcurrency)
-}
-
-func scaledObjectOf(service string, slos []model.SLO) (scaledObject, []string, error) {
-	a, err := settings(slos)
-	if err != nil {
-		return scaledObject{}, nil, err
-	}
+func scaledObjectOf(u unit) (scaledObject, []string, error) {
+	a, slos := u.a, u.slos
 	var warnings []string
 	plan, planned, err := capacity.ForService(slos)
 	if err != nil {
@@ -115,11 +175,11 @@ func scaledObjectOf(service string, slos []model.SLO) (scaledObject, []string, e
 	}
 	if planned && a.MaxReplicas < plan.Replicas {
 		warnings = append(warnings, fmt.Sprintf(
-			"service %s: maxReplicas %d is below the %d replicas the capacity plan needs for %s requests/s at peak (run `inferslo plan` for the arithmetic)",
-			service, a.MaxReplicas, plan.Replicas, plan.PeakRPS))
+			"service %s: maxReplicas %d is below the %d replicas the capacity plan needs for %s requests/s at peak on %s (run `inferslo plan` for the arithmetic)",
+			u.service, a.MaxReplicas, plan.Replicas, plan.PeakRPS, u.target))
 	}
 
-	if a.TargetName == "" {
+	if u.target == "" {
 		return scaledObject{}, nil, fmt.Errorf("autoscaling needs a scale target name")
 	}
 	if a.ServerAddress == "" {
@@ -142,7 +202,7 @@ func scaledObjectOf(service string, slos []model.SLO) (scaledObject, []string, e
 		}
 	}
 
-	triggers, warns, err := triggersOf(slos, a, plan, planned)
+	triggers, warns, err := triggersOf(u, plan, planned)
 	if err != nil {
 		return scaledObject{}, nil, err
 	}
@@ -152,15 +212,21 @@ func scaledObjectOf(service string, slos []model.SLO) (scaledObject, []string, e
 		APIVersion: "keda.sh/v1alpha1",
 		Kind:       "ScaledObject",
 		Metadata: objectMeta{
-			Name:      service,
+			Name:      u.name,
 			Namespace: a.Namespace,
 			Labels:    map[string]string{"app.kubernetes.io/managed-by": "inferslo"},
 		},
 		Spec: spec{
-			ScaleTargetRef:  scaleTarget{APIVersion: apiVersion, Kind: kind, Name: a.TargetName},
+			ScaleTargetRef:  scaleTarget{APIVersion: apiVersion, Kind: kind, Name: u.target},
 			MinReplicaCount: a.MinReplicas,
 			MaxReplicaCount: a.MaxReplicas,
-			Fallback:        &fallback{FailureThreshold: FallbackFailureThreshold, Replicas: fallbackReplicas(a, plan, planned)},
+			Fallback: &fallback{
+				FailureThreshold: FallbackFailureThreshold,
+				Replicas:         fallbackReplicas(a, plan, planned),
+				// A failing query never shrinks the fleet: KEDA keeps the
+				// current count when it is above the fallback's.
+				Behavior: "currentReplicasIfHigher",
+			},
 			Advanced: &advanced{HorizontalPodAutoscalerConfig: &hpaConfig{Behavior: &behavior{
 				ScaleUp:   &scalingRules{StabilizationWindowSeconds: int(a.ScaleUpStabilization / time.Second)},
 				ScaleDown: &scalingRules{StabilizationWindowSeconds: int(a.ScaleDownStabilization / time.Second)},
@@ -177,28 +243,43 @@ func scaledObjectOf(service string, slos []model.SLO) (scaledObject, []string, e
 	return obj, warnings, nil
 }
 
-// fallbackReplicas is the spec's value, else the capacity plan (kept within
-// min and max), else max: when KEDA cannot see Prometheus, serving the SLO
-// matters more than saving replicas.
+// fallbackReplicas is the spec's value, else the capacity plan, else max:
+// when KEDA cannot see Prometheus, serving the SLO matters more than saving
+// replicas. It is kept within min and max.
 func fallbackReplicas(a *model.Autoscaling, plan capacity.Result, planned bool) int {
+	n := a.MaxReplicas
 	switch {
 	case a.FallbackReplicas > 0:
-		return a.FallbackReplicas
+		n = a.FallbackReplicas
 	case planned:
-		return min(max(plan.Replicas, a.MinReplicas), a.MaxReplicas)
-	default:
-		return a.MaxReplicas
+		n = plan.Replicas
 	}
+	return min(max(n, a.MinReplicas), a.MaxReplicas)
 }
 
-// triggersOf builds the Prometheus triggers in a fixed order: TTFT per TTFT
-// SLO, queue depth per distinct engine queue, burn rate per SLO.
-func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, planned bool) ([]trigger, []string, error) {
+// maxBurnStep caps the burn trigger's value: the burn rate lags its window
+// by minutes, so an uncapped value would multiply the fleet again on every
+// sync until the window has caught up with the replicas already added.
+const maxBurnStep = 2
+
+// triggersOf builds the Prometheus triggers in a fixed order: slow share
+// per TTFT SLO, queue depth per distinct engine queue, burn rate per SLO.
+//
+// Every query reads 0 without traffic and returns nothing only when its
+// series vanished; ignoreNullValues is false so that KEDA reports an error
+// then instead of reading 0 and scaling in: the HPA skips any scale-in
+// while a metric fails, KEDA's fallback holds the queue trigger at
+// max(current, fallback), and the rules' no-data alert names the cause.
+func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string, error) {
+	a, slos := u.a, u.slos
 	var warnings []string
 	headroom := a.Headroom
 	if headroom.Cmp(model.NewDecimal(0, 1)) <= 0 || headroom.Cmp(model.NewDecimal(1, 1)) > 0 {
 		return nil, nil, fmt.Errorf("headroom %s is not within (0, 1]", headroom)
 	}
+	// Without replicas there is no engine to export series, so a fleet that
+	// scales to zero must read their absence as no load.
+	ignoreNull := strconv.FormatBool(a.MinReplicas == 0)
 	base := func(name, query, metricType string, threshold, activation model.Decimal) trigger {
 		t := trigger{
 			Name:       name,
@@ -209,9 +290,7 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 				"query":               query,
 				"threshold":           threshold.String(),
 				"activationThreshold": activation.String(),
-				// No samples (no traffic, NaN quantile) reads as 0, not as a
-				// failure that would trip the fallback.
-				"ignoreNullValues": "true",
+				"ignoreNullValues":    ignoreNull,
 			},
 		}
 		if a.AuthenticationRef != "" {
@@ -229,19 +308,23 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 		if inf.Histogram == "" || inf.Threshold.IsZero() {
 			return nil, nil, fmt.Errorf("slo %s: the TTFT trigger needs the histogram and threshold", slo.Name)
 		}
-		// The SLO's objective is the quantile it bounds: 99% under the
-		// threshold means the 0.99 quantile stays below it.
-		query := fmt.Sprintf("histogram_quantile(%s, sum by (le) (rate(%s[%s])))",
-			slo.Objective, selector(inf.Histogram+"_bucket", inf.Selector), model.FormatDuration(rateWindow(slo)))
-		if inf.Native {
-			// One series per native histogram, no le to keep.
-			query = fmt.Sprintf("histogram_quantile(%s, sum(rate(%s[%s])))",
-				slo.Objective, selector(inf.Histogram, inf.Selector), model.FormatDuration(rateWindow(slo)))
+		allowed := slo.ErrorBudget().Mul(headroom)
+		share, ok := slowShare(slo, u.group, gate(slo, allowed, rateWindow(slo)))
+		if !ok {
+			warnings = append(warnings, fmt.Sprintf(
+				"%s: spec.autoscaling: SLO %s gets no TTFT trigger: its threshold %ss is not a bucket of %s (buckets %v), so the share of slow requests cannot be counted; the queue trigger scales alone",
+				slo.Source, slo.Name, inf.Threshold, inf.Histogram, inf.Buckets))
+			continue
 		}
-		// Value, not AverageValue: a latency quantile does not divide by
-		// replicas; the HPA scales by observed/target. The quantile comes
-		// out in the histogram's unit (milliseconds on Triton).
-		out = append(out, base("ttft-"+slo.Name, query, "Value", inf.NativeThreshold().Mul(headroom), model.NewDecimal(0, 1)))
+		// The share over the share allowed, against 1: KEDA hands values to
+		// the HPA in thousandths, which would round a share of 0.0008 to
+		// nothing. Value, not AverageValue: a share does not divide by
+		// replicas; the HPA scales by observed/target. The count sits on
+		// the threshold's bucket boundary, so the value holds still while
+		// the SLO holds and moves only as requests cross the threshold,
+		// which is what queueing (and so replicas) changes.
+		query := fmt.Sprintf("%s / %s", share, allowed)
+		out = append(out, base("ttft-"+slo.Name, query, "Value", model.NewDecimal(1, 1), model.NewDecimal(0, 1)))
 	}
 
 	seenQueue := map[string]bool{}
@@ -250,7 +333,7 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 		if inf == nil || inf.Signals.QueueDepth == "" {
 			continue
 		}
-		sel, err := rules.Scoped(inf.Signals.QueueDepth, inf.Selector)
+		sel, err := rules.Scoped(inf.Signals.QueueDepth, joinMatchers(inf.Selector, groupMatchers(u.group)))
 		if err != nil {
 			return nil, nil, fmt.Errorf("slo %s: queue-depth gauge: %w", slo.Name, err)
 		}
@@ -285,8 +368,14 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 				continue
 			}
 			// A burn rate of 1 spends the budget exactly over the window:
-			// above it the HPA adds replicas in proportion.
-			query := fmt.Sprintf("max(%s)", rules.BurnRate(slo, slo.BaseWindow()))
+			// above it the HPA adds replicas in proportion, at most
+			// doubling per sync, and only on traffic past the gate.
+			w := slo.BaseWindow()
+			g := groupMatchers(u.group)
+			query := fmt.Sprintf("clamp_max(sum(%s) / clamp_min(sum(%s), %s) / %s, %d)",
+				withMatchers(rules.Selector(rules.BadEventsRate, slo, w), g),
+				withMatchers(rules.Selector(rules.EventsRate, slo, w), g),
+				gate(slo, slo.ErrorBudget(), w), slo.ErrorBudget(), maxBurnStep)
 			out = append(out, base("burn-"+slo.Name, query, "Value", model.NewDecimal(1, 1), model.NewDecimal(1, 1)))
 		}
 	}
@@ -294,6 +383,96 @@ func triggersOf(slos []model.SLO, a *model.Autoscaling, plan capacity.Result, pl
 		return nil, nil, fmt.Errorf("autoscaling has no trigger: it needs a ttft SLO, an engine queue-depth series, or burnRateTrigger with an SLO that scales on burn (interactive latency SLOs do by default; others with scaleOnBurn: true)")
 	}
 	return out, warnings, nil
+}
+
+// slowShare is the query of the share of requests slower than the SLO's
+// threshold over the rate window, counted over at least gate requests per
+// second (below that traffic the share is scaled down, so a few slow
+// requests at night do not read as a fleet-wide problem). It reads 0
+// without traffic and nothing when the histogram vanished. false: the
+// threshold is not a bucket, so no exact count exists.
+func slowShare(slo model.SLO, group model.ScaleGroup, gate model.Decimal) (string, bool) {
+	inf := slo.Inference
+	w := model.FormatDuration(rateWindow(slo))
+	ms := joinMatchers(inf.Selector, groupMatchers(group))
+	if inf.Native {
+		// Native histograms count exactly at a schema boundary (spec
+		// warns otherwise); histogram_fraction of an empty histogram is
+		// NaN, which reads 0 here as long as the histogram exists.
+		h := fmt.Sprintf("sum(rate(%s[%s]))", selector(inf.Histogram, ms), w)
+		return fmt.Sprintf("((histogram_count(%[1]s) * histogram_fraction(%[2]s, +Inf, %[1]s) / clamp_min(histogram_count(%[1]s), %[3]s) >= 0) or on () (0 * histogram_count(%[1]s)))",
+			h, inf.NativeThreshold(), gate), true
+	}
+	le, ok := thresholdBucket(inf)
+	if !ok {
+		return "", false
+	}
+	bucket := func(le string) string {
+		return fmt.Sprintf("sum(rate(%s[%s]))", selector(inf.Histogram+"_bucket", joinMatchers(ms, "le="+strconv.Quote(le))), w)
+	}
+	total := bucket("+Inf")
+	return fmt.Sprintf("((%s - %s) / clamp_min(%s, %s))", total, bucket(le), total, gate), true
+}
+
+// thresholdBucket is the le of the bucket that ends at the threshold, as
+// the rules count it; a histogram whose buckets nobody declared is taken
+// to have one there, as its SLI's good query does.
+func thresholdBucket(inf *model.Inference) (string, bool) {
+	if len(inf.Buckets) == 0 {
+		return labels.FormatOpenMetricsFloat(inf.NativeThreshold().Float()), true
+	}
+	h := engine.Histogram{Unit: inf.Unit, Buckets: inf.Buckets}
+	b, ok := h.Bucket(inf.Threshold.Float())
+	return labels.FormatOpenMetricsFloat(b), ok
+}
+
+// gate is the traffic, in events per second, under which a share is read
+// over the gate instead of the traffic: the spec's minEventsPerSecond, or
+// else the traffic at which one bad event in the window stays within the
+// allowed share (1 / (window × share)), rounded up to two digits.
+func gate(slo model.SLO, allowed model.Decimal, window time.Duration) model.Decimal {
+	if g := slo.Alerting.MinEventsPerSecond; !g.IsZero() {
+		return g
+	}
+	return ceil2(1 / (window.Seconds() * allowed.Float()))
+}
+
+// ceil2 rounds x > 0 up to two significant digits.
+func ceil2(x float64) model.Decimal {
+	e := int(math.Floor(math.Log10(x))) - 1 // 10^e is the second digit's place
+	p := math.Pow(10, float64(e))
+	d, err := model.ParseDecimal(strconv.FormatFloat(math.Ceil(x/p-1e-9)*p, 'f', max(0, -e), 64))
+	if err != nil {
+		return model.NewDecimal(1, 1)
+	}
+	return d
+}
+
+// groupMatchers selects one group's series.
+func groupMatchers(g model.ScaleGroup) string {
+	parts := make([]string, len(g))
+	for i, l := range g {
+		parts[i] = l.Name + "=" + strconv.Quote(l.Value)
+	}
+	return strings.Join(parts, ",")
+}
+
+func joinMatchers(ms ...string) string {
+	var parts []string
+	for _, m := range ms {
+		if m != "" {
+			parts = append(parts, m)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// withMatchers adds matchers to a recording's selector name{...}.
+func withMatchers(sel, ms string) string {
+	if ms == "" {
+		return sel
+	}
+	return strings.TrimSuffix(sel, "}") + "," + ms + "}"
 }
 
 // rateWindow is five minutes, or four scrapes when scrapes are sparser.

@@ -3,12 +3,14 @@ package keda
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	goldenfile "github.com/inferslo/inferslo/compiler/internal/golden"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
@@ -155,8 +157,12 @@ type decoded struct {
 		ScaleTargetRef  map[string]string `yaml:"scaleTargetRef"`
 		MinReplicaCount int               `yaml:"minReplicaCount"`
 		MaxReplicaCount int               `yaml:"maxReplicaCount"`
-		Fallback        map[string]int    `yaml:"fallback"`
-		Advanced        struct {
+		Fallback        struct {
+			FailureThreshold int    `yaml:"failureThreshold"`
+			Replicas         int    `yaml:"replicas"`
+			Behavior         string `yaml:"behavior"`
+		} `yaml:"fallback"`
+		Advanced struct {
 			HorizontalPodAutoscalerConfig struct {
 				Behavior map[string]map[string]int `yaml:"behavior"`
 			} `yaml:"horizontalPodAutoscalerConfig"`
@@ -229,12 +235,16 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 	want := []struct {
 		name, metricType, query, threshold, activation string
 	}{
+		// The share of requests over the 250ms bucket, over at least
+		// 1 / (300s × 0.008) requests per second, over 80% of the 1%
+		// budget, against 1.
 		{"ttft-chat-ttft", "Value",
-			`histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b"}[5m])))`,
-			"0.2", "0"},
+			`((sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[5m])) - sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="0.25"}[5m]))) / clamp_min(sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[5m])), 0.42)) / 0.008`,
+			"1", "0"},
 		// The plan implies 0.7 waiting requests per replica, raised to the floor of 1.
 		{"queue", "AverageValue", `sum(vllm:num_requests_waiting{model_name="llama-3-70b"})`, "1", "0"},
-		{"burn-chat-ttft", "Value", `max(inferslo:sli_error:ratio{slo="chat-ttft",window="5m"} / 0.01)`, "1", "1"},
+		// Gated at 1 / (300s × 0.01) events per second, at most doubling.
+		{"burn-chat-ttft", "Value", `clamp_max(sum(inferslo:sli_bad_events:rate{slo="chat-ttft",window="5m"}) / clamp_min(sum(inferslo:sli_events:rate{slo="chat-ttft",window="5m"}), 0.34) / 0.01, 2)`, "1", "1"},
 	}
 	if len(d.Spec.Triggers) != len(want) {
 		t.Fatalf("got %d triggers, want %d", len(d.Spec.Triggers), len(want))
@@ -254,7 +264,7 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 		exp := map[string]any{
 			"metricType": w.metricType, "query": w.query, "threshold": w.threshold,
 			"activationThreshold": w.activation, "serverAddress": "http://prometheus-operated.monitoring:9090",
-			"ignoreNullValues": "true", "authenticationRef": "prometheus-auth",
+			"ignoreNullValues": "false", "authenticationRef": "prometheus-auth",
 		}
 		for k := range exp {
 			if got[k] != exp[k] {
@@ -262,8 +272,8 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 			}
 		}
 	}
-	if got := d.Spec.Fallback; got["replicas"] != 72 || got["failureThreshold"] != 3 {
-		t.Errorf("fallback = %v, want the plan's 72 replicas after 3 failures", got)
+	if got := d.Spec.Fallback; got.Replicas != 72 || got.FailureThreshold != 3 || got.Behavior != "currentReplicasIfHigher" {
+		t.Errorf("fallback = %+v, want the plan's 72 replicas after 3 failures, never below the current count", got)
 	}
 	b := d.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior
 	if b["scaleUp"]["stabilizationWindowSeconds"] != 30 || b["scaleDown"]["stabilizationWindowSeconds"] != 120 {
@@ -381,10 +391,10 @@ func TestCRDValidatorRejectsBrokenObjects(t *testing.T) {
 		strict bool
 	}{
 		{"a numeric threshold is not a string", func(s string) string {
-			return strings.Replace(s, `threshold: "0.2"`, `threshold: 0.2`, 1)
+			return strings.Replace(s, `threshold: "1"`, `threshold: 1`, 1)
 		}, false},
 		{"a boolean ignoreNullValues is not a string", func(s string) string {
-			return strings.Replace(s, `ignoreNullValues: "true"`, `ignoreNullValues: true`, 1)
+			return strings.Replace(s, `ignoreNullValues: "false"`, `ignoreNullValues: false`, 1)
 		}, false},
 		{"a misspelt field is refused in strict mode", func(s string) string {
 			return strings.Replace(s, "  minReplicaCount:", "  pollingIntervall: 15\n  minReplicaCount:", 1)
@@ -503,7 +513,7 @@ func TestBuildWarnsWhenMaxReplicasIsBelowThePlan(t *testing.T) {
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "maxReplicas 64 is below the 72 replicas") {
 		t.Errorf("warnings = %q, want one about 64 < 72", warnings)
 	}
-	if got := decode(t, data).Spec.Fallback["replicas"]; got != 64 {
+	if got := decode(t, data).Spec.Fallback.Replicas; got != 64 {
 		t.Errorf("fallback replicas = %d, want the plan clamped to max 64", got)
 	}
 	_, none := build(t, set(chatSLOs()...))
@@ -527,8 +537,8 @@ func TestBuildWithoutQueueTargetWarnsAndFallsBackToMax(t *testing.T) {
 			t.Errorf("queue trigger %s written without a target", tr.Name)
 		}
 	}
-	if d.Spec.Fallback["replicas"] != 80 {
-		t.Errorf("fallback replicas = %d, want max 80 when there is no plan", d.Spec.Fallback["replicas"])
+	if d.Spec.Fallback.Replicas != 80 {
+		t.Errorf("fallback replicas = %d, want max 80 when there is no plan", d.Spec.Fallback.Replicas)
 	}
 }
 
@@ -548,18 +558,19 @@ func TestBuildHonoursOverrides(t *testing.T) {
 	if b["scaleUp"]["stabilizationWindowSeconds"] != 0 || b["scaleDown"]["stabilizationWindowSeconds"] != 600 {
 		t.Errorf("behavior = %v, want 0s up and 600s down", b)
 	}
-	if d.Spec.Fallback["replicas"] != 12 {
+	if d.Spec.Fallback.Replicas != 12 {
 		t.Errorf("fallback = %v, want 12", d.Spec.Fallback)
 	}
 	if ref := d.Spec.ScaleTargetRef; ref["apiVersion"] != "leaderworkerset.x-k8s.io/v1" || ref["kind"] != "LeaderWorkerSet" {
 		t.Errorf("scaleTargetRef = %v", ref)
 	}
-	thresholds := map[string]any{}
+	thresholds, queries := map[string]any{}, map[string]string{}
 	for _, tr := range d.Spec.Triggers {
 		thresholds[tr.Name] = tr.Metadata["threshold"]
+		queries[tr.Name], _ = tr.Metadata["query"].(string)
 	}
-	if thresholds["ttft-chat-ttft"] != "0.225" || thresholds["queue"] != "2.5" {
-		t.Errorf("thresholds = %v, want ttft 0.25×0.9 = 0.225 and queue 2.5", thresholds)
+	if !strings.HasSuffix(queries["ttft-chat-ttft"], ", 0.38)) / 0.009") || thresholds["queue"] != "2.5" {
+		t.Errorf("thresholds = %v, ttft query %s; want ttft over 0.01×0.9 = 0.009 gated at 0.38 requests/s, and queue 2.5", thresholds, queries["ttft-chat-ttft"])
 	}
 }
 
@@ -569,7 +580,12 @@ func TestBuildRefusesUnusableSettings(t *testing.T) {
 		edit  func([]model.SLO)
 		wants string
 	}{
-		{"SLOs of one service disagree on the target", func(s []model.SLO) { s[1].Autoscaling.TargetName = "other" }, "different autoscaling settings"},
+		{"SLOs scaling one target disagree on its settings", func(s []model.SLO) { s[1].Autoscaling.MaxReplicas = 40 }, "different autoscaling settings"},
+		{"a grouped SLO declares no groups", func(s []model.SLO) {
+			for i := range s {
+				s[i].GroupBy = []string{"model_name"}
+			}
+		}, "declare the groups"},
 		{"no scale target name", func(s []model.SLO) {
 			for _, x := range s {
 				x.Autoscaling.TargetName = ""
@@ -678,7 +694,8 @@ func TestTheTTFTTriggerOfANativeHistogramReadsItsOneSeries(t *testing.T) {
 		slos[i].Inference.Native = true
 	}
 	data, _ := build(t, set(slos...))
-	want := `histogram_quantile(0.99, sum(rate(vllm:time_to_first_token_seconds{model_name="llama-3-70b"}[5m])))`
+	const h = `sum(rate(vllm:time_to_first_token_seconds{model_name="llama-3-70b"}[5m]))`
+	want := `((histogram_count(` + h + `) * histogram_fraction(0.25, +Inf, ` + h + `) / clamp_min(histogram_count(` + h + `), 0.42) >= 0) or on () (0 * histogram_count(` + h + `))) / 0.008`
 	for _, tr := range decode(t, data).Spec.Triggers {
 		if tr.Name == "ttft-chat-ttft" {
 			if q := tr.Metadata["query"]; q != want {
@@ -688,4 +705,128 @@ func TestTheTTFTTriggerOfANativeHistogramReadsItsOneSeries(t *testing.T) {
 		}
 	}
 	t.Errorf("no TTFT trigger in:\n%s", data)
+}
+
+// groupedChat is the chat SLOs grouped by model, autoscaling two declared
+// models, each on its own Deployment.
+func groupedChat() []model.SLO {
+	slos := chatSLOs()
+	for i := range slos {
+		slos[i].GroupBy = []string{"model_name"}
+		slos[i].Inference.Selector = ""
+		a := slos[i].Autoscaling
+		a.TargetName = "vllm-{{model_name}}"
+		a.Groups = []model.ScaleGroup{
+			{{Name: "model_name", Value: "llama-3-70b"}},
+			{{Name: "model_name", Value: "qwen-2-7b"}},
+		}
+	}
+	return slos
+}
+
+func TestAGroupedSLOGetsOneScaledObjectPerGroupReadingOnlyItsGroup(t *testing.T) {
+	files, _, err := Build(set(groupedChat()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := compileCRD(t, true)
+	want := map[string]string{"keda/vllm-llama-3-70b.yaml": "llama-3-70b", "keda/vllm-qwen-2-7b.yaml": "qwen-2-7b"}
+	if len(files) != len(want) {
+		t.Fatalf("files = %v, want one per group", files)
+	}
+	p := parser.NewParser(parser.Options{})
+	for _, f := range files {
+		model, ok := want[f.Path]
+		if !ok {
+			t.Errorf("unexpected file %s", f.Path)
+			continue
+		}
+		if err := crdschema.Validate(schema, f.Data); err != nil {
+			t.Errorf("%s: %v", f.Path, err)
+		}
+		d := decode(t, f.Data)
+		if d.Metadata.Name != "vllm-"+model || d.Spec.ScaleTargetRef["name"] != "vllm-"+model {
+			t.Errorf("%s: name %s scales %s, want both vllm-%s", f.Path, d.Metadata.Name, d.Spec.ScaleTargetRef["name"], model)
+		}
+		if len(d.Spec.Triggers) != 3 {
+			t.Errorf("%s: %d triggers, want ttft, queue and burn", f.Path, len(d.Spec.Triggers))
+		}
+		// Every selector of every trigger selects this group, and only it.
+		for _, tr := range d.Spec.Triggers {
+			expr, err := p.ParseExpr(tr.Metadata["query"].(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, vs := range parser.ExtractSelectors(expr) {
+				found := false
+				for _, m := range vs {
+					if m.Name == "model_name" {
+						found = m.Type == labels.MatchEqual && m.Value == model
+					}
+				}
+				if !found {
+					t.Errorf("%s trigger %s: selector %v does not select model_name=%q", f.Path, tr.Name, vs, model)
+				}
+			}
+		}
+	}
+	golden(t, "grouped.vllm-qwen-2-7b.yaml", files[1].Data)
+}
+
+func TestSpecsOfOneServiceScaleTheirOwnTargets(t *testing.T) {
+	slos := chatSLOs()
+	// The errors SLO's spec scales an SGLang Deployment of the same service.
+	slos[0].Autoscaling.TargetName = "sglang-chat"
+	slos[0].Inference.Engine = "sglang"
+	slos[0].Inference.Signals = model.Signals{QueueDepth: "sglang:num_queue_reqs"}
+	slos[0].Autoscaling.QueuePerReplica = model.NewDecimal(4, 1)
+	slos[0].Autoscaling.Capacity = model.Capacity{}
+	files, _, err := Build(set(slos...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range files {
+		d := decode(t, f.Data)
+		var names []string
+		for _, tr := range d.Spec.Triggers {
+			names = append(names, tr.Name)
+		}
+		got[f.Path] = d.Spec.ScaleTargetRef["name"] + ": " + strings.Join(names, " ")
+	}
+	want := map[string]string{
+		"keda/sglang-chat.yaml":      "sglang-chat: queue",
+		"keda/vllm-llama-3-70b.yaml": "vllm-llama-3-70b: ttft-chat-ttft queue burn-chat-ttft",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("objects = %v, want %v", got, want)
+	}
+}
+
+func TestAVanishedSeriesIsAnErrorUnlessTheFleetScalesToZero(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		minReplicas int
+		want        string
+	}{
+		{"a fleet that keeps a replica reads a vanished series as a KEDA error", 2, "false"},
+		{"a fleet at zero has no engine to export series, so absence is no load", 0, "true"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			slos := chatSLOs()
+			for _, s := range slos {
+				s.Autoscaling.MinReplicas = tt.minReplicas
+			}
+			data, _ := build(t, set(slos...))
+			d := decode(t, data)
+			for _, tr := range d.Spec.Triggers {
+				if got := tr.Metadata["ignoreNullValues"]; got != tt.want {
+					t.Errorf("trigger %s ignoreNullValues = %v, want %s", tr.Name, got, tt.want)
+				}
+			}
+			if f := d.Spec.Fallback; f.Replicas < tt.minReplicas || f.Behavior != "currentReplicasIfHigher" {
+				t.Errorf("fallback = %+v, want at least %d replicas and never below the current count", f, tt.minReplicas)
+			}
+		})
+	}
 }

@@ -44,8 +44,9 @@ type scaleTarget struct {
 }
 
 type fallback struct {
-	FailureThreshold int `yaml:"failureThreshold"`
-	Replicas         int `yaml:"replicas"`
+	FailureThreshold int    `yaml:"failureThreshold"`
+	Replicas         int    `yaml:"replicas"`
+	Behavior         string `yaml:"behavior,omitempty"`
 }
 
 type advanced struct {

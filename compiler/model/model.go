@@ -5,7 +5,9 @@
 package model
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -350,6 +352,39 @@ type Autoscaling struct {
 	ScaleDownStabilization time.Duration
 	FallbackReplicas       int
 	Capacity               Capacity
+	// Groups are the label values of the groups to autoscale, one
+	// ScaledObject each, when the SLO is grouped: there is no scrape at
+	// compile time, so the groups must be declared. TargetName then holds
+	// {{label}} placeholders that ScaleTargetName fills per group.
+	Groups []ScaleGroup
+}
+
+// Key prints every setting, decimals exactly, so equal settings compare
+// equal whatever their internal representation.
+func (a *Autoscaling) Key() string {
+	c := a.Capacity
+	return fmt.Sprintf("%s|%s|%s|%d|%d|%s|%s|%s|%s|%t|%s|%s|%d|%s|%s|%s|%v",
+		a.TargetKind, a.TargetName, a.Namespace, a.MinReplicas, a.MaxReplicas, a.ServerAddress,
+		a.AuthenticationRef, a.Headroom, a.QueuePerReplica, a.BurnRateTrigger,
+		a.ScaleUpStabilization, a.ScaleDownStabilization, a.FallbackReplicas,
+		c.PeakRPS, c.MeanServiceTime, c.ReplicaConcurrency, a.Groups)
+}
+
+// ScaleGroup is one group's label values, in the SLO's GroupBy order.
+type ScaleGroup []LabelValue
+
+// LabelValue is one label's value.
+type LabelValue struct{ Name, Value string }
+
+// ScaleTargetName fills the target name's {{label}} placeholders with a
+// group's values by plain substitution: a spec string never becomes
+// template code.
+func (a *Autoscaling) ScaleTargetName(g ScaleGroup) string {
+	name := a.TargetName
+	for _, l := range g {
+		name = strings.ReplaceAll(name, "{{"+l.Name+"}}", l.Value)
+	}
+	return name
 }
 
 // Capacity holds optional facts for the capacity plan.
