@@ -28,3 +28,35 @@ func Foreign(n *yaml.Node) string {
 	}
 	return ""
 }
+
+// Doc is one object of a file in another tool's format, for readers that
+// report located problems as spec does (inferslo import).
+type Doc struct{ d *doc }
+
+// SplitDocs parses a file into its objects: every YAML document, and every
+// item of a document that is a list.
+func SplitDocs(file string, data []byte) ([]Doc, Problems) {
+	docs, ps := splitDocs(file, data)
+	out := make([]Doc, len(docs))
+	for i, d := range docs {
+		out[i] = Doc{d}
+	}
+	return out, ps
+}
+
+// Node is the object's YAML node.
+func (d Doc) Node() *yaml.Node { return d.d.node }
+
+// Errorf is an error at a property path of the object.
+func (d Doc) Errorf(path, format string, args ...any) Problem { return d.d.errorf(path, format, args...) }
+
+// Warnf is a warning at a property path of the object.
+func (d Doc) Warnf(path, format string, args ...any) Problem { return d.d.warnf(path, format, args...) }
+
+// NameProblem says why s cannot name an SLO or a service (a DNS label), or
+// "" when it can.
+func NameProblem(s string) string { return dnsLabelProblem(s) }
+
+// ReservedGroupLabel tells whether inferslo sets the label on its own
+// series and alerts, so that an SLO cannot be grouped by it.
+func ReservedGroupLabel(name string) bool { return contains(reservedGroupLabels, name) }
