@@ -48,7 +48,9 @@ func SplitDocs(file string, data []byte) ([]Doc, Problems) {
 func (d Doc) Node() *yaml.Node { return d.d.node }
 
 // Errorf is an error at a property path of the object.
-func (d Doc) Errorf(path, format string, args ...any) Problem { return d.d.errorf(path, format, args...) }
+func (d Doc) Errorf(path, format string, args ...any) Problem {
+	return d.d.errorf(path, format, args...)
+}
 
 // Warnf is a warning at a property path of the object.
 func (d Doc) Warnf(path, format string, args ...any) Problem { return d.d.warnf(path, format, args...) }
