@@ -132,6 +132,11 @@ func sloth(d spec.Doc, crd bool) conversion {
 func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s slothSLO) (*v1.SLO, []string, spec.Problems) {
 	var ps spec.Problems
 	name := f.Service + "-" + s.Name // Sloth's SLO id
+	var changes []string
+	if spec.NameProblem(name) != "" && spec.NameProblem(s.Name) == "" {
+		changes = append(changes, fmt.Sprintf("the SLO is named %s, as Sloth's id %s is no DNS label", s.Name, name))
+		name = s.Name
+	}
 	if msg := spec.NameProblem(name); msg != "" {
 		return nil, nil, spec.Problems{d.Errorf(p+".name", "the SLO's OpenSLO name %q (service-name, as Sloth's id): %s", name, msg)}
 	}
@@ -142,7 +147,6 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 	if s.Plugins != nil {
 		ps = append(ps, d.Warnf(p+".plugins", "Sloth SLO plugins rewrite the generated rules and have no counterpart in inferslo; they are left out"))
 	}
-	var changes []string
 	var ratio v1.SLIRatioMetric
 	switch {
 	case s.SLI.Plugin != nil:
