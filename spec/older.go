@@ -183,13 +183,19 @@ func v1alphaPath(i int) func(string) string {
 
 // v1alphaField maps v1 field names onto v1alpha's.
 func v1alphaField(p string) string {
-	for _, r := range [][2]string{
+	return replaceFirst(p, [][2]string{
 		{"spec.timeWindow", "spec.timeWindows"},
 		{"spec.indicator.spec.thresholdMetric.", "spec.indicator.thresholdMetric."},
 		{".metricSource.spec.query", ".query"},
 		{".metricSource.type", ".source"},
 		{"metadata.annotations", "metadata"},
-	} {
+	})
+}
+
+// replaceFirst replaces in p the first occurrence of each pair's first
+// string by its second, in order.
+func replaceFirst(p string, pairs [][2]string) string {
+	for _, r := range pairs {
 		p = strings.Replace(p, r[0], r[1], 1)
 	}
 	return p
@@ -257,17 +263,14 @@ func rename(m map[string]any, from, to string) {
 
 // v2alphaPath maps a converted object's v1 paths onto the v2alpha document.
 func v2alphaPath(p string) string {
-	for _, r := range [][2]string{
+	return replaceFirst(p, [][2]string{
 		{"spec.service", "spec.serviceRef"},
 		{"spec.indicatorRef", "spec.sliRef"},
 		{"spec.indicator", "spec.sli"},
 		{"metricSource.metricSourceRef", "dataSourceRef"},
 		{"metricSource.type", "dataSourceSpec.type"},
 		{"metricSource.spec", "spec"},
-	} {
-		p = strings.Replace(p, r[0], r[1], 1)
-	}
-	return p
+	})
 }
 
 // windowVar is Sloth's template variable for the window an SLI is read

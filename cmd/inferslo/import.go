@@ -22,12 +22,7 @@ func (c *importCmd) Run(e *env) error {
 		return err
 	}
 	res := importer.Import(sources...)
-	for _, p := range res.Problems {
-		fmt.Fprintln(e.stderr, p.String())
-		if s := p.Snippet(); s != "" {
-			fmt.Fprint(e.stderr, s)
-		}
-	}
+	printProblems(e.stderr, res.Problems)
 	if errs := res.Problems.Errors(); len(errs) > 0 {
 		fmt.Fprintf(e.stderr, "%d problem(s) found; nothing written\n", len(errs))
 		return errReported
