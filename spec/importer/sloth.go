@@ -248,11 +248,14 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 // pairs are the SRE workbook's for 30d, as inferslo's defaults are, but
 // Sloth's alerts have no `for`.
 func slothForChange(tiers []model.Tier) string {
-	var fors []string
+	var pairs, fors []string
 	for _, t := range tiers {
+		for _, p := range t.Windows {
+			pairs = append(pairs, fmt.Sprintf("%s %sx %s/%s", t.Severity, p.Factor, model.FormatDuration(p.Long), model.FormatDuration(p.Short)))
+		}
 		fors = append(fors, fmt.Sprintf("%s %s", t.Severity, model.FormatDuration(t.For)))
 	}
-	return "the burn alerts use the same windows and factors (the SRE workbook's: 14.4x 1h/5m and 6x 6h/30m page, 3x 1d/2h and 1x 3d/6h ticket), but fire after inferslo's `for` (" + strings.Join(fors, ", ") + ") where Sloth's fire on the first evaluation that meets both windows"
+	return "the burn alerts use Sloth's windows and factors (the SRE workbook's: " + strings.Join(pairs, ", ") + "), but fire after inferslo's `for` (" + strings.Join(fors, ", ") + ") where Sloth's fire on the first evaluation that meets both windows"
 }
 
 func slothObject(name string, f slothFile, s slothSLO, target float64, ratio v1.SLIRatioMetric, ann v1.Annotations, policies []v1.SLOAlertPolicy) *v1.SLO {
