@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/OpenSLO/go-sdk/pkg/openslo"
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
-	"github.com/OpenSLO/go-sdk/pkg/openslosdk"
 	"github.com/nobl9/govy/pkg/govy"
 	"gopkg.in/yaml.v3"
 
@@ -91,6 +89,12 @@ func scalar(d *doc, key string) string {
 func (l *loader) addDoc(d *doc) {
 	apiVersion, kind := scalar(d, "apiVersion"), scalar(d, "kind")
 	switch {
+	case Foreign(d.node) != "":
+		field := "apiVersion"
+		if apiVersion == "" {
+			field = "version"
+		}
+		l.problems = append(l.problems, d.errorf(field, "this is a %s, not OpenSLO; convert it with `inferslo import %s`", Foreign(d.node), d.file))
 	case apiVersion == ShorthandAPIVersion && kind == ShorthandKind:
 		var s Shorthand
 		if ps := l.keys.decodeStrict(d, &s); len(ps) > 0 {
@@ -114,7 +118,11 @@ func (l *loader) addDoc(d *doc) {
 			l.add(d, obj, samePath)
 		}
 	case apiVersion == string(openslo.VersionV1alpha) || apiVersion == string(openslo.VersionV2alpha):
-		l.problems = append(l.problems, d.errorf("apiVersion", "OpenSLO %s is not supported; write openslo/v1", apiVersion))
+		objs, paths, ps := decodeOlder(d)
+		l.problems = append(l.problems, ps...)
+		for i, obj := range objs {
+			l.add(d, obj, paths[i])
+		}
 	case apiVersion == "":
 		l.problems = append(l.problems, d.errorf("apiVersion", "required: openslo/v1 or %s", ShorthandAPIVersion))
 	default:
@@ -123,35 +131,6 @@ func (l *loader) addDoc(d *doc) {
 }
 
 var jsonField = regexp.MustCompile(`unknown field "([^"]+)"`)
-
-// decodeOpenSLO decodes one object with go-sdk (strict) and validates it
-// with go-sdk's rules, locating every problem.
-func decodeOpenSLO(d *doc) (openslo.Object, Problems) {
-	var raw any
-	if err := d.node.Decode(&raw); err != nil {
-		return nil, Problems{d.errorf("", "cannot read object: %v", err)}
-	}
-	js, err := json.Marshal(raw)
-	if err != nil {
-		return nil, Problems{d.errorf("", "cannot read object: %v", err)}
-	}
-	objs, err := openslosdk.Decode(bytes.NewReader(js), openslosdk.FormatJSON)
-	if err != nil {
-		return nil, Problems{decodeProblem(d, err)}
-	}
-	if len(objs) != 1 {
-		return nil, Problems{d.errorf("", "expected one object")}
-	}
-	obj := objs[0]
-	var ps Problems
-	if err := obj.Validate(); err != nil {
-		ps = append(ps, validationProblems(d, err)...)
-	}
-	if len(ps) > 0 {
-		return nil, ps
-	}
-	return obj, nil
-}
 
 func decodeProblem(d *doc, err error) Problem {
 	msg := err.Error()
@@ -202,7 +181,7 @@ func findLoosePath(d *doc, field string) string {
 }
 
 // validationProblems turns go-sdk's govy errors into located problems.
-func validationProblems(d *doc, err error) Problems {
+func validationProblems(d *doc, err error, mapPath func(string) string) Problems {
 	var ve *govy.ValidatorError
 	if !errors.As(err, &ve) {
 		return Problems{d.errorf("", "%v", err)}
@@ -211,7 +190,7 @@ func validationProblems(d *doc, err error) Problems {
 	for _, pe := range ve.Errors {
 		path := strings.TrimPrefix(strings.TrimPrefix(pe.PropertyPath.String(), "$"), ".")
 		for _, re := range pe.Errors {
-			ps = append(ps, d.errorf(path, "%s", re.Message))
+			ps = append(ps, d.errorf(mapPath(path), "%s", re.Message))
 		}
 	}
 	return ps

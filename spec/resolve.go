@@ -337,9 +337,11 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 		*ps = append(*ps, sli.errorf(path+".type", "data source type %q is not supported: inferslo compiles to Prometheus rules; use type: Prometheus", typ))
 		return "", false
 	}
-	for k := range src.Spec {
+	// OpenSLO leaves metricSource.spec free-form: other keys stay in the
+	// spec (and in what export prints) but do not reach the rules.
+	for _, k := range sortedKeys(src.Spec) {
 		if k != "query" {
-			*ps = append(*ps, sli.errorf(path+".spec."+k, "unknown field %q of a Prometheus metric source; valid: query", k))
+			*ps = append(*ps, sli.warnf(path+".spec."+k, "kept but not used: inferslo reads only query from a Prometheus metric source, so %q does not change the rules", k))
 		}
 	}
 	q, _ := src.Spec["query"].(string)

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/rules"
 )
 
 // maxSlice keeps a slice within the page tier's shortest window (5m for a
@@ -46,6 +47,14 @@ func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, 
 		return false
 	}
 	ts.Window = obj.TimeSliceWindow.Duration()
+	if _, given := o.v.Metadata.Annotations[AnnotationScrapeInterval]; !given && ts.Window < 4*s.ScrapeInterval && ts.Window >= 4*time.Second && ts.Window%(4*time.Second) == 0 {
+		// A slice's rates need four samples: short slices assume the
+		// scrape interval that gives them, and say so (the info series
+		// carries it too).
+		s.ScrapeInterval = ts.Window / 4
+		*ps = append(*ps, o.warnf(path+".timeSliceWindow", "the rules assume Prometheus scrapes every %s, four samples per %s slice (the info series says so in %s); state your scrape interval with metadata.annotations.%s",
+			model.FormatDuration(s.ScrapeInterval), obj.TimeSliceWindow, rules.LabelScrapeInterval, AnnotationScrapeInterval))
+	}
 	minSlice := 4 * s.ScrapeInterval
 	switch {
 	case ts.Window < minSlice || ts.Window > maxSlice:
@@ -54,8 +63,10 @@ func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, 
 	case s.Window%ts.Window != 0 || ts.Window%time.Second != 0:
 		fail(o.errorf(path+".timeSliceWindow", "%s does not divide the SLO window %s into whole slices; use a whole number of seconds that does, such as 1m", obj.TimeSliceWindow, model.FormatDuration(s.Window)))
 	}
-	if s.Calendar != nil {
-		fail(o.errorf("spec.timeWindow[0]", "calendar windows are budgeted in events only; time slices need a rolling window (isRolling: true)"))
+	if s.Calendar != nil && (15*time.Minute)%ts.Window != 0 {
+		// Period boundaries fall on local midnights, whole quarter hours
+		// of UTC in every time zone: a slice dividing 15m never straddles one.
+		fail(o.errorf(path+".timeSliceWindow", "%s does not divide 15 minutes, so calendar period boundaries (local midnights) could cut a slice; use 1m, 3m or 5m", obj.TimeSliceWindow))
 	}
 	switch {
 	case threshold && ts.Average:

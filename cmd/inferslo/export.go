@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -12,12 +10,7 @@ type exportCmd struct {
 
 func (c *exportCmd) Run(e *env) error {
 	out, problems, err := spec.Export(c.Specs...)
-	for _, p := range problems {
-		fmt.Fprintln(e.stderr, p.String())
-		if s := p.Snippet(); s != "" {
-			fmt.Fprint(e.stderr, s)
-		}
-	}
+	printProblems(e.stderr, problems)
 	if err != nil {
 		return err
 	}

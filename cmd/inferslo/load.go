@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/inferslo/inferslo/spec"
@@ -34,12 +35,7 @@ func load(e *env, paths []string, catalogs catalogFlag, checks ...spec.Check) (s
 	if err != nil {
 		return res, err
 	}
-	for _, p := range res.Problems {
-		fmt.Fprintln(e.stderr, p.String())
-		if s := p.Snippet(); s != "" {
-			fmt.Fprint(e.stderr, s)
-		}
-	}
+	printProblems(e.stderr, res.Problems)
 	if errs := res.Problems.Errors(); len(errs) > 0 {
 		fmt.Fprintf(e.stderr, "%d problem(s) found\n", len(errs))
 		return res, errReported
@@ -49,4 +45,14 @@ func load(e *env, paths []string, catalogs catalogFlag, checks ...spec.Check) (s
 		return res, fmt.Errorf("no SLO found in %s (%d spec files read); an output needs at least one objective", strings.Join(paths, " "), len(res.Files))
 	}
 	return res, nil
+}
+
+// printProblems prints each problem with its snippet.
+func printProblems(w io.Writer, ps spec.Problems) {
+	for _, p := range ps {
+		fmt.Fprintln(w, p.String())
+		if s := p.Snippet(); s != "" {
+			fmt.Fprint(w, s)
+		}
+	}
 }

@@ -23,6 +23,7 @@ type cli struct {
 	Compile  compileCmd  `cmd:"" help:"Compile specs into rules, alerts and dashboards in an output folder."`
 	Validate validateCmd `cmd:"" help:"Check specs and report every problem; writes nothing."`
 	Export   exportCmd   `cmd:"" help:"Print specs as plain OpenSLO v1 (the shorthand expanded)."`
+	Import   importCmd   `cmd:"" help:"Convert Sloth and Pyrra specs into OpenSLO v1, saying what changes in meaning."`
 	Test     testCmd     `cmd:"" help:"Prove the alerts: replay burns through Prometheus' rule engine and check every SLO and tier."`
 	Render   renderCmd   `cmd:"" help:"Render the dashboards over a simulated incident as one static HTML page for review."`
 	Plan     planCmd     `cmd:"" help:"Print the capacity plan: replicas needed at peak, with the arithmetic."`

@@ -57,8 +57,9 @@ func (b *builder) calendar() {
 	}
 	w := b.periodIdentity()
 	ratio := fmt.Sprintf("%s{%s=%q,%s=%q}", ErrorRatio, LabelSLO, b.slo.Name, LabelWindow, cal.Label())
-	if b.slo.SLI.Raw != nil {
-		// Without event counts, every tile of the period weighs the same.
+	if b.slo.TimeAveraged() {
+		// Without event counts (raw ratios, time slices), every tile of
+		// the period weighs the same: a slice SLO's tile is one slice.
 		b.record(ErrorRatio, fmt.Sprintf("avg_over_time((%s and on () (%s))[%s:%s])", b.sel(ErrorRatio, b.base), keep, model.FormatDuration(cal.Longest()), step), w)
 	} else {
 		// Zero traffic so far this period leaves the ratio absent, not NaN.

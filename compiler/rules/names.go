@@ -74,6 +74,9 @@ const (
 	LabelSLOTier = "slo_tier"
 	// LabelTimeSlice, on the info series of a time-slice SLO, is the slice.
 	LabelTimeSlice = "time_slice"
+	// LabelScrapeInterval, on the info series of a time-slice SLO, is the
+	// scrape interval its slices' rates assume.
+	LabelScrapeInterval = "scrape_interval"
 )
 
 // Selector returns a PromQL selector of a recorded series for one SLO and,

@@ -560,6 +560,7 @@ func (b *builder) metadata() {
 	if ts := b.slo.Timeslices; ts != nil {
 		info["budgeting"] = b.slo.Budgeting
 		info[LabelTimeSlice] = model.FormatDuration(ts.Window)
+		info[LabelScrapeInterval] = model.FormatDuration(b.slo.ScrapeInterval)
 	}
 	b.record(Info, "vector(1)", info)
 }
