@@ -116,12 +116,7 @@ func checkReplaceable(dir, command string) error {
 		return err
 	}
 	if len(foreign) > 0 {
-		const show = 5
-		list := foreign
-		if len(list) > show {
-			list = append(list[:show:show], fmt.Sprintf("and %d more", len(foreign)-show))
-		}
-		return fmt.Errorf("output folder %s holds files inferslo did not write (%s); move them out or choose another folder", dir, strings.Join(list, ", "))
+		return fmt.Errorf("output folder %s holds files inferslo did not write (%s); move them out or choose another folder", dir, strings.Join(limitList(foreign), ", "))
 	}
 	return nil
 }
@@ -153,4 +148,13 @@ func foreignFiles(dir string, m marker) ([]string, error) {
 	}
 	sort.Strings(foreign)
 	return foreign, nil
+}
+
+// limitList shortens a list of names for a message.
+func limitList(names []string) []string {
+	const show = 5
+	if len(names) <= show {
+		return names
+	}
+	return append(names[:show:show], fmt.Sprintf("and %d more", len(names)-show))
 }

@@ -68,27 +68,16 @@ func tmpPrefix(dir string) string {
 	return "." + filepath.Base(dir) + ".tmp-"
 }
 
-// removeStale deletes temporary folders a killed earlier run left beside
-// dir; their names are inferslo's own.
-func removeStale(dir string) error {
-	stale, err := filepath.Glob(filepath.Join(filepath.Dir(dir), globEscape(tmpPrefix(dir))+"*"))
-	if err != nil {
-		return err
-	}
-	for _, p := range stale {
-		if info, err := os.Lstat(p); err != nil || !info.IsDir() {
-			continue
-		}
-		if err := os.RemoveAll(p); err != nil {
-			return fmt.Errorf("remove a stale temporary folder: %w", err)
-		}
-	}
-	return nil
+// lockPath is the lock file of dir: beside it, hidden, as its temporary
+// folders are.
+func lockPath(dir string) string {
+	return filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".lock")
 }
 
-func globEscape(s string) string {
-	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
-	return r.Replace(s)
+// removeStale deletes the temporary folders killed earlier runs left beside
+// dir.
+func removeStale(dir string) error {
+	return RemoveUnlocked(filepath.Dir(dir), tmpPrefix(dir))
 }
 
 // swapAside puts tmp at dir by two renames: dir aside, tmp in. Between
