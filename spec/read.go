@@ -102,7 +102,7 @@ func walkRoot(root string) ([]string, error) {
 				refused = fmt.Errorf("spec %s is a broken symbolic link", name)
 				return fs.SkipAll
 			}
-			if !within(real, target) {
+			if !artifact.Within(real, target) {
 				refused = fmt.Errorf("spec %s is a symbolic link out of folder %s; refusing to read it", name, root)
 				return fs.SkipAll
 			}
@@ -118,17 +118,6 @@ func walkRoot(root string) ([]string, error) {
 	}
 	sort.Strings(found)
 	return found, nil
-}
-
-// within reports whether target lies inside the folder dir (both absolute
-// or both relative to the same directory).
-func within(dir, target string) bool {
-	target, err := filepath.Abs(target)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(dir, target)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // checkName refuses file names with control characters: a name reaches
@@ -154,7 +143,7 @@ func displayName(p string) string {
 	if err != nil {
 		return p
 	}
-	if within(wd, p) {
+	if artifact.Within(wd, p) {
 		if rel, err := filepath.Rel(wd, p); err == nil {
 			return rel
 		}
@@ -165,18 +154,7 @@ func displayName(p string) string {
 // readSpec reads one spec file: a regular file of at most MaxFileSize
 // bytes, so that neither a FIFO nor /dev/zero can hang or exhaust a run.
 func readSpec(name string) ([]byte, error) {
-	data, err := artifact.ReadRegular(name, MaxFileSize)
-	var notRegular *artifact.NotRegularError
-	var tooLarge *artifact.TooLargeError
-	switch {
-	case errors.As(err, &notRegular):
-		return nil, fmt.Errorf("spec %s is %v; only regular files are read", name, err)
-	case errors.As(err, &tooLarge):
-		return nil, fmt.Errorf("spec %s is %v; a spec file is at most that", name, err)
-	case err != nil:
-		return nil, fmt.Errorf("read spec: %w", err)
-	}
-	return data, nil
+	return artifact.ReadInput("spec", "", name, MaxFileSize)
 }
 
 // ReadFiles discovers and reads spec files (and other files handed to

@@ -249,7 +249,7 @@ func (t *Text) override(dir string) error {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		src, err := readFile(p)
+		src, err := artifact.ReadInput("template", dir, name, maxFileSize)
 		if err != nil {
 			return err
 		}
@@ -262,22 +262,6 @@ func (t *Text) override(dir string) error {
 			dir, strings.Join(unknown, ", "), strings.Join(Names(), ", "))
 	}
 	return nil
-}
-
-// readFile reads a regular file of at most maxFileSize bytes.
-func readFile(p string) ([]byte, error) {
-	data, err := artifact.ReadRegular(p, maxFileSize)
-	var notRegular *artifact.NotRegularError
-	var tooLarge *artifact.TooLargeError
-	switch {
-	case errors.As(err, &notRegular):
-		return nil, fmt.Errorf("template %s is %v; only regular files are read", p, err)
-	case errors.As(err, &tooLarge):
-		return nil, fmt.Errorf("template %s is %v; a template is at most that", p, err)
-	case err != nil:
-		return nil, fmt.Errorf("read template: %w", err)
-	}
-	return data, nil
 }
 
 // parse parses one template. The file's final line break is not part of
