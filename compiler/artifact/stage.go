@@ -55,7 +55,7 @@ func NewStage(dir, command string) (*Stage, error) {
 
 // newStage makes the stage of dir, whose lock the caller holds.
 func newStage(dir, command string) (*Stage, error) {
-	if err := checkReplaceable(dir, command); err != nil {
+	if err := checkReplaceable(dir, command, 5); err != nil {
 		return nil, err
 	}
 	if err := removeStale(dir); err != nil {
@@ -152,7 +152,7 @@ func verifyOutput(dir, command string, paths []string) error {
 		return err
 	}
 	if len(foreign) > 0 {
-		return fmt.Errorf("output folder %s holds files it was not written with (%s) after this run wrote it", dir, strings.Join(limitList(foreign), ", "))
+		return fmt.Errorf("output folder %s holds files it was not written with (%s) after this run wrote it", dir, strings.Join(limitList(foreign, 5), ", "))
 	}
 	for _, p := range paths {
 		info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p)))
