@@ -16,6 +16,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/spec/engine"
+	"github.com/inferslo/inferslo/spec/querybound"
 )
 
 const (
@@ -349,6 +350,10 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 	}
 	if msg := textProblem(q, prose); msg != "" {
 		*ps = append(*ps, sli.errorf(path+".spec.query", "%s", msg))
+		return "", false
+	}
+	if err := querybound.Check(q); err != nil {
+		*ps = append(*ps, sli.errorf(path+".spec.query", "%v", err))
 		return "", false
 	}
 	expr, err := parser.NewParser(parser.Options{}).ParseExpr(q)

@@ -130,8 +130,8 @@ type Comparison struct {
 	Checker
 	// dir is the folder as named, for the diff; root is where it leads.
 	dir, root, command string
-	have         map[string]fs.DirEntry // the folder's files, not yet read
-	diffs        map[string][]byte
+	have               map[string]fs.DirEntry // the folder's files, not yet read
+	diffs              map[string][]byte
 }
 
 // NewComparison lists dir, which may be missing, for comparing the output
