@@ -122,12 +122,17 @@ func walkRoot(root string) ([]string, error) {
 
 // checkName refuses file names with control characters: a name reaches
 // generated-file headers and error messages, where a newline could start a
-// new YAML document or forge a line of output.
+// new YAML document or forge a line of output; nor may it hold template
+// delimiters or Grafana variables, as other spec text may not.
 func checkName(p string) error {
 	for _, r := range p {
 		if unicode.IsControl(r) {
 			return fmt.Errorf("spec path %q holds a control character; rename it", p)
 		}
+	}
+	// The path reaches alert annotations and dashboard text too.
+	if msg := textProblem(p, oneLine); msg != "" {
+		return fmt.Errorf("spec path %q %s; rename it", p, msg)
 	}
 	return nil
 }
