@@ -19,12 +19,17 @@ type budgetFlag struct {
 	Budget int64 `help:"Rule evaluations and scrapes the simulation may replay per SLO (about a millisecond of CPU each); an SLO needing more is refused, naming the interval that would do." default:"25000" placeholder:"N"`
 }
 
-// check refuses a budget outside what a run may be given.
+// check refuses a budget outside what a run may be given; none given
+// (a command made in code) is the default.
 func (f budgetFlag) check() (spec.Check, error) {
-	if f.Budget < 1 || f.Budget > simulate.MaxBudget {
-		return nil, fmt.Errorf("--budget %d: valid is 1 to %d", f.Budget, simulate.MaxBudget)
+	budget := f.Budget
+	if budget == 0 {
+		budget = simulate.DefaultBudget
 	}
-	return simulate.CheckBudget(f.Budget), nil
+	if budget < 1 || budget > simulate.MaxBudget {
+		return nil, fmt.Errorf("--budget %d: valid is 1 to %d", budget, simulate.MaxBudget)
+	}
+	return simulate.CheckBudget(budget), nil
 }
 
 // templatesFlag replaces the built-in wording of alert annotations.
