@@ -18,6 +18,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec/engine"
+	"github.com/inferslo/inferslo/spec/querybound"
 )
 
 // Defaults of the shorthand, also used for plain OpenSLO without annotations.
@@ -641,6 +642,9 @@ func engineName(e *engine.Engine) string {
 
 // withSelector adds the service's label matchers to every selector of a query.
 func withSelector(query string, sel map[string]string) (string, error) {
+	if err := querybound.Check(query); err != nil {
+		return "", err
+	}
 	expr, err := parser.NewParser(parser.Options{}).ParseExpr(query)
 	if err != nil {
 		return "", fmt.Errorf("invalid PromQL %q: %v", query, err)

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec/engine"
 )
@@ -50,9 +51,9 @@ func Catalog(files ...string) (*engine.Catalog, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		data, err := readSpec(f)
+		data, err := artifact.ReadInput("engine catalog", "", f, MaxFileSize)
 		if err != nil {
-			return nil, fmt.Errorf("read engine catalog: %w", err)
+			return nil, err
 		}
 		more, err := engine.Parse(data, f)
 		if err != nil {

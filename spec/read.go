@@ -102,7 +102,7 @@ func walkRoot(root string) ([]string, error) {
 				refused = fmt.Errorf("spec %s is a broken symbolic link", name)
 				return fs.SkipAll
 			}
-			if !within(real, target) {
+			if !artifact.Within(real, target) {
 				refused = fmt.Errorf("spec %s is a symbolic link out of folder %s; refusing to read it", name, root)
 				return fs.SkipAll
 			}
@@ -120,25 +120,19 @@ func walkRoot(root string) ([]string, error) {
 	return found, nil
 }
 
-// within reports whether target lies inside the folder dir (both absolute
-// or both relative to the same directory).
-func within(dir, target string) bool {
-	target, err := filepath.Abs(target)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(dir, target)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
 // checkName refuses file names with control characters: a name reaches
 // generated-file headers and error messages, where a newline could start a
-// new YAML document or forge a line of output.
+// new YAML document or forge a line of output; nor may it hold template
+// delimiters or Grafana variables, as other spec text may not.
 func checkName(p string) error {
 	for _, r := range p {
 		if unicode.IsControl(r) {
 			return fmt.Errorf("spec path %q holds a control character; rename it", p)
 		}
+	}
+	// The path reaches alert annotations and dashboard text too.
+	if msg := textProblem(p, oneLine); msg != "" {
+		return fmt.Errorf("spec path %q %s; rename it", p, msg)
 	}
 	return nil
 }
@@ -154,7 +148,7 @@ func displayName(p string) string {
 	if err != nil {
 		return p
 	}
-	if within(wd, p) {
+	if artifact.Within(wd, p) {
 		if rel, err := filepath.Rel(wd, p); err == nil {
 			return rel
 		}
@@ -165,18 +159,7 @@ func displayName(p string) string {
 // readSpec reads one spec file: a regular file of at most MaxFileSize
 // bytes, so that neither a FIFO nor /dev/zero can hang or exhaust a run.
 func readSpec(name string) ([]byte, error) {
-	data, err := artifact.ReadRegular(name, MaxFileSize)
-	var notRegular *artifact.NotRegularError
-	var tooLarge *artifact.TooLargeError
-	switch {
-	case errors.As(err, &notRegular):
-		return nil, fmt.Errorf("spec %s is %v; only regular files are read", name, err)
-	case errors.As(err, &tooLarge):
-		return nil, fmt.Errorf("spec %s is %v; a spec file is at most that", name, err)
-	case err != nil:
-		return nil, fmt.Errorf("read spec: %w", err)
-	}
-	return data, nil
+	return artifact.ReadInput("spec", "", name, MaxFileSize)
 }
 
 // ReadFiles discovers and reads spec files (and other files handed to

@@ -16,6 +16,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/spec/engine"
+	"github.com/inferslo/inferslo/spec/querybound"
 )
 
 const (
@@ -66,6 +67,10 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		case k == AnnotationEngineMetrics:
 			// JSON that may be indented over several lines.
 			checkText(o, &text, path, ann[k], prose)
+		case k == AnnotationNoData, k == AnnotationBurnAlerts:
+			if v := ann[k]; v != "true" && v != "false" {
+				text = append(text, o.errorf(path, "%q is not true or false", v))
+			}
 		case k == AnnotationRunbookURL:
 			if msg := runbookProblem(ann[k]); msg != "" {
 				text = append(text, o.errorf(path, "%s", msg))
@@ -128,7 +133,7 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		sliSpec := sli
 		base.SLI = l.ratio(*sliObj, sliSpec, &ps)
 	}
-	base.GroupBy = groupBy(o, &ps)
+	base.GroupBy = groupBy(o, base.SLI, &ps)
 	base.Inference = l.inference(o, &ps)
 	base.SLOTier = sloTier(o, &ps)
 	// A batch burn is work that can wait: replicas bought for it would
@@ -351,6 +356,10 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 	}
 	if msg := textProblem(q, prose); msg != "" {
 		*ps = append(*ps, sli.errorf(path+".spec.query", "%s", msg))
+		return "", false
+	}
+	if err := querybound.Check(q); err != nil {
+		*ps = append(*ps, sli.errorf(path+".spec.query", "%v", err))
 		return "", false
 	}
 	expr, err := parser.NewParser(parser.Options{}).ParseExpr(q)
@@ -640,7 +649,7 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 
 // reservedGroupLabels are labels the generated series and alerts set
 // themselves, so a group cannot be named by them.
-var reservedGroupLabels = []string{rules.LabelSLO, rules.LabelService, rules.LabelSLI, rules.LabelWindow, rules.LabelSeverity, rules.LabelSLOTier, "le", "alertname"}
+var reservedGroupLabels = []string{rules.LabelSLO, rules.LabelService, rules.LabelSLI, rules.LabelWindow, rules.LabelBaseWindow, rules.LabelSeverity, rules.LabelBurnTier, rules.LabelSLOTier, rules.LabelTimeSlice, "le", "alertname"}
 
 // sloTier reads the SLO's tier; empty when the spec names none.
 func sloTier(o object[v1.SLO], ps *Problems) string {
@@ -670,11 +679,17 @@ func tierProblem(v string) string {
 
 // groupBy reads the grouping labels from their annotation: label names,
 // comma-separated.
-func groupBy(o object[v1.SLO], ps *Problems) []string {
+//
+// An outcome label (one the good or bad query selects on that the total
+// query does not, such as finished_reason or status_code) is refused: a
+// group per outcome would see its own outcome only, so the group of
+// errors would burn at 100% on healthy traffic.
+func groupBy(o object[v1.SLO], sli model.SLI, ps *Problems) []string {
 	raw, ok := o.v.Metadata.Annotations[AnnotationGroupBy]
 	if !ok {
 		return nil
 	}
+	outcomes := outcomeLabels(sli)
 	var out []string
 	for i, name := range strings.Split(raw, ",") {
 		name = strings.TrimSpace(name)
@@ -684,10 +699,44 @@ func groupBy(o object[v1.SLO], ps *Problems) []string {
 			*ps = append(*ps, o.errorf(path, "%q is not a Prometheus label name; group by labels of the SLI's series, such as model_name", name))
 		case contains(reservedGroupLabels, name):
 			*ps = append(*ps, o.errorf(path, "%q is a label inferslo sets on its own series and alerts; group by a label of the SLI's series, such as model_name", name))
+		case outcomes[name] || contains(engineOutcomeLabels, name):
+			*ps = append(*ps, o.errorf(path, "%q is a label of the request's outcome, not of where it ran: each group would count only its own outcome, and the group of errors would burn on healthy traffic; group by a label of the SLI's series, such as model_name", name))
 		case contains(out, name):
 			*ps = append(*ps, o.errorf(path, "%q is listed twice", name))
 		default:
 			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// engineOutcomeLabels are the labels the catalog's engines put a request's
+// outcome in; the SLI's own queries name any other (see outcomeLabels).
+var engineOutcomeLabels = []string{"finished_reason", "status_code", "code", "status", "outcome", "error_type", "error.type", "reason"}
+
+// outcomeLabels are the labels the good or bad query selects on and the
+// total query does not.
+func outcomeLabels(sli model.SLI) map[string]bool {
+	out := map[string]bool{}
+	if sli.Total == nil {
+		return out
+	}
+	inTotal := map[string]bool{}
+	for _, vs := range selectorsOf(sli.Total.Expr) {
+		for _, m := range vs.LabelMatchers {
+			inTotal[m.Name] = true
+		}
+	}
+	for _, q := range []*model.Query{sli.Good, sli.Bad} {
+		if q == nil {
+			continue
+		}
+		for _, vs := range selectorsOf(q.Expr) {
+			for _, m := range vs.LabelMatchers {
+				if m.Name != prommodel.MetricNameLabel && !inTotal[m.Name] {
+					out[m.Name] = true
+				}
+			}
 		}
 	}
 	return out
@@ -722,7 +771,7 @@ func checkLabelValue(o object[v1.SLO], path, v string, ps *Problems) {
 // clash with those the alerts set themselves.
 func alertLabels(o object[v1.SLO], groupBy []string, ps *Problems) map[string]string {
 	m := jsonLabels(o, AnnotationAlertLabels, ps)
-	reserved := append(append([]string{rules.LabelBurnTier}, reservedGroupLabels...), groupBy...)
+	reserved := append(slices.Clone(reservedGroupLabels), groupBy...)
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		path := "metadata.annotations." + AnnotationAlertLabels + "." + k
 		switch {
@@ -748,7 +797,9 @@ func severityLabels(o object[v1.SLO], ps *Problems) map[string]string {
 			*ps = append(*ps, o.errorf(path, "%q is not an alert tier; valid: %s", k, fmtList(model.Severities)))
 			continue
 		}
-		checkLabelValue(o, path, m[k], ps)
+		if msg := severityProblem(m[k]); msg != "" {
+			*ps = append(*ps, o.errorf(path, "%s", msg))
+		}
 	}
 	return m
 }

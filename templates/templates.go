@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"text/template/parse"
 	"unicode"
 	"unicode/utf8"
 
@@ -249,7 +250,7 @@ func (t *Text) override(dir string) error {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		src, err := readFile(p)
+		src, err := artifact.ReadInput("template", dir, name, maxFileSize)
 		if err != nil {
 			return err
 		}
@@ -264,22 +265,6 @@ func (t *Text) override(dir string) error {
 	return nil
 }
 
-// readFile reads a regular file of at most maxFileSize bytes.
-func readFile(p string) ([]byte, error) {
-	data, err := artifact.ReadRegular(p, maxFileSize)
-	var notRegular *artifact.NotRegularError
-	var tooLarge *artifact.TooLargeError
-	switch {
-	case errors.As(err, &notRegular):
-		return nil, fmt.Errorf("template %s is %v; only regular files are read", p, err)
-	case errors.As(err, &tooLarge):
-		return nil, fmt.Errorf("template %s is %v; a template is at most that", p, err)
-	case err != nil:
-		return nil, fmt.Errorf("read template: %w", err)
-	}
-	return data, nil
-}
-
 // parse parses one template. The file's final line break is not part of
 // the text, so an editor's trailing newline adds nothing to an annotation.
 func (t *Text) parse(name, path string, src []byte) error {
@@ -288,12 +273,126 @@ func (t *Text) parse(name, path string, src []byte) error {
 		return fmt.Errorf("%s:%w", path, err)
 	}
 	tmpl, err := template.New(name).Delims("[[", "]]").Option("missingkey=error").
-		Funcs(template.FuncMap{"join": strings.Join}).Parse(text)
+		Funcs(template.FuncMap{"join": strings.Join, "printf": boundedPrintf}).Parse(text)
 	if err != nil {
 		return locate(err, name, path)
 	}
+	if err := bounded(tmpl); err != nil {
+		return fmt.Errorf("%s:%w", path, err)
+	}
 	t.templates[name], t.paths[name] = tmpl, path
 	return nil
+}
+
+// bounded refuses what would let a template run long without writing (the
+// output is bounded as it is written): loops over anything but a list of
+// its data, loops in loops, and templates calling templates, which could
+// recurse. What is left runs in time linear in the template and its data.
+func bounded(tmpl *template.Template) error {
+	if len(tmpl.Templates()) > 1 {
+		return fmt.Errorf(" a template may not define templates ([[ define ]] or [[ block ]])")
+	}
+	return boundedNode(tmpl.Tree, tmpl.Root, false)
+}
+
+func boundedNode(tree *parse.Tree, n parse.Node, inRange bool) error {
+	problem := func(n parse.Node, msg string) error {
+		loc, _ := tree.ErrorContext(n)
+		return fmt.Errorf("%s: %s", strings.TrimPrefix(loc, tree.ParseName+":"), msg)
+	}
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := boundedNode(tree, c, inRange); err != nil {
+				return err
+			}
+		}
+	case *parse.TemplateNode:
+		return problem(n, "a template may not call templates")
+	case *parse.IfNode:
+		return boundedBranch(tree, &n.BranchNode, inRange)
+	case *parse.WithNode:
+		return boundedBranch(tree, &n.BranchNode, inRange)
+	case *parse.RangeNode:
+		if inRange {
+			return problem(n, "a range may not hold another range")
+		}
+		if !dataList(n.Pipe) {
+			return problem(n, "a range goes over a list of the data, such as .Windows, not over a number or a computed value")
+		}
+		return boundedBranch(tree, &n.BranchNode, true)
+	}
+	return nil
+}
+
+func boundedBranch(tree *parse.Tree, b *parse.BranchNode, inRange bool) error {
+	if err := boundedNode(tree, b.List, inRange); err != nil {
+		return err
+	}
+	return boundedNode(tree, b.ElseList, inRange)
+}
+
+// dataList reports whether a range's pipeline is a field of the data
+// (.Windows, $.Promises).
+func dataList(p *parse.PipeNode) bool {
+	if len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return false
+	}
+	switch a := p.Cmds[0].Args[0].(type) {
+	case *parse.FieldNode:
+		return true
+	case *parse.VariableNode:
+		return len(a.Ident) > 1 && a.Ident[0] == "$"
+	}
+	return false
+}
+
+// maxWidth bounds a printf width or precision: fmt allocates it before
+// the output bound sees a byte.
+const maxWidth = 1000
+
+// boundedPrintf is text/template's printf with widths and precisions of
+// at most maxWidth.
+func boundedPrintf(format string, args ...any) (string, error) {
+	next := 0 // the argument a '*' takes
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		for i++; i < len(format); i++ {
+			c := format[i]
+			switch {
+			case c == '*':
+				if next < len(args) {
+					if w, ok := args[next].(int); ok && (w > maxWidth || w < -maxWidth) {
+						return "", fmt.Errorf("printf width %d is above %d", w, maxWidth)
+					}
+				}
+				next++
+				continue
+			case c >= '0' && c <= '9':
+				j := i
+				for j < len(format) && format[j] >= '0' && format[j] <= '9' {
+					j++
+				}
+				if w, err := strconv.Atoi(format[i:j]); err != nil || w > maxWidth {
+					return "", fmt.Errorf("printf width or precision %s is above %d", format[i:j], maxWidth)
+				}
+				i = j - 1
+				continue
+			case strings.IndexByte("+-# .[]", c) >= 0:
+				continue
+			}
+			if c != '%' {
+				next++
+			}
+			break
+		}
+	}
+	return fmt.Sprintf(format, args...), nil
 }
 
 // plainText refuses what would corrupt an annotation or a terminal: invalid
@@ -330,11 +429,45 @@ func (t *Text) execute(name string, data any) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("no template %s", name)
 	}
-	var b bytes.Buffer
-	if err := tmpl.Execute(&b, data); err != nil {
+	b := &boundedWriter{max: maxExpanded}
+	if err := tmpl.Execute(b, data); err != nil {
+		var tooLong *tooLongError
+		if errors.As(err, &tooLong) {
+			return "", fmt.Errorf("%s: %w", t.paths[name], tooLong)
+		}
 		return "", locate(err, name, t.paths[name])
 	}
-	return b.String(), nil
+	out := b.String()
+	// Data is plain text already; a template could still print one
+	// (printf "%c" 27).
+	if err := plainText(out); err != nil {
+		return "", fmt.Errorf("%s: the expanded text, line %w", t.paths[name], err)
+	}
+	return out, nil
+}
+
+// maxExpanded bounds what one template expands to: an annotation or a
+// panel description is a few lines; a loop in a template cannot fill memory.
+const maxExpanded = 64 << 10
+
+// boundedWriter fails a write that would take it past max bytes.
+type boundedWriter struct {
+	bytes.Buffer
+	max int
+}
+
+func (w *boundedWriter) Write(p []byte) (int, error) {
+	if w.Len()+len(p) > w.max {
+		return 0, &tooLongError{max: w.max}
+	}
+	return w.Buffer.Write(p)
+}
+
+// tooLongError is an expansion past maxExpanded.
+type tooLongError struct{ max int }
+
+func (e *tooLongError) Error() string {
+	return fmt.Sprintf("the template expands to more than %d KB; an annotation or description is a few lines", e.max>>10)
 }
 
 // validate expands every template over sample data: alerts with and

@@ -91,6 +91,18 @@ func TestBrokenTemplatesAreErrorsNamingTheFileAndLine(t *testing.T) {
 			"ok\nbell \a here", "/" + MisconfiguredSummary + ":2: control character U+0007"},
 		{"a carriage return inside the text is refused", MisconfiguredSummary,
 			"one\r\ntwo\n", "/" + MisconfiguredSummary + ":1: control character U+000D"},
+		{"a control character printed by the template is refused", BurnSummary,
+			"ok\n[[ printf \"%c\" 27 ]][2J", "/" + BurnSummary + ": the expanded text, line 2: control character U+001B"},
+		{"a loop over a number is refused, so no loop runs long without writing", PanelBurnRate,
+			"ok\n[[ range 1000000000000 ]][[ end ]]", "/" + PanelBurnRate + ":2:9: a range goes over a list of the data"},
+		{"a loop in a loop is refused", BurnDescription,
+			"[[ range .Windows ]][[ range $.Windows ]][[ end ]][[ end ]]", "/" + BurnDescription + ":1:29: a range may not hold another range"},
+		{"a template calling itself is refused", BurnDescription,
+			`[[ define "x" ]][[ template "x" ]][[ end ]][[ template "x" ]]`, "/" + BurnDescription + ": a template may not define templates"},
+		{"a printf width that would allocate a gigabyte is refused", BurnSummary,
+			`[[ printf "%0999999999d" 1 ]]`, "/" + BurnSummary + ":1:3: executing \"" + BurnSummary + "\" at <printf \"%0999999999d\" 1>: error calling printf: printf width or precision 0999999999 is above 1000"},
+		{"a loop over the data expanding past the output bound stops there", BurnSummary,
+			"[[ range .Windows ]][[ printf \"%999s\" \"\" ]][[ printf \"%999s\" \"\" ]][[ end ]]" + strings.Repeat("[[ printf \"%999s\" \"\" ]]", 70), "/" + BurnSummary + ": the template expands to more than 64 KB"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/simulate"
 	"github.com/inferslo/inferslo/spec"
 	"github.com/inferslo/inferslo/templates"
 )
@@ -12,6 +13,24 @@ import (
 // catalogFlag adds engine catalog files to the built-in catalog.
 type catalogFlag struct {
 	Catalog []string `help:"Engine catalog file declaring your own engines' metrics (the format of spec/engine/catalog.yaml), repeatable." type:"existingfile" placeholder:"FILE"`
+}
+
+// budgetFlag bounds the simulation of a run.
+type budgetFlag struct {
+	Budget int64 `help:"Rule evaluations and scrapes the simulation may replay per SLO (about a millisecond of CPU each); an SLO needing more is refused, naming the interval that would do." default:"25000" placeholder:"N"`
+}
+
+// check refuses a budget outside what a run may be given; none given
+// (a command made in code) is the default.
+func (f budgetFlag) check() (spec.Check, error) {
+	budget := f.Budget
+	if budget == 0 {
+		budget = simulate.DefaultBudget
+	}
+	if budget < 1 || budget > simulate.MaxBudget {
+		return nil, fmt.Errorf("--budget %d: valid is 1 to %d", budget, simulate.MaxBudget)
+	}
+	return simulate.CheckBudget(budget), nil
 }
 
 // templatesFlag replaces the built-in wording of alert annotations.

@@ -31,6 +31,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"race":  cmdRace,
+			"crash": cmdCrash,
 			// empty DIR: the folder holds nothing.
 			"empty": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 1 {

@@ -11,6 +11,7 @@ type renderCmd struct {
 	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders."`
 	Catalogs  catalogFlag   `embed:""`
 	Templates templatesFlag `embed:""`
+	Budget    budgetFlag    `embed:""`
 	Output    string        `short:"o" required:"" help:"Output folder for index.html; replaced as a whole, atomically."`
 }
 
@@ -19,7 +20,11 @@ func (c *renderCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	res, err := load(e, c.Specs, c.Catalogs)
+	budget, err := c.Budget.check()
+	if err != nil {
+		return err
+	}
+	res, err := load(e, c.Specs, c.Catalogs, budget)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ type testCmd struct {
 	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders."`
 	Catalogs  catalogFlag   `embed:""`
 	Templates templatesFlag `embed:""`
+	Budget    budgetFlag    `embed:""`
 	Rules     string        `help:"Test the rule files in this folder (a compile output, possibly edited) instead of compiling the specs afresh." placeholder:"DIR"`
 	JSON      bool          `help:"Print the results as JSON."`
 	Cost      bool          `help:"Measure what the rules cost Prometheus per evaluation, next to naive rules that compute every window from raw series."`
@@ -28,8 +29,13 @@ func (c *testCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	// SLOs whose replay would take hours are refused before any runs.
-	res, err := load(e, c.Specs, c.Catalogs, simulate.CheckIntervals)
+	// SLOs whose replay would take longer than the budget are refused
+	// before any runs.
+	budget, err := c.Budget.check()
+	if err != nil {
+		return err
+	}
+	res, err := load(e, c.Specs, c.Catalogs, budget)
 	if err != nil {
 		return err
 	}

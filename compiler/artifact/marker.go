@@ -82,8 +82,9 @@ func readMarker(dir string) (marker, error) {
 }
 
 // checkReplaceable refuses to replace dir unless it is missing, empty, or
-// wholly the output of an earlier run of the same command.
-func checkReplaceable(dir, command string) error {
+// wholly the output of an earlier run of the same command. The refusal
+// names up to show files inferslo did not write (all when show < 0).
+func checkReplaceable(dir, command string, show int) error {
 	info, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -116,12 +117,7 @@ func checkReplaceable(dir, command string) error {
 		return err
 	}
 	if len(foreign) > 0 {
-		const show = 5
-		list := foreign
-		if len(list) > show {
-			list = append(list[:show:show], fmt.Sprintf("and %d more", len(foreign)-show))
-		}
-		return fmt.Errorf("output folder %s holds files inferslo did not write (%s); move them out or choose another folder", dir, strings.Join(list, ", "))
+		return fmt.Errorf("output folder %s holds files inferslo did not write (%s); move them out or choose another folder", dir, strings.Join(limitList(foreign, show), ", "))
 	}
 	return nil
 }
@@ -153,4 +149,13 @@ func foreignFiles(dir string, m marker) ([]string, error) {
 	}
 	sort.Strings(foreign)
 	return foreign, nil
+}
+
+// limitList shortens a list of names for a message to show names, and
+// keeps it whole when show < 0.
+func limitList(names []string, show int) []string {
+	if show < 0 || len(names) <= show {
+		return names
+	}
+	return append(names[:show:show], fmt.Sprintf("and %d more", len(names)-show))
 }

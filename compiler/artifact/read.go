@@ -2,10 +2,13 @@ package artifact
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // NotRegularError is a path that is not a regular file: inferslo reads
@@ -95,4 +98,79 @@ func sizeText(n int64) string {
 		return fmt.Sprintf("%d KB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// OutsideError is a symbolic link in a folder that leads out of it.
+type OutsideError struct {
+	Dir string
+}
+
+func (e *OutsideError) Error() string {
+	return fmt.Sprintf("a symbolic link out of folder %s", e.Dir)
+}
+
+// ReadIn reads the file name below the folder dir as ReadRegular does, and
+// refuses it when it (or a folder on the way) is a symbolic link leading
+// out of dir: a folder of specs, templates or rules handed to inferslo
+// cannot make it read, and report, a file elsewhere (a token, /etc/passwd).
+// Links that stay inside dir are followed.
+func ReadIn(dir, name string, max int64) ([]byte, error) {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	target, err := filepath.EvalSymlinks(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	if !Within(root, target) {
+		return nil, &OutsideError{Dir: dir}
+	}
+	return ReadRegular(target, max)
+}
+
+// Within reports whether target lies inside the folder dir (both absolute
+// or both relative to the same directory).
+func Within(dir, target string) bool {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	target, err = filepath.Abs(target)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(dir, target)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// ReadInput reads a file inferslo was handed, named what ("spec",
+// "template", ...) in errors, with ReadRegular's guards; in is the folder
+// it was found in, whose links it may not leave, or "" for a file named on
+// the command line, which is read wherever it points. Errors name the file
+// and what would be valid.
+func ReadInput(what, in, name string, max int64) ([]byte, error) {
+	var data []byte
+	var err error
+	p := name
+	if in == "" {
+		data, err = ReadRegular(name, max)
+	} else {
+		p = filepath.Join(in, name)
+		data, err = ReadIn(in, name, max)
+	}
+	var notRegular *NotRegularError
+	var tooLarge *TooLargeError
+	var outside *OutsideError
+	switch {
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("%s %s is %v; only regular files are read", what, p, err)
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("%s %s is %v; a %s is at most that", what, p, err, what)
+	case errors.As(err, &outside):
+		return nil, fmt.Errorf("%s %s is %v; refusing to read it", what, p, err)
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", what, err)
+	}
+	return data, nil
 }

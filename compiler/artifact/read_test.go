@@ -55,3 +55,24 @@ func TestReadRegularRefusesWhatCouldHangOrExhaustARun(t *testing.T) {
 		})
 	}
 }
+
+func TestReadInKeepsLinksInsideTheFolder(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "in")
+	writeTree(t, parent, map[string]string{"token": "secret", "in/sub/a.yaml": "a"})
+	links := map[string]string{"inside.yaml": "sub/a.yaml", "outside.yaml": "../token", "up": ".."}
+	for name, to := range links {
+		if err := os.Symlink(to, filepath.Join(dir, name)); err != nil {
+			t.Skip(err)
+		}
+	}
+	if b, err := ReadIn(dir, "inside.yaml", 8); err != nil || string(b) != "a" {
+		t.Fatalf("a link inside: %q, %v", b, err)
+	}
+	for _, name := range []string{"outside.yaml", "up/token"} {
+		var outside *OutsideError
+		if b, err := ReadIn(dir, name, 8); !errors.As(err, &outside) || b != nil {
+			t.Fatalf("%s: read %q, err %v; want refused as out of the folder", name, b, err)
+		}
+	}
+}

@@ -184,24 +184,72 @@ func TestWriteRemovesTemporaryFoldersOfAKilledRun(t *testing.T) {
 	}
 }
 
-func TestDiffReadsRegularFilesOnly(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
+// Diff refuses what Write would refuse, naming the files but never
+// showing what they hold.
+func TestDiffRefusesWhatWriteWouldRefuse(t *testing.T) {
 	s := Set{{Path: "a.yaml", Data: []byte("a: 1\n")}}
-	if err := s.Write(dir, "compile"); err != nil {
+	tests := []struct {
+		name    string
+		command string
+		setup   func(t *testing.T, dir string)
+		want    string
+	}{
+		{"a named pipe is named, not read", "compile", func(t *testing.T, dir string) {
+			if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o600); err != nil {
+				t.Skip(err)
+			}
+		}, "holds files inferslo did not write (pipe.yaml)"},
+		{"every foreign file is named, empty ones too", "compile", func(t *testing.T, dir string) {
+			writeTree(t, dir, map[string]string{"1": "secret", "2": "", "3": "", "4": "", "5": "", "6": ""})
+		}, "(1, 2, 3, 4, 5, 6)"},
+		{"a folder without a marker is refused", "compile", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, Marker))
+		}, "was not written by inferslo"},
+		{"another command's output is refused", "render", func(t *testing.T, dir string) {}, "was written by `inferslo compile`"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if err := s.Write(dir, "compile"); err != nil {
+				t.Fatal(err)
+			}
+			tt.setup(t, dir)
+			d, err := s.Diff(dir, tt.command)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "secret") {
+				t.Fatalf("diff = %q, err = %v; want %q", d, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestDiffCountsAnEmptyFileOnOneSide(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := (Set{{Path: "a.yaml", Data: []byte("a: 1\n")}, {Path: "empty.txt"}}).Write(dir, "compile"); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o600); err != nil {
-		t.Skip(err)
-	}
-	d, err := s.Diff(dir, "compile")
+	d, err := (Set{{Path: "a.yaml", Data: []byte("a: 1\n")}}).Diff(dir, "compile")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(d), "-(not a regular file)") {
-		t.Fatalf("diff = %s, want the pipe shown as not a regular file", d)
+	if !strings.Contains(string(d), "--- "+dir+"/empty.txt\n+++ /dev/null\n") {
+		t.Fatalf("diff = %s, want the empty file removed", d)
 	}
-	if d, err := s.Diff(dir, "render"); err != nil || !strings.Contains(string(d), "-command compile") {
-		t.Fatalf("diff as render = %s, %v; want the command to differ", d, err)
+}
+
+func TestDiffFollowsALinkAsWriteDoes(t *testing.T) {
+	parent := t.TempDir()
+	s := Set{{Path: "a.yaml", Data: []byte("a: 1\n")}}
+	if err := os.Mkdir(filepath.Join(parent, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(parent, "out")); err != nil {
+		t.Skip(err)
+	}
+	if err := s.Write(filepath.Join(parent, "out"), "compile"); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := s.Diff(filepath.Join(parent, "out"), "compile"); err != nil || len(d) > 0 {
+		t.Fatalf("diff through the link = %s, %v; want up to date", d, err)
 	}
 }
 

@@ -68,27 +68,16 @@ func tmpPrefix(dir string) string {
 	return "." + filepath.Base(dir) + ".tmp-"
 }
 
-// removeStale deletes temporary folders a killed earlier run left beside
-// dir; their names are inferslo's own.
-func removeStale(dir string) error {
-	stale, err := filepath.Glob(filepath.Join(filepath.Dir(dir), globEscape(tmpPrefix(dir))+"*"))
-	if err != nil {
-		return err
-	}
-	for _, p := range stale {
-		if info, err := os.Lstat(p); err != nil || !info.IsDir() {
-			continue
-		}
-		if err := os.RemoveAll(p); err != nil {
-			return fmt.Errorf("remove a stale temporary folder: %w", err)
-		}
-	}
-	return nil
+// lockPath is the lock file of dir: beside it, hidden, as its temporary
+// folders are.
+func lockPath(dir string) string {
+	return filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".lock")
 }
 
-func globEscape(s string) string {
-	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
-	return r.Replace(s)
+// removeStale deletes the temporary folders killed earlier runs left beside
+// dir.
+func removeStale(dir string) error {
+	return RemoveUnlocked(filepath.Dir(dir), tmpPrefix(dir))
 }
 
 // swapAside puts tmp at dir by two renames: dir aside, tmp in. Between
@@ -139,18 +128,29 @@ func (s Set) Diff(dir, command string) ([]byte, error) {
 // one file at a time, keeping only the differences.
 type Comparison struct {
 	Checker
-	dir, command string
-	have         map[string]fs.DirEntry // the folder's files, not yet read
-	diffs        map[string][]byte
+	// dir is the folder as named, for the diff; root is where it leads.
+	dir, root, command string
+	have               map[string]fs.DirEntry // the folder's files, not yet read
+	diffs              map[string][]byte
 }
 
 // NewComparison lists dir, which may be missing, for comparing the output
-// of the named command with it.
+// of the named command with it. It follows a link at dir as Write does, and
+// refuses what Write would refuse (a folder without a marker, or holding
+// files inferslo did not write), naming every such file but never showing
+// its content.
 func NewComparison(dir, command string) (*Comparison, error) {
-	c := &Comparison{dir: dir, command: command, have: map[string]fs.DirEntry{}, diffs: map[string][]byte{}}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	root, err := resolveOutput(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkReplaceable(root, command, -1); err != nil {
+		return nil, err
+	}
+	c := &Comparison{dir: dir, root: root, command: command, have: map[string]fs.DirEntry{}, diffs: map[string][]byte{}}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == dir {
+			if errors.Is(err, fs.ErrNotExist) && p == root {
 				return fs.SkipAll
 			}
 			return err
@@ -158,7 +158,7 @@ func NewComparison(dir, command string) (*Comparison, error) {
 		if d.IsDir() {
 			return nil
 		}
-		rel, err := filepath.Rel(dir, p)
+		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func (c *Comparison) compare(name string, want []byte, inWant bool) error {
 	var have []byte
 	d, inHave := c.have[name]
 	if inHave {
-		b, err := readCompared(filepath.Join(c.dir, filepath.FromSlash(name)), d)
+		b, err := readCompared(filepath.Join(c.root, filepath.FromSlash(name)), d)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", c.dir, err)
 		}
@@ -199,7 +199,13 @@ func (c *Comparison) compare(name string, want []byte, inWant bool) error {
 	if !inWant {
 		newName = "/dev/null"
 	}
-	c.diffs[name] = diff.Diff(oldName, have, newName, want)
+	out := diff.Diff(oldName, have, newName, want)
+	if len(out) == 0 {
+		// An empty file that is there on one side only: no line differs,
+		// yet the folder does.
+		out = []byte(fmt.Sprintf("--- %s\n+++ %s\n", oldName, newName))
+	}
+	c.diffs[name] = out
 	return nil
 }
 

@@ -22,7 +22,7 @@ func overviewDashboard(set model.Set, text *templates.Text) (dashboard, error) {
 
 	var g grid
 	g.add(textPanel("SLO catalog", w.say(templates.PanelCatalog, templates.Panel{}),
-		generatedHeader(set.SLOs)+"\n\n"+sloTable(set.SLOs, true)), gridWidth, 4+2*len(set.SLOs))
+		mdText(generatedHeader(set.SLOs))+"\n\n"+sloTable(set.SLOs, true)), gridWidth, 4+2*len(set.SLOs))
 
 	g.row("Now")
 	legend := overviewLegend(set.SLOs)

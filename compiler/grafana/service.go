@@ -32,7 +32,7 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 	d.Annotations.List = append(d.Annotations.List, alertAnnotation(serviceMatcher))
 
 	var g grid
-	about := generatedHeader(slos) + "\n\n"
+	about := mdText(generatedHeader(slos)) + "\n\n"
 	if desc := slos[0].Service.Description; desc != "" {
 		about += mdText(desc) + "\n\n"
 	}

@@ -3,30 +3,41 @@ package simulate
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 )
 
+// maxRuleFile bounds a rule file read for a test: a compile output's rule
+// file for a large fleet is a few MB.
+const maxRuleFile = 64 << 20
+
 // ReadRuleFiles reads every *.rules.yaml below dir (an `inferslo compile`
 // output folder, or its prometheus/ subfolder), for RunFiles. Paths are
 // relative to dir, with forward slashes, in lexical order.
+//
+// A link below dir is read only when it stays inside dir (see
+// artifact.ReadIn); each file is at most maxRuleFile bytes.
 func ReadRuleFiles(dir string) (artifact.Set, error) {
 	var files artifact.Set
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	// WalkDir does not descend into a root that is itself a link.
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read rule files: %w", err)
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			return fmt.Errorf("read rule files: %w", err)
 		}
 		if d.IsDir() || !strings.HasSuffix(d.Name(), ".rules.yaml") {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(dir, p)
+		data, err := artifact.ReadInput("rule file", dir, rel, maxRuleFile)
 		if err != nil {
 			return err
 		}
@@ -34,7 +45,7 @@ func ReadRuleFiles(dir string) (artifact.Set, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read rule files: %w", err)
+		return nil, err
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no *.rules.yaml files below %s", dir)

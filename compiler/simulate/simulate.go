@@ -368,7 +368,24 @@ const maxSteps = 100_000
 // scrapes at the spec's intervals, naming the interval that would do. The
 // spans come from the spec's windows, tiers and intervals, as the
 // scenarios derive them.
-func CheckIntervals(slo model.SLO) (path, message string) {
+func CheckIntervals(slo model.SLO) (path, message string) { return checkBudget(slo, maxSteps) }
+
+// DefaultBudget is the rule evaluations and scrapes a run of `inferslo
+// test` or `render` replays per SLO unless told otherwise (--budget): a
+// few times what the default intervals need, about a minute of CPU at most.
+// CheckIntervals' 100,000 take minutes per SLO.
+const DefaultBudget = 25_000
+
+// MaxBudget is the largest budget a run may be given.
+const MaxBudget = maxSteps
+
+// CheckBudget is CheckIntervals with a budget of its own: at most budget
+// rule evaluations, and as many scrapes, per SLO.
+func CheckBudget(budget int64) spec.Check {
+	return func(slo model.SLO) (string, string) { return checkBudget(slo, min(budget, maxSteps)) }
+}
+
+func checkBudget(slo model.SLO, budget int64) (path, message string) {
 	s := &sloSim{slo: slo, opts: Options{}.withDefaults(), eval: slo.Evaluation}
 	if s.eval <= 0 {
 		s.eval = time.Minute
@@ -389,17 +406,24 @@ func CheckIntervals(slo model.SLO) (path, message string) {
 	s.planned = nil
 	total, scraped = roundUp(total, time.Minute), roundUp(scraped, time.Minute)
 	atLeast := func(span time.Duration) string {
-		return model.FormatDuration(roundUp(time.Duration(math.Ceil(float64(span)/maxSteps)), time.Second))
+		return model.FormatDuration(roundUp(time.Duration(math.Ceil(float64(span)/float64(budget))), time.Second))
 	}
-	if n := int64(total / s.eval); n > maxSteps {
+	// What else would do: a larger budget, when the cap allows one.
+	orBudget := func(n int64) string {
+		if budget < maxSteps && n <= maxSteps {
+			return fmt.Sprintf(", a --budget of at least %d", n)
+		}
+		return ""
+	}
+	if n := int64(total / s.eval); n > budget {
 		return "metadata.annotations." + spec.AnnotationEvaluation, fmt.Sprintf(
-			"inferslo test would replay %s of scenarios at the evaluation interval %s: %d rule evaluations, more than the %d it replays per SLO; valid: an evaluation interval of at least %s, or shorter alert windows",
-			model.FormatDuration(total), model.FormatDuration(s.eval), n, maxSteps, atLeast(total))
+			"inferslo test would replay %s of scenarios at the evaluation interval %s: %d rule evaluations, more than the %d it replays per SLO; valid: an evaluation interval of at least %s%s, or shorter alert windows",
+			model.FormatDuration(total), model.FormatDuration(s.eval), n, budget, atLeast(total), orBudget(n))
 	}
-	if n := int64(scraped / s.scrape()); n > maxSteps {
+	if n := int64(scraped / s.scrape()); n > budget {
 		return "metadata.annotations." + spec.AnnotationScrapeInterval, fmt.Sprintf(
-			"inferslo test would replay %s of scenarios at the scrape interval %s: %d scrapes, more than the %d it replays per SLO; valid: a scrape interval of at least %s, or shorter alert windows",
-			model.FormatDuration(scraped), model.FormatDuration(s.scrape()), n, maxSteps, atLeast(scraped))
+			"inferslo test would replay %s of scenarios at the scrape interval %s: %d scrapes, more than the %d it replays per SLO; valid: a scrape interval of at least %s%s, or shorter alert windows",
+			model.FormatDuration(scraped), model.FormatDuration(s.scrape()), n, budget, atLeast(scraped), orBudget(n))
 	}
 	return "", ""
 }
