@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/rogpeppe/go-internal/diff"
 )
 
 func checkPath(p string) error {
@@ -199,8 +197,9 @@ func (c *Comparison) compare(name string, want []byte, inWant bool) error {
 	if !inWant {
 		newName = "/dev/null"
 	}
-	c.diffs[name] = diff.Diff(oldName, have, newName, want)
-	return nil
+	text, err := unified(oldName, have, newName, want)
+	c.diffs[name] = text
+	return err
 }
 
 // Diff compares the marker and the folder's files no run added, and
