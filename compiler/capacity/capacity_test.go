@@ -121,15 +121,21 @@ func TestPlanOfTheIssueExampleIs58Replicas(t *testing.T) {
 	if r.SlotsMeasured {
 		t.Error("slots reported as measured although the spec gave none")
 	}
-	explain := r.Explain()
-	for _, want := range []string{
+	assertExplains(t, r,
 		"L = λ × S = 1000 × 0.04 = 40",
 		"N = 58, the fewest that meet it",
 		"N = 58: a = 0.6897, ρ = 68.97%, C(1, 0.6897) = 0.6897, P(wait > T) = 0.6897 · exp(−3.103) = 0.03096 ≤ 0.035",
 		"N = 57: a = 0.7018, ρ = 70.18%, C(1, 0.7018) = 0.7018, P(wait > T) = 0.7018 · exp(−2.982) = 0.03556 > 0.035",
 		"= 0.7 (70%)",
 		"Lq = C(c, c·ρ) · ρ / (1 − ρ) = 1.633333333333 → 1.63",
-	} {
+	)
+}
+
+// assertExplains checks that the plan's arithmetic shows every line part.
+func assertExplains(t *testing.T, r Result, wants ...string) {
+	t.Helper()
+	explain := r.Explain()
+	for _, want := range wants {
 		if !strings.Contains(explain, want) {
 			t.Errorf("Explain() lacks %q:\n%s", want, explain)
 		}
