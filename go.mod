@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/OpenSLO/go-sdk v0.9.2
 	github.com/alecthomas/kong v1.17.0
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/nobl9/govy v0.26.0
 	github.com/prometheus/alertmanager v0.34.0
 	github.com/prometheus/client_golang v1.24.1

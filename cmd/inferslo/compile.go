@@ -50,7 +50,7 @@ func (c *compileCmd) Run(e *env) error {
 	var stageErr error
 	res, err := check(e, c.Specs, c.Catalogs, opts, func(f artifact.File) error {
 		if st == nil {
-			if st, stageErr = artifact.NewStage(c.Output, "compile"); stageErr != nil {
+			if st, stageErr = artifact.NewStage(c.Output, c.recorded()); stageErr != nil {
 				return stageErr
 			}
 		}
@@ -79,7 +79,7 @@ func (c *compileCmd) Run(e *env) error {
 // check compares the artifacts with the output folder one at a time,
 // keeping only the differences.
 func (c *compileCmd) check(e *env, opts compiler.Options) error {
-	cmp, err := artifact.NewComparison(c.Output, "compile")
+	cmp, err := artifact.NewComparison(c.Output, c.recorded())
 	if err != nil {
 		return err
 	}
@@ -93,6 +93,9 @@ func (c *compileCmd) check(e *env, opts compiler.Options) error {
 	if len(diff) > 0 {
 		e.stdout.Write(diff)
 		fmt.Fprintf(e.stderr, "%s is stale: run `%s` and commit the result\n", c.Output, c.rerun())
+		if was := artifact.RecordedCommand(c.Output); was != "" && was != c.recorded() {
+			fmt.Fprintf(e.stderr, "note: %s was written by `inferslo %s`; give --check the same flags to compare like with like\n", c.Output, was)
+		}
 		return errReported
 	}
 	fmt.Fprintf(e.stderr, "%s is up to date (%d files)\n", c.Output, cmp.Len())
@@ -104,6 +107,18 @@ func (c *compileCmd) check(e *env, opts compiler.Options) error {
 func (c *compileCmd) rerun() string {
 	args := append([]string{"inferslo", "compile"}, c.Specs...)
 	args = append(args, "-o", c.Output)
+	return quoteAll(append(args, c.flags()...))
+}
+
+// recorded is the command and the flags that shape the output, as the
+// output folder's marker records them: "compile --tests --namespace mon".
+func (c *compileCmd) recorded() string {
+	return quoteAll(append([]string{"compile"}, c.flags()...))
+}
+
+// flags lists the flags that shape the output, in a fixed order.
+func (c *compileCmd) flags() []string {
+	var args []string
 	if c.Tests {
 		args = append(args, "--tests")
 	}
@@ -124,6 +139,11 @@ func (c *compileCmd) rerun() string {
 	if c.Templates.Templates != "" {
 		args = append(args, "--templates", c.Templates.Templates)
 	}
+	return args
+}
+
+// quoteAll joins words quoted for a POSIX shell.
+func quoteAll(args []string) string {
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = shellQuote(a)

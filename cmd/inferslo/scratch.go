@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
@@ -26,7 +27,6 @@ func withScratch(f func() int) int {
 		return f()
 	}
 	defer lock.Release()
-	defer os.RemoveAll(dir)
 	prev, had := os.LookupEnv("TMPDIR")
 	os.Setenv("TMPDIR", dir)
 	defer func() {
@@ -36,16 +36,40 @@ func withScratch(f func() int) int {
 			os.Unsetenv("TMPDIR")
 		}
 	}()
+	// One of the two ends removes the folder: an interrupt, which exits,
+	// or f returning. f may return while an interrupt is being handled
+	// (its replays fail as their folders go), and must then not exit
+	// before the folder is gone.
+	var ending sync.Mutex
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(signals)
 	go func() {
-		s, ok := <-signals
-		if !ok {
-			return
-		}
-		os.RemoveAll(dir)
+		s := <-signals
+		ending.Lock()
+		removeScratch(dir)
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
-	return f()
+	code := f()
+	ending.Lock()
+	signal.Stop(signals)
+	removeScratch(dir)
+	return code
+}
+
+// removeScratch removes the scratch folder, on an interrupt while replays
+// may still be starting: renamed first, so that no replay can create
+// a folder in it any more (their TMPDIR is gone), then removed until nothing
+// is left, since a replay already running may add a file while RemoveAll
+// walks the tree. The ".old" name is one the next run's RemoveUnlocked
+// still recognises, should this run be killed while removing.
+func removeScratch(dir string) {
+	gone := dir + ".old"
+	if os.Rename(dir, gone) != nil {
+		gone = dir
+	}
+	for range 100 {
+		if os.RemoveAll(gone) == nil {
+			return
+		}
+	}
 }

@@ -23,8 +23,30 @@ const maxMarkerSize = 1 << 20
 
 // marker is what a marker file records.
 type marker struct {
-	command string
-	files   map[string]bool
+	// command is the command's name ("compile"); line the whole command
+	// as written, with the flags that shaped the output
+	// ("compile --tests --namespace mon").
+	command, line string
+	files         map[string]bool
+}
+
+// commandName is the name of a command written with its flags: "compile"
+// of "compile --tests". The flags never stop a run replacing its own
+// output; they are recorded so that a check can repeat them.
+func commandName(line string) string {
+	name, _, _ := strings.Cut(line, " ")
+	return name
+}
+
+// RecordedCommand returns the command, with its flags, that wrote the
+// output folder dir, as its marker records it ("compile --tests"), or ""
+// when dir holds no marker.
+func RecordedCommand(dir string) string {
+	m, err := readMarker(dir)
+	if err != nil {
+		return ""
+	}
+	return m.line
 }
 
 // withMarker returns the files plus the marker listing them.
@@ -48,7 +70,8 @@ func parseMarker(data []byte) marker {
 		switch {
 		case line == "" || strings.HasPrefix(line, "#"):
 		case strings.HasPrefix(line, "command "):
-			m.command = strings.TrimPrefix(line, "command ")
+			m.line = strings.TrimPrefix(line, "command ")
+			m.command = commandName(m.line)
 		case strings.HasPrefix(line, "file "):
 			m.files[strings.TrimPrefix(line, "file ")] = true
 		default:
@@ -60,6 +83,7 @@ func parseMarker(data []byte) marker {
 		if len(m.files) == 1 && m.files["index.html"] {
 			m.command = "render"
 		}
+		m.line = m.command
 	}
 	return m
 }
@@ -109,8 +133,8 @@ func checkReplaceable(dir, command string, show int) error {
 	if err != nil {
 		return fmt.Errorf("output folder %s: %w", dir, err)
 	}
-	if m.command != command {
-		return fmt.Errorf("output folder %s was written by `inferslo %s`; `inferslo %s` does not replace it: choose another folder", dir, m.command, command)
+	if m.command != commandName(command) {
+		return fmt.Errorf("output folder %s was written by `inferslo %s`; `inferslo %s` does not replace it: choose another folder", dir, m.command, commandName(command))
 	}
 	foreign, err := foreignFiles(dir, m)
 	if err != nil {

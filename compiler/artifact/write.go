@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/rogpeppe/go-internal/diff"
 )
 
 func checkPath(p string) error {
@@ -199,7 +197,10 @@ func (c *Comparison) compare(name string, want []byte, inWant bool) error {
 	if !inWant {
 		newName = "/dev/null"
 	}
-	out := diff.Diff(oldName, have, newName, want)
+	out, err := unified(oldName, have, newName, want)
+	if err != nil {
+		return err
+	}
 	if len(out) == 0 {
 		// An empty file that is there on one side only: no line differs,
 		// yet the folder does.

@@ -59,22 +59,25 @@ func TestCeilingReproducesTheIssueReferencePoints(t *testing.T) {
 
 func TestCeilingIsTheLargestUtilisationWithinTheTail(t *testing.T) {
 	tests := []struct {
-		name                   string
-		target, service, slots float64
+		name            string
+		target, service float64
+		slots           int
 	}{
 		{"one slot at 400ms over 40ms", 0.4, 0.04, 1},
 		{"one slot at a tight 100ms over 40ms", 0.1, 0.04, 1},
 		{"eight slots at 250ms over 2s", 0.25, 2, 8},
 		{"four slots at 2s over 500ms", 2, 0.5, 4},
+		{"32 slots at 100ms over 1s", 0.1, 1, 32},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rho := Ceiling(tt.target, tt.service, tt.slots).Float()
-			if tail := WaitTail(rho, tt.target, tt.service, tt.slots); tail > TailProbability {
+			c := float64(tt.slots)
+			if tail := waitTailByPoisson(tt.slots, rho*c, tt.target/tt.service); tail > TailProbability {
 				t.Errorf("at the ceiling %v the wait tail is %v, above %v", rho, tail, TailProbability)
 			}
 			next := rho + 0.001
-			if tail := WaitTail(next, tt.target, tt.service, tt.slots); next < 1 && tail <= TailProbability {
+			if tail := waitTailByPoisson(tt.slots, next*c, tt.target/tt.service); next < 1 && tail <= TailProbability {
 				t.Errorf("the ceiling %v is not the largest: %v still has tail %v", rho, next, tail)
 			}
 		})
@@ -93,9 +96,10 @@ func TestCeilingTightensAsTheTargetShrinks(t *testing.T) {
 }
 
 func TestPlanOfTheIssueExampleIs58Replicas(t *testing.T) {
-	// 1,000 requests/s at 40ms mean service time: L = 40 in service. At the
-	// 400ms ceiling ρ = 0.7 with one slot per replica, 40 / 0.7 = 57.14, so
-	// 58 replicas.
+	// 1,000 requests/s at 40ms mean service time: L = 40 in service. With
+	// one slot per replica Erlang C is the M/M/1 tail ρ · exp(−(1 − ρ)T/S):
+	// 58 replicas run at ρ = 0.69 with a tail of 0.031, 57 at ρ = 0.70 leave
+	// 0.0356, over the 0.035 allowed.
 	r, err := Plan(ttftSLO(model.NewDecimal(4, 10), model.NewDecimal(1000, 1), 40*time.Millisecond, model.Decimal{}))
 	if err != nil {
 		t.Fatal(err)
@@ -117,13 +121,21 @@ func TestPlanOfTheIssueExampleIs58Replicas(t *testing.T) {
 	if r.SlotsMeasured {
 		t.Error("slots reported as measured although the spec gave none")
 	}
-	explain := r.Explain()
-	for _, want := range []string{
+	assertExplains(t, r,
 		"L = λ × S = 1000 × 0.04 = 40",
+		"N = 58, the fewest that meet it",
+		"N = 58: a = 0.6897, ρ = 68.97%, C(1, 0.6897) = 0.6897, P(wait > T) = 0.6897 · exp(−3.103) = 0.03096 ≤ 0.035",
+		"N = 57: a = 0.7018, ρ = 70.18%, C(1, 0.7018) = 0.7018, P(wait > T) = 0.7018 · exp(−2.982) = 0.03556 > 0.035",
 		"= 0.7 (70%)",
-		"N = ⌈L / (c × ρ)⌉ = ⌈40 / (1 × 0.7)⌉ = ⌈57.142857142857⌉ = 58",
-		"Lq = ρ² / (1 − ρ) = 0.49 / 0.3 = 1.633333333333 → 1.63",
-	} {
+		"Lq = C(c, c·ρ) · ρ / (1 − ρ) = 1.633333333333 → 1.63",
+	)
+}
+
+// assertExplains checks that the plan's arithmetic shows every line part.
+func assertExplains(t *testing.T, r Result, wants ...string) {
+	t.Helper()
+	explain := r.Explain()
+	for _, want := range wants {
 		if !strings.Contains(explain, want) {
 			t.Errorf("Explain() lacks %q:\n%s", want, explain)
 		}
@@ -134,11 +146,12 @@ func TestPlanUsesMeasuredReplicaConcurrency(t *testing.T) {
 	tests := []struct {
 		name     string
 		slots    model.Decimal
+		servers  int
 		replicas int
 	}{
-		{"one measured slot matches the default", model.NewDecimal(1, 1), 58},
-		{"eight slots need far fewer replicas", model.NewDecimal(8, 1), 6},
-		{"a fractional measurement is used exactly", model.NewDecimal(25, 10), 19},
+		{"one measured slot matches the default", model.NewDecimal(1, 1), 1, 58},
+		{"eight slots need far fewer replicas", model.NewDecimal(8, 1), 8, 6},
+		{"a fractional measurement is rounded down to whole slots", model.NewDecimal(25, 10), 2, 24},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,18 +159,10 @@ func TestPlanUsesMeasuredReplicaConcurrency(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Replicas != tt.replicas {
-				t.Errorf("replicas = %d, want %d\n%s", r.Replicas, tt.replicas, r.Explain())
+			if r.Servers != tt.servers || r.Replicas != tt.replicas {
+				t.Errorf("servers, replicas = %d, %d, want %d, %d\n%s", r.Servers, r.Replicas, tt.servers, tt.replicas, r.Explain())
 			}
-			// The plan must hold: replicas × slots × ceiling covers L.
-			capacity := model.NewDecimal(int64(r.Replicas), 1).Mul(r.Slots).Mul(r.Ceiling)
-			if capacity.Cmp(r.Concurrency) < 0 {
-				t.Errorf("%d replicas carry %s < L = %s", r.Replicas, capacity, r.Concurrency)
-			}
-			fewer := model.NewDecimal(int64(r.Replicas-1), 1).Mul(r.Slots).Mul(r.Ceiling)
-			if fewer.Cmp(r.Concurrency) >= 0 {
-				t.Errorf("%d replicas would already carry L = %s", r.Replicas-1, r.Concurrency)
-			}
+			assertFewestMeetingTheTail(t, r)
 			if !r.SlotsMeasured {
 				t.Error("measured slots not reported as measured")
 			}
@@ -178,6 +183,8 @@ func TestPlanRefusesMissingFacts(t *testing.T) {
 		{"a missing peak rate is refused", func(s *model.SLO) { s.Autoscaling.Capacity.PeakRPS = model.Decimal{} }, "peakRPS"},
 		{"a missing service time is refused", func(s *model.SLO) { s.Autoscaling.Capacity.MeanServiceTime = 0 }, "meanServiceTime"},
 		{"a negative concurrency is refused", func(s *model.SLO) { s.Autoscaling.Capacity.ReplicaConcurrency = model.NewDecimal(-1, 1) }, "replicaConcurrency"},
+		{"a concurrency under one slot is refused", func(s *model.SLO) { s.Autoscaling.Capacity.ReplicaConcurrency = model.NewDecimal(1, 2) }, "under one slot"},
+		{"a concurrency beyond any engine is refused", func(s *model.SLO) { s.Autoscaling.Capacity.ReplicaConcurrency = model.NewDecimal(1e6, 1) }, "above 65536 slots"},
 		{"an errors SLO has no TTFT target", func(s *model.SLO) { s.Inference.Role = "errors" }, "ttft SLO"},
 		{"a plain OpenSLO ratio has no TTFT target", func(s *model.SLO) { s.Inference = nil }, "ttft SLO"},
 	}
@@ -225,16 +232,18 @@ func TestQueueTargetStaysPositive(t *testing.T) {
 	tests := []struct {
 		name    string
 		ceiling model.Decimal
+		servers int
 		want    string
 	}{
-		{"70% leaves 1.63 waiting", model.NewDecimal(7, 10), "1.63"},
-		{"a tiny ceiling still yields a usable target", model.NewDecimal(35, 1000), "0.01"},
-		{"90% leaves 8.1 waiting", model.NewDecimal(9, 10), "8.1"},
+		{"70% of one slot leaves 1.63 waiting", model.NewDecimal(7, 10), 1, "1.63"},
+		{"a tiny ceiling still yields a usable target", model.NewDecimal(35, 1000), 1, "0.01"},
+		{"90% of one slot leaves 8.1 waiting", model.NewDecimal(9, 10), 1, "8.1"},
+		{"90% of 32 slots queues half as much as one slot", model.NewDecimal(9, 10), 32, "4.12"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := queueAtCeiling(tt.ceiling).String(); got != tt.want {
-				t.Errorf("queueAtCeiling(%s) = %s, want %s", tt.ceiling, got, tt.want)
+			if got := queueAtCeiling(tt.ceiling, tt.servers).String(); got != tt.want {
+				t.Errorf("queueAtCeiling(%s, %d) = %s, want %s", tt.ceiling, tt.servers, got, tt.want)
 			}
 		})
 	}

@@ -34,8 +34,11 @@ func ExampleResult_Explain() {
 	//   peak load          λ = 1000 requests/s, mean service time S = 0.04s, TTFT target T = 0.4s
 	//   slots per replica  c = 1 (no replicaConcurrency given: one request at a time)
 	//   Little's law       L = λ × S = 1000 × 0.04 = 40 requests in service
-	//   ceiling            ρ = largest utilisation with P(wait > T) = ρ·exp(−c·(1−ρ)·T/S) ≤ 0.035 (M/M/1)
-	//                        = 0.7 (70%); the wait tail there is 0.0349
-	//   replicas           N = ⌈L / (c × ρ)⌉ = ⌈40 / (1 × 0.7)⌉ = ⌈57.142857142857⌉ = 58
-	//   queue per replica  Lq = ρ² / (1 − ρ) = 0.49 / 0.3 = 1.633333333333 → 1.63 waiting requests (KEDA queue target)
+	//   wait model         each replica an M/M/c queue (Erlang C) offered a = L / N erlangs:
+	//                        P(wait > T) = C(c, a) · exp(−(c − a) · T / S) ≤ 0.035, T / S = 10
+	//   replicas           N = 58, the fewest that meet it:
+	//                        N = 58: a = 0.6897, ρ = 68.97%, C(1, 0.6897) = 0.6897, P(wait > T) = 0.6897 · exp(−3.103) = 0.03096 ≤ 0.035
+	//                        N = 57: a = 0.7018, ρ = 70.18%, C(1, 0.7018) = 0.7018, P(wait > T) = 0.7018 · exp(−2.982) = 0.03556 > 0.035
+	//   ceiling            ρ = largest utilisation with P(wait > T) ≤ 0.035 = 0.7 (70%)
+	//   queue per replica  Lq = C(c, c·ρ) · ρ / (1 − ρ) = 1.633333333333 → 1.63 waiting requests (KEDA queue target)
 }

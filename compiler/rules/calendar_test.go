@@ -200,7 +200,7 @@ func evaluateFrom(t *testing.T, slo model.SLO, series string, from, until time.T
 	t.Cleanup(func() { ll.Close() })
 	// The test loader's engine caps queries at 10,000 samples; a month of
 	// five-minute tiles is more, and Prometheus allows 50 million.
-	engine := promql.NewEngine(promql.EngineOpts{Logger: promslog.NewNopLogger(), MaxSamples: 50_000_000, Timeout: time.Minute, EnableAtModifier: true})
+	engine := promql.NewEngine(promql.EngineOpts{Logger: promslog.NewNopLogger(), MaxSamples: 50_000_000, Timeout: time.Hour, EnableAtModifier: true})
 	m := rules.NewManager(&rules.ManagerOptions{
 		QueryFunc:  rules.EngineQueryFunc(engine, ll.Storage()),
 		Appendable: ll.Storage(),

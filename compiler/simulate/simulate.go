@@ -932,10 +932,7 @@ func (s *sloSim) resetSpan() time.Duration { return 2 * time.Hour }
 func (s *sloSim) dayNight() ([]Check, error) {
 	period := s.period()
 	cycle := func(t time.Duration) float64 { return math.Cos(2 * math.Pi * float64(t) / float64(period)) }
-	// Enough traffic for dozens of bad requests per pod and scrape: whole
-	// counts of a few errors alias with the rate windows' sub-minute
-	// weighting and would blur the 0.1% comparison.
-	scale := math.Max(1, 50/(s.opts.RPS*s.budget()*s.scrape().Seconds()))
+	scale := s.ratioScale()
 	load := func(t time.Duration) (float64, float64) {
 		quiet := (1 - cycle(t)) / 2
 		burn := 0.05 + 1.9*quiet*quiet*quiet
@@ -987,7 +984,88 @@ func (s *sloSim) dayNight() ([]Check, error) {
 	if err := run(); err != nil {
 		return nil, err
 	}
-	return []Check{c}, nil
+	if s.slo.Calendar == nil {
+		return []Check{c}, nil
+	}
+	p, err := s.periodRatio()
+	if err != nil {
+		return nil, err
+	}
+	return []Check{c, p}, nil
+}
+
+// periodSpan is how long the calendar period check's traffic cycle runs.
+const periodSpan = time.Hour
+
+// periodRatio checks a calendar SLO's period ratio: after one periodSpan
+// cycle of traffic swinging 1.9x, its errors in the quiet part (half to 2.5
+// times the budget rate, never a few bad requests that would alias with the
+// rate windows), it must equal bad/total counted since the period began
+// within 0.1%. The cycle spans exactly the tiles the period ratio keeps
+// (from the first evaluation's, when the period began before the run), so
+// the rate windows' extrapolation errs alike at both ends and cancels.
+func (s *sloSim) periodRatio() (Check, error) {
+	base := s.slo.BaseWindow()
+	// firstTile is when the first tile the period ratio keeps begins:
+	// tiles are recorded from the first evaluation on, each holding the
+	// base window before it, and kept when they begin at or after the
+	// period start.
+	firstTile := func(start time.Time) time.Duration {
+		end := max(start.Sub(epoch())+base, 0)
+		if r := end % base; r != 0 {
+			end += base - r
+		}
+		return end - base
+	}
+	start, _ := s.slo.Calendar.Bounds(epoch().Add(periodSpan))
+	lead := firstTile(start)
+	scale := s.ratioScale()
+	load := func(t time.Duration) (float64, float64) {
+		phase := math.Cos(2 * math.Pi * float64(t-lead) / float64(periodSpan))
+		return scale * (1 + 0.9*phase), 1.5 - phase
+	}
+	label := irules.WindowLabel(s.slo)
+	s.only = func(r *rules.RecordingRule) bool {
+		return (r.Name() == irules.ErrorRatio && r.Labels().Get(irules.LabelWindow) == label) || r.Name() == irules.PeriodStart
+	}
+	defer func() { s.only = nil }()
+	subject := fmt.Sprintf("%s{%s=%q,%s=%q}", irules.ErrorRatio, irules.LabelSLO, s.slo.Name, irules.LabelWindow, label)
+	var c Check
+	err := s.run(load, nil, lead+periodSpan, nil, func(h *harness, d *driver, t time.Duration) error {
+		recorded, err := h.query(irules.Selector(irules.PeriodStart, s.slo, 0), t)
+		if err != nil {
+			return err
+		}
+		if len(recorded) != 1 {
+			c = s.check(ScenarioDayNight, irules.PeriodStart, "one series", fmt.Sprintf("%d series", len(recorded)), false)
+			return nil
+		}
+		truth, ok := d.truth(firstTile(time.Unix(int64(recorded[0].F), 0)), t)
+		if !ok {
+			return fmt.Errorf("day/night: no traffic in the calendar period")
+		}
+		v, err := h.query(subject, t)
+		if err != nil {
+			return err
+		}
+		expected := fmt.Sprintf("%.6g (count-weighted since the period began) ±0.1%%", truth)
+		if len(v) != 1 {
+			c = s.check(ScenarioDayNight, subject, expected, fmt.Sprintf("%d series", len(v)), false)
+			return nil
+		}
+		rel := math.Abs(v[0].F-truth) / truth
+		c = s.check(ScenarioDayNight, subject, expected, fmt.Sprintf("%.6g (off by %.3f%%)", v[0].F, 100*rel), rel <= 0.001)
+		return nil
+	})
+	return c, err
+}
+
+// ratioScale scales the load of the ratio checks for enough traffic for
+// dozens of bad requests per pod and scrape: whole counts of a few errors
+// alias with the rate windows' sub-minute weighting and would blur the 0.1%
+// comparison.
+func (s *sloSim) ratioScale() float64 {
+	return math.Max(1, 50/(s.opts.RPS*s.budget()*s.scrape().Seconds()))
 }
 
 // period is the day/night scenario's span: a day, or the SLO window if

@@ -1,0 +1,33 @@
+package promtest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCalendarMonthTestsPass runs the generated tests of a calendar-month SLO
+// in promtool (in process when INFERSLO_PROMTOOL names none). Their expected
+// annotations quote the budget left this month, so they pass only when the
+// period ratio evaluates within promtool's 10,000 samples per query; a
+// filter that costs samples at each of the month's 8,928 steps left it
+// "unknown".
+func TestCalendarMonthTestsPass(t *testing.T) {
+	if testing.Short() && os.Getenv("INFERSLO_PROMTOOL") == "" {
+		t.Skip("replays a month's subquery at every evaluation in process; run without -short or with INFERSLO_PROMTOOL")
+	}
+	set := loadSet(t, "../../testdata/calendar/api-monthly.yaml")
+	dir, tests := writeOut(t, set, nil)
+	text := string(tests[0].Data)
+	for _, want := range []string{
+		"api-monthly: the page alert fires during a 20x burn",
+		"Error budget left over calendar month: -1900%",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("test file lacks %q", want)
+		}
+	}
+	testPath := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	mustPass(t, filepath.Dir(testPath), testPath)
+}

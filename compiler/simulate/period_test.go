@@ -1,0 +1,69 @@
+package simulate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/spec"
+)
+
+// TestCalendarPeriodRatioIsChecked replays the period check of calendar-month
+// SLOs (UTC, whose period begins with the run, and Asia/Kolkata, whose began
+// hours before it): it passes on the generated rules and fails on a filter
+// that drops the period's first tiles.
+func TestCalendarPeriodRatioIsChecked(t *testing.T) {
+	res, err := spec.Load("../../testdata/calendar/api-monthly.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	utc := res.Set.SLOs[0]
+	kolkata := utc
+	cal := *utc.Calendar
+	cal.Offset = 19800
+	kolkata.Calendar = &cal
+	tests := []struct {
+		name  string
+		slo   model.SLO
+		edit  func(string) string
+		holds bool
+	}{
+		{"a UTC month's ratio counts from the boundary the run starts on", utc, nil, true},
+		{"a month that began before the run counts from its first tile", kolkata, nil, true},
+		{"a filter dropping the period's first tiles misses the truth", utc, func(s string) string {
+			return strings.ReplaceAll(s, " - 300 >= on () group_left ()", " - 1500 >= on () group_left ()")
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files, err := irules.Build(model.Set{SLOs: []model.SLO{tt.slo}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.edit != nil {
+				edited := tt.edit(string(files[0].Data))
+				if edited == string(files[0].Data) {
+					t.Fatal("the edit changed nothing")
+				}
+				files[0].Data = []byte(edited)
+			}
+			x, err := indexRules(files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &sloSim{slo: tt.slo, rules: x.byName()[irules.GroupName(tt.slo)], opts: Options{}.withDefaults()}
+			defer s.close()
+			c, err := s.periodRatio()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Pass != tt.holds || !strings.Contains(c.Subject, `window="1M"`) {
+				t.Errorf("check %s: pass = %v, want %v; expected %s, observed %s", c.Subject, c.Pass, tt.holds, c.Expected, c.Observed)
+			}
+		})
+	}
+}
