@@ -34,14 +34,20 @@ func load(e *env, paths []string, catalogs catalogFlag, checks ...spec.Check) (s
 	if err != nil {
 		return res, err
 	}
-	for _, p := range res.Problems {
-		fmt.Fprintln(e.stderr, p.String())
-		if s := p.Snippet(); s != "" {
-			fmt.Fprint(e.stderr, s)
+	if e.report != nil {
+		e.report.addProblems(res.Problems)
+	} else {
+		for _, p := range res.Problems {
+			fmt.Fprintln(e.stderr, p.String())
+			if s := p.Snippet(); s != "" {
+				fmt.Fprint(e.stderr, s)
+			}
 		}
 	}
 	if errs := res.Problems.Errors(); len(errs) > 0 {
-		fmt.Fprintf(e.stderr, "%d problem(s) found\n", len(errs))
+		if e.report == nil {
+			fmt.Fprintf(e.stderr, "%d problem(s) found\n", len(errs))
+		}
 		return res, errReported
 	}
 	// Writing zero files would replace existing rules with nothing.
