@@ -26,7 +26,11 @@ func check(e *env, specs []string, catalogs catalogFlag, opts compiler.Options, 
 		return res, err
 	}
 	for _, w := range warnings {
-		fmt.Fprintln(e.stderr, "warning:", w)
+		if e.report != nil {
+			e.report.Warnings = append(e.report.Warnings, w)
+		} else {
+			fmt.Fprintln(e.stderr, "warning:", w)
+		}
 	}
 	return res, nil
 }

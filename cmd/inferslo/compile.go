@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -21,6 +23,36 @@ type compileCmd struct {
 	Namespace       string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
 	RuleLabel       map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`
 	PartialResponse string            `name:"thanos-partial-response" help:"Thanos partial_response_strategy of the ruler groups: abort or warn." enum:",abort,warn" default:""`
+
+	Format formatFlag `embed:""`
+}
+
+// compileJSON is compile's --format json document
+// (docs/schemas/compile.schema.json).
+type compileJSON struct {
+	*report
+	Output string `json:"output"`
+	SLOs   int    `json:"slos"`
+	// Written tells whether the output folder was replaced: false on
+	// failure and with --check.
+	Written bool `json:"written"`
+	// Files are the files written (with --check, compared), in the order
+	// made; the folder's marker file is not among them.
+	Files []compiledFile `json:"files"`
+	// Stale and Diff are set with --check.
+	Stale *bool  `json:"stale,omitempty"`
+	Diff  string `json:"diff,omitempty"`
+}
+
+type compiledFile struct {
+	Path   string `json:"path"`
+	Bytes  int    `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+func (d *compileJSON) add(f artifact.File) {
+	sum := sha256.Sum256(f.Data)
+	d.Files = append(d.Files, compiledFile{Path: f.Path, Bytes: len(f.Data), SHA256: hex.EncodeToString(sum[:])})
 }
 
 func (c *compileCmd) options() (compiler.Options, error) {
@@ -37,12 +69,25 @@ func (c *compileCmd) options() (compiler.Options, error) {
 }
 
 func (c *compileCmd) Run(e *env) error {
+	if !c.Format.json() {
+		return c.run(e, nil)
+	}
+	e.report = newReport()
+	doc := compileJSON{report: e.report, Output: c.Output, Files: []compiledFile{}}
+	err := c.run(e, &doc)
+	e.report.finish(err)
+	return writeJSON(e, doc, err)
+}
+
+// run compiles, or checks with --check; doc, when set, collects the JSON
+// document instead of the lines printed on success.
+func (c *compileCmd) run(e *env, doc *compileJSON) error {
 	opts, err := c.options()
 	if err != nil {
 		return err
 	}
 	if c.Check {
-		return c.check(e, opts)
+		return c.check(e, opts, doc)
 	}
 	// The stage is made with the first artifact, so that problems of the
 	// specs are reported before any of the output folder.
@@ -54,8 +99,14 @@ func (c *compileCmd) Run(e *env) error {
 				return stageErr
 			}
 		}
+		if doc != nil {
+			doc.add(f)
+		}
 		return st.Add(f)
 	})
+	if doc != nil {
+		doc.SLOs = len(res.Set.SLOs)
+	}
 	if stageErr != nil {
 		// A problem of the output folder, not of the artifact being built.
 		return stageErr
@@ -72,23 +123,46 @@ func (c *compileCmd) Run(e *env) error {
 	if err := st.Commit(); err != nil {
 		return err
 	}
+	if doc != nil {
+		doc.Written = true
+		return nil
+	}
 	fmt.Fprintf(e.stderr, "wrote %d files for %d SLOs to %s\n", st.Len(), len(res.Set.SLOs), c.Output)
 	return nil
 }
 
 // check compares the artifacts with the output folder one at a time,
 // keeping only the differences.
-func (c *compileCmd) check(e *env, opts compiler.Options) error {
+func (c *compileCmd) check(e *env, opts compiler.Options, doc *compileJSON) error {
 	cmp, err := artifact.NewComparison(c.Output, c.recorded())
 	if err != nil {
 		return err
 	}
-	if _, err := check(e, c.Specs, c.Catalogs, opts, cmp.Add); err != nil {
+	add := cmp.Add
+	if doc != nil {
+		add = func(f artifact.File) error {
+			doc.add(f)
+			return cmp.Add(f)
+		}
+	}
+	res, err := check(e, c.Specs, c.Catalogs, opts, add)
+	if doc != nil {
+		doc.SLOs = len(res.Set.SLOs)
+	}
+	if err != nil {
 		return err
 	}
 	diff, err := cmp.Diff()
 	if err != nil {
 		return err
+	}
+	if doc != nil {
+		stale := len(diff) > 0
+		doc.Stale, doc.Diff = &stale, string(diff)
+		if stale {
+			return errReported
+		}
+		return nil
 	}
 	if len(diff) > 0 {
 		e.stdout.Write(diff)

@@ -54,9 +54,15 @@ func load(e *env, paths []string, catalogs catalogFlag, checks ...spec.Check) (s
 	if err != nil {
 		return res, err
 	}
-	printProblems(e.stderr, res.Problems)
+	if e.report != nil {
+		e.report.addProblems(res.Problems)
+	} else {
+		printProblems(e.stderr, res.Problems)
+	}
 	if errs := res.Problems.Errors(); len(errs) > 0 {
-		fmt.Fprintf(e.stderr, "%d problem(s) found\n", len(errs))
+		if e.report == nil {
+			fmt.Fprintf(e.stderr, "%d problem(s) found\n", len(errs))
+		}
 		return res, errReported
 	}
 	// Writing zero files would replace existing rules with nothing.

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/alecthomas/kong"
+	kongcompletion "github.com/jotaen/kong-completion"
 )
 
 // Exit codes.
@@ -28,12 +29,19 @@ type cli struct {
 	Render   renderCmd   `cmd:"" help:"Render the dashboards over a simulated incident as one static HTML page for review."`
 	Plan     planCmd     `cmd:"" help:"Print the capacity plan: replicas needed at peak, with the arithmetic."`
 	Lint     lintCmd     `cmd:"" help:"Lint PromQL in rule files, dashboards, ScaledObjects and specs, with engine and SLO knowledge."`
-	Version  versionCmd  `cmd:"" help:"Print the version."`
+	Version  versionCmd  `cmd:"" help:"Print the version, the commit it was built from and the Go version."`
+
+	Completion completionCmd `cmd:"" help:"Print the shell code that completes inferslo's commands and flags (bash, zsh or fish)."`
+
+	PrintVersion kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
 // env is what commands write to; tests swap it.
 type env struct {
 	stdout, stderr io.Writer
+	// report, when set, collects the problems and warnings that go into a
+	// JSON document instead of onto stderr.
+	report *report
 }
 
 // problemsErr says problems were already reported; exit 1 without more text.
@@ -45,27 +53,43 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	var c cli
+	// --help, --version and completion requests end the run early with
+	// the code kong asks for; the parse error that may follow (no command
+	// given) is no one's concern.
+	exit := -1
 	parser, err := kong.New(&c,
 		kong.Name("inferslo"),
 		kong.Description("SLO-as-code compiler for LLM serving: OpenSLO v1 specs to Prometheus rules, multi-window multi-burn-rate alerts, Grafana dashboards and KEDA ScaledObjects."),
 		kong.Writers(stdout, stderr),
-		kong.Exit(func(int) {}),
+		kong.Exit(func(code int) {
+			if exit < 0 {
+				exit = code
+			}
+		}),
 		kong.UsageOnError(),
+		kong.Vars{"version": versionText()},
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "inferslo:", err)
 		return exitUsage
 	}
-	ctx, err := parser.Parse(args)
-	if err != nil {
-		if len(args) == 0 || isHelp(args) {
-			return exitOK
-		}
-		fmt.Fprintln(stderr, "inferslo:", err)
+	// A shell asking for completions (COMP_LINE set) gets them here.
+	kongcompletion.Register(parser)
+	if exit >= 0 {
+		return exit
+	}
+	// inferslo alone is a usage error: the usage goes where errors go.
+	if len(args) == 0 {
+		run([]string{"--help"}, stderr, stderr)
 		return exitUsage
 	}
-	if ctx == nil || ctx.Command() == "" {
-		return exitOK
+	ctx, err := parser.Parse(args)
+	if exit >= 0 {
+		return exit
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "inferslo:", err)
+		return exitUsage
 	}
 	if err := ctx.Run(&env{stdout: stdout, stderr: stderr}); err != nil {
 		if !errors.Is(err, errReported) {
@@ -74,13 +98,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitProblems
 	}
 	return exitOK
-}
-
-func isHelp(args []string) bool {
-	for _, a := range args {
-		if a == "-h" || a == "--help" {
-			return true
-		}
-	}
-	return false
 }

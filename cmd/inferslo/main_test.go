@@ -78,6 +78,8 @@ func TestExitCodes(t *testing.T) {
 		{"an unknown flag is a usage error", []string{"compile", "--bogus"}, exitUsage},
 		{"an unknown command is a usage error", []string{"frobnicate"}, exitUsage},
 		{"help is not an error", []string{"--help"}, exitOK},
+		{"inferslo alone is a usage error", nil, exitUsage},
+		{"--version is not an error", []string{"--version"}, exitOK},
 		{"a missing spec is a problem", []string{"validate", "does-not-exist.yaml"}, exitProblems},
 		{"the examples validate", []string{"validate", "../../examples"}, exitOK},
 		{"an unknown lint format is a usage error", []string{"lint", "--format", "xml", "../../examples"}, exitUsage},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/review"
+	"github.com/inferslo/inferslo/compiler/simulate"
 )
 
 type renderCmd struct {
@@ -13,6 +14,7 @@ type renderCmd struct {
 	Templates templatesFlag `embed:""`
 	Budget    budgetFlag    `embed:""`
 	Output    string        `short:"o" required:"" help:"Output folder for index.html; replaced as a whole, atomically."`
+	Progress  progressFlag  `embed:""`
 }
 
 func (c *renderCmd) Run(e *env) error {
@@ -28,7 +30,9 @@ func (c *renderCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	rv, err := review.Build(res.Set, review.Options{Text: text})
+	p := c.Progress.start(e, "inferslo render", "services replayed", len(res.Set.Services()))
+	rv, err := review.Build(res.Set, review.Options{Text: text, Timeline: simulate.TimelineOptions{Done: p.step}})
+	p.end()
 	for _, w := range rv.Warnings {
 		fmt.Fprintln(e.stderr, "warning:", w)
 	}

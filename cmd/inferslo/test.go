@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/simulate"
 )
@@ -22,6 +23,7 @@ type testCmd struct {
 	Pods      int           `help:"Pods per model for --cost." default:"200"`
 	Models    int           `help:"Models for --cost." default:"4"`
 	Strict    bool          `help:"Exit 1 when some SLO could not be proven by simulation (a raw-ratio SLI)."`
+	Progress  progressFlag  `embed:""`
 }
 
 func (c *testCmd) Run(e *env) error {
@@ -49,24 +51,25 @@ func (c *testCmd) Run(e *env) error {
 	if c.Cost {
 		return c.cost(e, res.Set)
 	}
-	var r simulate.Result
+	var files artifact.Set
 	if c.Rules != "" {
-		files, err := simulate.ReadRuleFiles(c.Rules)
-		if err != nil {
+		if files, err = simulate.ReadRuleFiles(c.Rules); err != nil {
 			return fmt.Errorf("read rules: %w", err)
 		}
 		if len(files) == 0 {
 			return fmt.Errorf("no *.rules.yaml files below %s", c.Rules)
 		}
-		r, err = simulate.RunFiles(res.Set, files, simulate.Options{})
-		if err != nil {
-			return err
-		}
+	}
+	p := c.Progress.start(e, "inferslo test", "SLOs done", len(res.Set.SLOs))
+	var r simulate.Result
+	if files != nil {
+		r, err = simulate.RunFiles(res.Set, files, simulate.Options{Done: p.step})
 	} else {
-		r, err = simulate.Run(res.Set, simulate.Options{Text: text})
-		if err != nil {
-			return err
-		}
+		r, err = simulate.Run(res.Set, simulate.Options{Text: text, Done: p.step})
+	}
+	p.end()
+	if err != nil {
+		return err
 	}
 	if c.JSON {
 		b, err := json.MarshalIndent(r, "", "  ")

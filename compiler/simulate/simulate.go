@@ -71,6 +71,9 @@ type Options struct {
 	// Scenarios, when set, are the only scenarios run (ScenarioHealthy,
 	// ScenarioFastBurn, ...); by default every one runs.
 	Scenarios []string
+	// Done, when set, is called as each SLO's scenarios end, from the
+	// goroutine that ran them (a command shows progress with it).
+	Done func()
 }
 
 func (o Options) withDefaults() Options {
@@ -160,6 +163,9 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 				s := &sloSim{slo: slo, rules: byName[irules.GroupName(slo)], opts: opts, cores: cores}
 				results[i], errs[i] = s.all()
 				simulated[i] = s.simulated
+				if opts.Done != nil {
+					opts.Done()
+				}
 			}()
 		}
 	}

@@ -40,6 +40,9 @@ type TimelineOptions struct {
 	RPS float64
 	// Parallel is how many services replay at once; default GOMAXPROCS.
 	Parallel int
+	// Done, when set, is called as each service's replay ends, from the
+	// goroutine that ran it (a command shows progress with it).
+	Done func()
 	// everyRule evaluates whole groups at every interval (tests compare).
 	everyRule bool
 }
@@ -178,6 +181,9 @@ func RunServiceTimelines(set model.Set, queries func(service string) []string, o
 			tl, err := replayService(svc, bySvc[svc], queries(svc), opts)
 			if err == nil {
 				err = each(i, svc, tl)
+			}
+			if opts.Done != nil {
+				opts.Done()
 			}
 			if err != nil {
 				errs[i] = fmt.Errorf("service %s: %w", svc, err)

@@ -1,0 +1,176 @@
+package realcode
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/prometheus/alertmanager/config"
+	"github.com/prometheus/alertmanager/eventrecorder"
+	"github.com/prometheus/alertmanager/inhibit"
+	"github.com/prometheus/alertmanager/provider/mem"
+	"github.com/prometheus/alertmanager/types"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/rulefmt"
+	"github.com/prometheus/prometheus/promql/parser"
+)
+
+// alert is one alert as Prometheus would send it, and the group it
+// belongs to ("" for an SLO without groups).
+type alert struct {
+	labels model.LabelSet
+	group  string
+}
+
+// alertsOf returns one alert per alert rule of the rule files: the alert
+// name, the rule's labels, and for a grouped SLO its group labels (those
+// the rule's expression joins on besides slo) all set to group.
+func alertsOf(t *testing.T, ruleFiles []string, group string) []alert {
+	t.Helper()
+	var out []alert
+	for _, f := range ruleFiles {
+		groups, errs := rulefmt.ParseFile(f, false, model.UTF8Validation)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", f, errs)
+		}
+		for _, g := range groups.Groups {
+			for _, r := range g.Rules {
+				if r.Alert == "" {
+					continue
+				}
+				a := alert{labels: model.LabelSet{model.AlertNameLabel: model.LabelValue(r.Alert)}}
+				for k, v := range r.Labels {
+					a.labels[model.LabelName(k)] = model.LabelValue(v)
+				}
+				for _, name := range groupLabels(t, r.Expr) {
+					a.labels[model.LabelName(name)] = model.LabelValue(group)
+					a.group = group
+				}
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// groupLabels are the labels an alert expression keeps besides slo: those
+// its vector matchings join on.
+func groupLabels(t *testing.T, expr string) []string {
+	t.Helper()
+	e, err := parser.ParseExpr(expr)
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	seen := map[string]bool{}
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		if b, ok := n.(*parser.BinaryExpr); ok && b.VectorMatching != nil && b.VectorMatching.On {
+			for _, l := range b.VectorMatching.MatchingLabels {
+				if l != "slo" {
+					seen[l] = true
+				}
+			}
+		}
+		return nil
+	})
+	var out []string
+	for l := range seen {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// inhibitor runs Alertmanager's inhibitor on the inhibit rules of file
+// with the given alerts firing.
+func inhibitor(t *testing.T, inhibitFile []byte, firing ...model.LabelSet) *inhibit.Inhibitor {
+	t.Helper()
+	// The generated file is the inhibit_rules part of a configuration.
+	cfg, err := config.Load("route: {receiver: r}\nreceivers: [{name: r}]\n" + string(inhibitFile))
+	if err != nil {
+		t.Fatalf("alertmanager config: %v", err)
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	ctx, cancel := context.WithCancel(context.Background())
+	alerts, err := mem.NewAlerts(ctx, time.Hour, 0, nil, logger, eventrecorder.NopRecorder(), prometheus.NewRegistry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for _, ls := range firing {
+		a := &types.Alert{Alert: model.Alert{Labels: ls, StartsAt: now.Add(-time.Minute), EndsAt: now.Add(time.Hour)}, UpdatedAt: now}
+		if err := alerts.Put(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ih := inhibit.NewInhibitor(alerts, cfg.InhibitRules, logger, eventrecorder.NopRecorder())
+	go ih.Run()
+	ih.WaitForLoading()
+	t.Cleanup(func() {
+		ih.Stop()
+		alerts.Close()
+		cancel()
+	})
+	return ih
+}
+
+// inhibitionFaults fires each page alert alone and lists every alert whose
+// muting differs from "a page mutes the ticket of its own SLO and group,
+// and nothing else".
+func inhibitionFaults(t *testing.T, inhibitFile []byte, ruleFiles []string) (faults []string, pages int) {
+	t.Helper()
+	// Two groups' worth of alerts: a page of group a must not mute b.
+	all := append(alertsOf(t, ruleFiles, "a"), alertsOf(t, ruleFiles, "b")...)
+	ctx := context.Background()
+	for _, page := range all {
+		if page.labels["burn_tier"] != "page" || page.group == "b" {
+			continue
+		}
+		pages++
+		ih := inhibitor(t, inhibitFile, page.labels)
+		for _, other := range all {
+			want := other.labels["burn_tier"] == "ticket" && other.labels["alertname"] == page.labels["alertname"] &&
+				other.labels["slo"] == page.labels["slo"] && other.group == page.group
+			if got := ih.Mutes(ctx, other.labels); got != want {
+				faults = append(faults, fmt.Sprintf("page %v: mutes %v = %v, want %v", page.labels, other.labels, got, want))
+			}
+		}
+	}
+	return faults, pages
+}
+
+func TestAlertmanagerInhibitorMutesOnlyAPagesOwnTicket(t *testing.T) {
+	out := compiled(t)
+	rules := files(t, out, "prometheus/*.rules.yaml")
+	inhibitFile := read(t, filepath.Join(out, "alertmanager", "inhibit.yaml"))
+	faults, pages := inhibitionFaults(t, inhibitFile, rules)
+	for _, f := range faults {
+		t.Error(f)
+	}
+	if pages == 0 {
+		t.Fatal("no page alert in the rule files")
+	}
+	t.Logf("alertmanager v0.34.0 inhibitor: %d page alerts each mute their own ticket and nothing else", pages)
+}
+
+func TestAlertmanagerInhibitorCatchesABrokenInhibitRule(t *testing.T) {
+	out := compiled(t)
+	rules := files(t, out, "prometheus/*.rules.yaml")
+	inhibitFile := read(t, filepath.Join(out, "alertmanager", "inhibit.yaml"))
+	broken := map[string][]byte{
+		// every ticket of the severity, configuration alerts included
+		"a target matching the severity": mutate(t, inhibitFile, "      - alertname=\"ErrorBudgetBurn\"\n      - burn_tier=\"ticket\"", "      - severity=\"ticket\""),
+		// every SLO's ticket
+		"no equal labels": mutate(t, inhibitFile, "    equal:\n      - slo\n", ""),
+	}
+	for name, file := range broken {
+		if faults, _ := inhibitionFaults(t, file, rules); len(faults) == 0 {
+			t.Errorf("%s: no fault found", name)
+		}
+	}
+}
