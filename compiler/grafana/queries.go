@@ -23,13 +23,22 @@ func percentiles() []struct{ q, name string } {
 	return []struct{ q, name string }{{"0.5", "p50"}, {"0.95", "p95"}, {"0.99", "p99"}}
 }
 
-// percentileQuery is a quantile of a histogram's recent observations; a
-// native histogram is one series without le, so its rates are summed whole.
-func percentileQuery(q, histogram, selector string, native bool) string {
+// percentileQuery is a quantile of a histogram's recent observations, one
+// per group of the labels given; a native histogram is one series without
+// le, so its rates are summed whole.
+func percentileQuery(q, histogram, selector string, native bool, groupBy []string) string {
+	by := strings.Join(groupBy, ", ")
 	if native {
-		return fmt.Sprintf("histogram_quantile(%s, sum(rate(%s[%s])))", q, rules.SeriesSelector(histogram, selector), rateInterval)
+		agg := "sum"
+		if by != "" {
+			agg = "sum by (" + by + ") "
+		}
+		return fmt.Sprintf("histogram_quantile(%s, %s(rate(%s[%s])))", q, agg, rules.SeriesSelector(histogram, selector), rateInterval)
 	}
-	return fmt.Sprintf("histogram_quantile(%s, sum by (le) (rate(%s[%s])))", q, rules.SeriesSelector(histogram+"_bucket", selector), rateInterval)
+	if by != "" {
+		by = ", " + by
+	}
+	return fmt.Sprintf("histogram_quantile(%s, sum by (le%s) (rate(%s[%s])))", q, by, rules.SeriesSelector(histogram+"_bucket", selector), rateInterval)
 }
 
 // counterRateQuery rates an engine's counter, or a sum of counters (Triton
