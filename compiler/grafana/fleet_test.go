@@ -175,7 +175,7 @@ func TestEachEngineAndSpecOfAServiceGetsItsOwnLatencyRowUnderItsOwnThreshold(t *
 	}
 	wants := map[string]want{
 		`Latency on vLLM {model_name="llama-3-70b-instruct",namespace="llm-vllm"}`: {"vllm:time_to_first_token_seconds_bucket", `namespace="llm-vllm"`, "sum by (le)", "0.25"},
-		`Latency on SGLang {namespace="llm-sglang"} per model_name`:                 {"sglang:time_to_first_token_seconds_bucket", `namespace="llm-sglang"`, "sum by (le, model_name)", "0.8"},
+		`Latency on SGLang {namespace="llm-sglang"} per model_name`:                {"sglang:time_to_first_token_seconds_bucket", `namespace="llm-sglang"`, "sum by (le, model_name)", "0.8"},
 		`Latency on vLLM {namespace="llm-vllm"} per model_name`:                    {"vllm:time_to_first_token_seconds_bucket", `namespace="llm-vllm"`, "sum by (le, model_name)", "0.5"},
 	}
 	if len(rows) != len(wants) {
