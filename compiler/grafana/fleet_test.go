@@ -241,3 +241,19 @@ func TestTheModelVariableListsEveryGroupOfEveryEngineFromTheSLORecordings(t *tes
 		t.Errorf("a variable over several sources must pick the label out of each result line: regex %v", model["regex"])
 	}
 }
+
+func TestEngineLoadPanelsReadEveryEngineOfAMixedService(t *testing.T) {
+	d := decode(t, build(t, loadFleet(t))["grafana/assist.json"])
+	for _, title := range []string{"Token throughput", "Queue depth", "KV-cache usage"} {
+		ps := panelsTitled(d, title)
+		if len(ps) != 1 {
+			t.Fatalf("%d panels titled %s, want 1", len(ps), title)
+		}
+		qs := strings.Join(exprs(ps[0]), "\n")
+		for _, want := range []string{`vllm:`, `sglang:`, `namespace="llm-vllm"`, `namespace="llm-sglang"`} {
+			if !strings.Contains(qs, want) {
+				t.Errorf("%s does not read %s:\n%s", title, want, qs)
+			}
+		}
+	}
+}

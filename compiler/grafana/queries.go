@@ -2,6 +2,7 @@ package grafana
 
 import (
 	"fmt"
+	"slices"
 
 	prommodel "github.com/prometheus/common/model"
 	"regexp"
@@ -81,11 +82,34 @@ func scopedQuery(query, selector string) string {
 	return strings.ReplaceAll(out, "__var__", "$")
 }
 
-// alertsQuery counts the SLO alerts firing now, one series per alert; matcher
-// narrows to a service or a set of SLOs.
-func alertsQuery(matcher string) string {
-	return fmt.Sprintf(`sum by (alertname, severity, slo) (ALERTS{alertname=~"%s|%s",alertstate="firing",%s})`,
-		rules.AlertBurn, rules.AlertNoData, matcher)
+// alertsQuery counts the SLO alerts firing now, one series per alert and
+// group of a grouped SLO; matcher narrows to a service or a set of SLOs.
+func alertsQuery(matcher string, groups []string) string {
+	by := strings.Join(append([]string{"alertname", "severity", rules.LabelSLO}, groups...), ", ")
+	return fmt.Sprintf(`sum by (%s) (ALERTS{alertname=~"%s|%s",alertstate="firing",%s})`,
+		by, rules.AlertBurn, rules.AlertNoData, matcher)
+}
+
+// groupLabels lists the grouping labels of the SLOs, each once, in order.
+func groupLabels(slos []model.SLO) []string {
+	var out []string
+	for _, s := range slos {
+		for _, l := range s.GroupBy {
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// groupLegend names the groups of a series in a legend: " {{model_name}}".
+func groupLegend(groups []string) string {
+	var b strings.Builder
+	for _, l := range groups {
+		b.WriteString(" {{" + l + "}}")
+	}
+	return b.String()
 }
 
 // sloRegexMatcher matches exactly the named SLOs.
@@ -203,10 +227,7 @@ func recorded(name string, slo model.SLO, window time.Duration, narrow bool) str
 // seriesLegend names a series of an SLO in a panel: the text given, then the
 // group of a grouped SLO ("chat-ttft llama-3-8b").
 func seriesLegend(slo model.SLO, text string) string {
-	for _, l := range slo.GroupBy {
-		text += " {{" + l + "}}"
-	}
-	return text
+	return text + groupLegend(slo.GroupBy)
 }
 
 // windowsOfTiers lists the distinct alert windows of an SLO, ascending; the

@@ -30,7 +30,7 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 	}
 	d.Templating.List = append(d.Templating.List, vars...)
 	serviceMatcher := fmt.Sprintf("%s=%q", rules.LabelService, service)
-	d.Annotations.List = append(d.Annotations.List, alertAnnotation(serviceMatcher))
+	d.Annotations.List = append(d.Annotations.List, alertAnnotation(serviceMatcher, groupLabels(slos)))
 
 	var g grid
 	about := generatedHeader(slos) + "\n\n"
@@ -42,7 +42,7 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 
 	g.row("Summary")
 	g.add(budgetStat(w, slos, true), 12, 7)
-	g.add(alertsPanel(w, serviceMatcher, "Alerts on this service's SLOs"), 12, 7)
+	g.add(alertsPanel(w, serviceMatcher, groupLabels(slos), "Alerts on this service's SLOs"), 12, 7)
 
 	for _, src := range latencySources(slos) {
 		var latency []panel
@@ -219,11 +219,11 @@ func budgetStatOf(w *words, ts []target) panel {
 		steps(colorRed, step{Value: num("0"), Color: colorOrange}, step{Value: num("0.25"), Color: colorGreen}))
 }
 
-// alertsPanel shows the SLO alerts firing, one series per alert.
-func alertsPanel(w *words, matcher, title string) panel {
+// alertsPanel shows the SLO alerts firing, one series per alert and group.
+func alertsPanel(w *words, matcher string, groups []string, title string) panel {
 	return timeseriesPanel(title,
 		w.say(templates.PanelAlerts, templates.Panel{Metric: "ALERTS", BurnAlert: rules.AlertBurn, NoDataAlert: rules.AlertNoData}),
-		[]target{query(alertsQuery(matcher), "{{alertname}} {{severity}} {{slo}}")},
+		[]target{query(alertsQuery(matcher, groups), "{{alertname}} {{severity}} {{slo}}"+groupLegend(groups))},
 		seriesSpec{unit: "none", min: num("0"), stepped: true, noValue: "no SLO alert firing"})
 }
 
@@ -264,16 +264,22 @@ func latencySources(slos []model.SLO) []latencySource {
 
 // title names the row: the engine, its selector and its grouping.
 func (src latencySource) title() string {
+	t := "Latency on " + src.scope()
+	if len(src.first.GroupBy) > 0 {
+		t += " per " + strings.Join(src.first.GroupBy, ", ")
+	}
+	return t
+}
+
+// scope names the series of a source: the engine and its selector.
+func (src latencySource) scope() string {
 	inf := src.first.Inference
-	t := "Latency on " + engineTitle(inf)
+	t := engineTitle(inf)
 	if inf.EngineVersion != "" {
 		t += " " + inf.EngineVersion
 	}
 	if sel := strings.TrimSpace(inf.Selector); sel != "" {
 		t += " {" + sel + "}"
-	}
-	if len(src.first.GroupBy) > 0 {
-		t += " per " + strings.Join(src.first.GroupBy, ", ")
 	}
 	return t
 }
@@ -414,44 +420,66 @@ func throughputPanel(w *words, slos []model.SLO) (panel, bool) {
 }
 
 // enginePanels draws token throughput, queue depth and KV-cache usage when
-// the engine exposes them; these read raw engine series, no rule records them.
+// the engines expose them, one series per engine and selector the service's
+// specs read, each named by its source when there are several; these read
+// raw engine series, no rule records them.
 func enginePanels(w *words, slos []model.SLO) []panel {
-	first := func(has func(model.Signals) bool) (model.SLO, *model.Inference) {
-		for _, s := range inferenceSLOs(slos) {
-			if has(s.Inference.Signals) {
-				return s, s.Inference
-			}
+	srcs := latencySources(slos)
+	// targets collects one panel's queries: each source's, once each.
+	targets := func(each func(src latencySource, add func(expr, legend string))) []target {
+		var ts []target
+		seen := map[string]bool{}
+		for _, src := range srcs {
+			each(src, func(expr, legend string) {
+				if seen[expr] {
+					return
+				}
+				seen[expr] = true
+				if len(srcs) > 1 && !strings.HasPrefix(legend, "{{") {
+					legend += " " + src.scope()
+				}
+				ts = append(ts, query(expr, legend))
+			})
 		}
-		return model.SLO{}, nil
+		return ts
 	}
 	var out []panel
-	if slo, inf := first(func(s model.Signals) bool { return s.PromptTokens != "" || s.GenerationTokens != "" }); inf != nil {
-		var ts []target
-		if c := inf.Signals.PromptTokens; c != "" {
-			ts = append(ts, query(counterRateQuery(c, rawSelector(slo)), "prompt tokens/s"))
+	if ts := targets(func(src latencySource, add func(string, string)) {
+		sig, sel := src.first.Inference.Signals, rawSelector(src.first)
+		if c := sig.PromptTokens; c != "" {
+			add(counterRateQuery(c, sel), "prompt tokens/s")
 		}
-		if c := inf.Signals.GenerationTokens; c != "" {
-			ts = append(ts, query(counterRateQuery(c, rawSelector(slo)), "generated tokens/s"))
+		if c := sig.GenerationTokens; c != "" {
+			add(counterRateQuery(c, sel), "generated tokens/s")
 		}
+	}); len(ts) > 0 {
 		out = append(out, timeseriesPanel("Token throughput", w.say(templates.PanelTokens, templates.Panel{}),
 			ts, seriesSpec{unit: "suffix: tok/s", min: num("0")}))
 	}
-	if slo, inf := first(func(s model.Signals) bool { return s.QueueDepth != "" || s.Running != "" }); inf != nil {
-		var ts []target
-		if g := inf.Signals.QueueDepth; g != "" {
-			ts = append(ts, query(gaugeSumQuery(g, rawSelector(slo)), "waiting"))
+	if ts := targets(func(src latencySource, add func(string, string)) {
+		sig, sel := src.first.Inference.Signals, rawSelector(src.first)
+		if g := sig.QueueDepth; g != "" {
+			add(gaugeSumQuery(g, sel), "waiting")
 		}
-		if g := inf.Signals.Running; g != "" {
-			ts = append(ts, query(gaugeSumQuery(g, rawSelector(slo)), "running"))
+		if g := sig.Running; g != "" {
+			add(gaugeSumQuery(g, sel), "running")
 		}
+	}); len(ts) > 0 {
 		out = append(out, timeseriesPanel("Queue depth", w.say(templates.PanelQueue, templates.Panel{}),
 			ts, seriesSpec{unit: "short", min: num("0")}))
 	}
-	if slo, inf := first(func(s model.Signals) bool { return s.KVCacheUsage != "" }); inf != nil {
+	var kv string
+	if ts := targets(func(src latencySource, add func(string, string)) {
+		if g := src.first.Inference.Signals.KVCacheUsage; g != "" {
+			if kv == "" {
+				kv = g
+			}
+			add(gaugeMaxByInstanceQuery(g, rawSelector(src.first)), "{{instance}}")
+		}
+	}); len(ts) > 0 {
 		out = append(out, timeseriesPanel("KV-cache usage",
-			w.say(templates.PanelKVCache, templates.Panel{Metric: inf.Signals.KVCacheUsage}),
-			[]target{query(gaugeMaxByInstanceQuery(inf.Signals.KVCacheUsage, rawSelector(slo)), "{{instance}}")},
-			seriesSpec{unit: "percentunit", min: num("0"), max: num("1")}))
+			w.say(templates.PanelKVCache, templates.Panel{Metric: kv}),
+			ts, seriesSpec{unit: "percentunit", min: num("0"), max: num("1")}))
 	}
 	return out
 }
