@@ -141,10 +141,10 @@ func (tl Timeline) Describe() string {
 // RunTimeline compiles the set's rules and replays one review scenario per
 // service: a healthy day, a fast burn on every SLO of the service until
 // every page alert fires (the quickest ticket of an SLO that pages nobody),
-// then recovery. Each SLO runs in its own harness
-// (its own rule group over its own engine-shaped series, as in Run); the
-// service's first engine SLO also carries the engine's token counters and
-// its queue, running and KV-cache gauges. Each query is then evaluated at
+// then recovery. Each SLO runs in its own harness (its own rule group over
+// its own engine-shaped series, as in Run); the first SLO of each engine
+// and selector also carries the engine's token counters and its queue,
+// running and KV-cache gauges. Each query is then evaluated at
 // the options' step in every harness it may read from, and the results are
 // merged: a label set seen twice keeps the harness whose SLI histogram the
 // query names, else the first.
@@ -355,18 +355,24 @@ func (r *serviceReplay) close() {
 
 func (r *serviceReplay) replay(slos []model.SLO, queries []string, parsed []parser.Expr) error {
 	defer r.close()
-	signalsDone := false
+	// Each engine and selector's gauges and token counters ride with its
+	// first SLO, so a service of several engines shows each one's load.
+	signalled := map[string]bool{}
 	for _, slo := range slos {
 		if slo.SLI.Raw != nil {
 			r.skipped = append(r.skipped, slo.Name+": a raw-ratio SLI has no event counts to synthesize")
 			continue
 		}
-		s, err := r.newSim(slo, !signalsDone)
+		var source string
+		if inf := slo.Inference; inf != nil {
+			source = inf.Engine + "\x00" + inf.Selector
+		}
+		s, err := r.newSim(slo, !signalled[source])
 		if err != nil {
 			return fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
 		if len(s.gauges) > 0 {
-			signalsDone = true
+			signalled[source] = true
 		}
 		r.sims = append(r.sims, s)
 	}

@@ -296,3 +296,37 @@ func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *test
 		}
 	}
 }
+
+func TestEachEngineOfAServiceCarriesItsOwnLoadGauges(t *testing.T) {
+	set := parseSpec(t, `
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: mixed-vllm}
+spec:
+  service: mixed
+  engine: vllm
+  selector: {namespace: a}
+  window: 28d
+  objectives: [{sli: errors, target: 99.9%}]
+---
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: mixed-sglang}
+spec:
+  service: mixed
+  engine: sglang
+  selector: {namespace: b}
+  window: 28d
+  objectives: [{sli: errors, target: 99.9%, total: 'sglang:num_requests_total', bad: 'sglang:num_aborted_requests_total'}]
+`)
+	queries := []string{`sum(vllm:num_requests_waiting{namespace="a"})`, `sum(sglang:num_queue_reqs{namespace="b"})`}
+	tl, err := RunTimeline(set, queries, TimelineOptions{Healthy: 2 * time.Hour, SkipBurn: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries {
+		if len(tl.Series[q]) != 1 || len(tl.Series[q][0].Points) == 0 {
+			t.Errorf("%s has no replayed series: %+v", q, tl.Series[q])
+		}
+	}
+}
