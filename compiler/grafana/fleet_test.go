@@ -1,10 +1,12 @@
 package grafana
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/inferslo/inferslo/compiler/internal/golden"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec"
 )
@@ -107,5 +109,151 @@ spec:
 	overview := jsonText(decode(t, files["grafana/overview.json"]))
 	if !strings.Contains(overview, "{{slo}} {{model_name}}") || strings.Contains(overview, "$model_name") {
 		t.Errorf("the overview should list fleet-errors per model without a variable: %s", overview)
+	}
+}
+
+// loadFleet reads the mixed fleet of testdata/fleet: one service from
+// three specs, three models grouped on vLLM, one grouped on SGLang and a
+// stricter ungrouped promise for one vLLM model.
+func loadFleet(t *testing.T) model.Set {
+	t.Helper()
+	res, err := spec.Load("../../testdata/fleet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return res.Set
+}
+
+func TestTheMixedFleetDashboardMatchesItsGoldenFileAndGrafanasSchemas(t *testing.T) {
+	s := loadSchemas(t)
+	files, err := Build(loadFleet(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if err := s.validate(f.Data); err != nil {
+			t.Errorf("%s does not match the Grafana schemas:\n%v", f.Path, err)
+		}
+		golden.Check(t, "fleet/"+path.Base(f.Path), f.Data, *update)
+	}
+}
+
+// latencyRow is a latency row of a dashboard and its panels.
+type latencyRow struct {
+	title  string
+	panels []map[string]any
+}
+
+func latencyRows(d map[string]any) []latencyRow {
+	var out []latencyRow
+	in := false
+	for _, p := range d["panels"].([]any) {
+		pm := p.(map[string]any)
+		if pm["type"] == "row" {
+			in = strings.HasPrefix(pm["title"].(string), "Latency")
+			if in {
+				out = append(out, latencyRow{title: pm["title"].(string)})
+			}
+			continue
+		}
+		if in {
+			out[len(out)-1].panels = append(out[len(out)-1].panels, pm)
+		}
+	}
+	return out
+}
+
+func TestEachEngineAndSpecOfAServiceGetsItsOwnLatencyRowUnderItsOwnThreshold(t *testing.T) {
+	d := decode(t, build(t, loadFleet(t))["grafana/assist.json"])
+	rows := latencyRows(d)
+	type want struct {
+		histogram, selector, by string
+		threshold               string
+	}
+	wants := map[string]want{
+		`Latency on vLLM {model_name="llama-3-70b-instruct",namespace="llm-vllm"}`: {"vllm:time_to_first_token_seconds_bucket", `namespace="llm-vllm"`, "sum by (le)", "0.25"},
+		`Latency on SGLang {namespace="llm-sglang"} per model_name`:                {"sglang:time_to_first_token_seconds_bucket", `namespace="llm-sglang"`, "sum by (le, model_name)", "0.8"},
+		`Latency on vLLM {namespace="llm-vllm"} per model_name`:                    {"vllm:time_to_first_token_seconds_bucket", `namespace="llm-vllm"`, "sum by (le, model_name)", "0.5"},
+	}
+	if len(rows) != len(wants) {
+		t.Fatalf("latency rows %v, want one per engine and spec: %v", rows, wants)
+	}
+	for _, r := range rows {
+		w, ok := wants[r.title]
+		if !ok {
+			t.Errorf("unexpected latency row %q", r.title)
+			continue
+		}
+		var ttft map[string]any
+		for _, p := range r.panels {
+			if strings.HasPrefix(p["title"].(string), "Time to first token") {
+				ttft = p
+			}
+		}
+		if ttft == nil {
+			t.Errorf("row %q has no TTFT panel", r.title)
+			continue
+		}
+		if got := thresholdValues(ttft); !slices.Equal(got, []string{w.threshold}) {
+			t.Errorf("row %q draws thresholds %v, want only its own SLO's %v", r.title, got, w.threshold)
+		}
+		qs := exprs(ttft)
+		if len(qs) != 3 {
+			t.Errorf("row %q: %d percentile queries, want p50, p95 and p99", r.title, len(qs))
+		}
+		for _, q := range qs {
+			for _, part := range []string{w.histogram, w.selector, w.by + " ("} {
+				if !strings.Contains(q, part) {
+					t.Errorf("row %q: query %s lacks %s", r.title, q, part)
+				}
+			}
+			if strings.Contains(w.by, "model_name") != strings.Contains(jsonText(ttft), "{{model_name}}") {
+				t.Errorf("row %q: a grouped row names the model in its legend, an ungrouped one does not: %s", r.title, jsonText(ttft["targets"]))
+			}
+		}
+	}
+}
+
+func TestTheModelVariableListsEveryGroupOfEveryEngineFromTheSLORecordings(t *testing.T) {
+	d := decode(t, build(t, loadFleet(t))["grafana/assist.json"])
+	var model map[string]any
+	for _, v := range d["templating"].(map[string]any)["list"].([]any) {
+		if vm := v.(map[string]any); vm["name"] == "model_name" {
+			model = vm
+		}
+	}
+	if model == nil {
+		t.Fatal("no model_name variable")
+	}
+	q := model["query"].(string)
+	// The grouped specs' models come from their recordings, which hold
+	// every group of both engines; the pinned spec's model from its own
+	// engine series.
+	for _, want := range []string{`inferslo:error_budget_remaining:ratio{service="assist"}`, `vllm:request_success_total{model_name="llama-3-70b-instruct",namespace="llm-vllm"}`} {
+		if !strings.Contains(q, want) {
+			t.Errorf("model_name variable %s does not read %s", q, want)
+		}
+	}
+	if model["regex"] != `/model_name="([^"]*)"/` {
+		t.Errorf("a variable over several sources must pick the label out of each result line: regex %v", model["regex"])
+	}
+}
+
+func TestEngineLoadPanelsReadEveryEngineOfAMixedService(t *testing.T) {
+	d := decode(t, build(t, loadFleet(t))["grafana/assist.json"])
+	for _, title := range []string{"Token throughput", "Queue depth", "KV-cache usage"} {
+		ps := panelsTitled(d, title)
+		if len(ps) != 1 {
+			t.Fatalf("%d panels titled %s, want 1", len(ps), title)
+		}
+		qs := strings.Join(exprs(ps[0]), "\n")
+		for _, want := range []string{`vllm:`, `sglang:`, `namespace="llm-vllm"`, `namespace="llm-sglang"`} {
+			if !strings.Contains(qs, want) {
+				t.Errorf("%s does not read %s:\n%s", title, want, qs)
+			}
+		}
 	}
 }

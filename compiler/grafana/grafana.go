@@ -227,17 +227,18 @@ func (w *words) say(name string, data templates.Panel) string {
 	return s
 }
 
-// alertAnnotation marks when SLO alerts fire, on every time-series panel.
-func alertAnnotation(matcher string) annotation {
+// alertAnnotation marks when SLO alerts fire, on every time-series panel,
+// naming the group of a grouped SLO.
+func alertAnnotation(matcher string, groups []string) annotation {
 	return annotation{
 		Name:        "SLO alerts firing",
 		Datasource:  promDS(),
 		Enable:      true,
 		IconColor:   "red",
-		Expr:        alertsQuery(matcher),
+		Expr:        alertsQuery(matcher, groups),
 		Step:        "1m",
 		TitleFormat: "{{alertname}} {{severity}}",
-		TextFormat:  "{{slo}}",
+		TextFormat:  "{{slo}}" + groupLegend(groups),
 		TagKeys:     "slo,severity",
 	}
 }

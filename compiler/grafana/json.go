@@ -52,6 +52,7 @@ type variable struct {
 	Query       string         `json:"query"`
 	Datasource  *datasourceRef `json:"datasource,omitempty"`
 	Definition  string         `json:"definition,omitempty"`
+	Regex       string         `json:"regex,omitempty"`
 	Current     *option        `json:"current,omitempty"`
 	Refresh     int            `json:"refresh"`
 	Multi       bool           `json:"multi"`

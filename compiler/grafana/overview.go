@@ -18,7 +18,7 @@ func overviewDashboard(set model.Set, text *templates.Text) (dashboard, error) {
 	// Every query covers all SLOs at once, selected by service: a panel
 	// costs one query however many SLOs there are.
 	matcher := serviceRegexMatcher(set.Services())
-	d.Annotations.List = append(d.Annotations.List, alertAnnotation(matcher))
+	d.Annotations.List = append(d.Annotations.List, alertAnnotation(matcher, groupLabels(set.SLOs)))
 
 	var g grid
 	g.add(textPanel("SLO catalog", w.say(templates.PanelCatalog, templates.Panel{}),
@@ -38,7 +38,7 @@ func overviewDashboard(set model.Set, text *templates.Text) (dashboard, error) {
 	g.add(timeseriesPanel("Burn rate over the shortest window",
 		w.say(templates.PanelOverviewBurn, templates.Panel{Metric: rules.ErrorRatio}),
 		burn, seriesSpec{unit: "none", min: num("0"), thresholds: steps(colorGreen, step{Value: num("1"), Color: colorOrange}), thresholdStyle: "dashed"}), 12, 8)
-	g.add(alertsPanel(w, matcher, "SLO alerts firing"), gridWidth, 7)
+	g.add(alertsPanel(w, matcher, groupLabels(set.SLOs), "SLO alerts firing"), gridWidth, 7)
 	d.Panels = g.items
 	return d, w.err
 }
@@ -50,16 +50,7 @@ func overviewLegend(slos []model.SLO) string {
 	if slices.ContainsFunc(slos, func(s model.SLO) bool { return s.SLOTier != "" }) {
 		legend += " {{" + rules.LabelSLOTier + "}}"
 	}
-	seen := map[string]bool{}
-	for _, s := range slos {
-		for _, l := range s.GroupBy {
-			if !seen[l] {
-				seen[l] = true
-				legend += " {{" + l + "}}"
-			}
-		}
-	}
-	return legend
+	return legend + groupLegend(groupLabels(slos))
 }
 
 // budgetQuery is the budget left of every SLO the matcher selects.

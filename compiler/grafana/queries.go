@@ -2,6 +2,7 @@ package grafana
 
 import (
 	"fmt"
+	"slices"
 
 	prommodel "github.com/prometheus/common/model"
 	"regexp"
@@ -23,13 +24,22 @@ func percentiles() []struct{ q, name string } {
 	return []struct{ q, name string }{{"0.5", "p50"}, {"0.95", "p95"}, {"0.99", "p99"}}
 }
 
-// percentileQuery is a quantile of a histogram's recent observations; a
-// native histogram is one series without le, so its rates are summed whole.
-func percentileQuery(q, histogram, selector string, native bool) string {
+// percentileQuery is a quantile of a histogram's recent observations, one
+// per group of the labels given; a native histogram is one series without
+// le, so its rates are summed whole.
+func percentileQuery(q, histogram, selector string, native bool, groupBy []string) string {
+	by := strings.Join(groupBy, ", ")
 	if native {
-		return fmt.Sprintf("histogram_quantile(%s, sum(rate(%s[%s])))", q, rules.SeriesSelector(histogram, selector), rateInterval)
+		agg := "sum"
+		if by != "" {
+			agg = "sum by (" + by + ") "
+		}
+		return fmt.Sprintf("histogram_quantile(%s, %s(rate(%s[%s])))", q, agg, rules.SeriesSelector(histogram, selector), rateInterval)
 	}
-	return fmt.Sprintf("histogram_quantile(%s, sum by (le) (rate(%s[%s])))", q, rules.SeriesSelector(histogram+"_bucket", selector), rateInterval)
+	if by != "" {
+		by = ", " + by
+	}
+	return fmt.Sprintf("histogram_quantile(%s, sum by (le%s) (rate(%s[%s])))", q, by, rules.SeriesSelector(histogram+"_bucket", selector), rateInterval)
 }
 
 // counterRateQuery rates an engine's counter, or a sum of counters (Triton
@@ -72,11 +82,34 @@ func scopedQuery(query, selector string) string {
 	return strings.ReplaceAll(out, "__var__", "$")
 }
 
-// alertsQuery counts the SLO alerts firing now, one series per alert; matcher
-// narrows to a service or a set of SLOs.
-func alertsQuery(matcher string) string {
-	return fmt.Sprintf(`sum by (alertname, severity, slo) (ALERTS{alertname=~"%s|%s",alertstate="firing",%s})`,
-		rules.AlertBurn, rules.AlertNoData, matcher)
+// alertsQuery counts the SLO alerts firing now, one series per alert and
+// group of a grouped SLO; matcher narrows to a service or a set of SLOs.
+func alertsQuery(matcher string, groups []string) string {
+	by := strings.Join(append([]string{"alertname", "severity", rules.LabelSLO}, groups...), ", ")
+	return fmt.Sprintf(`sum by (%s) (ALERTS{alertname=~"%s|%s",alertstate="firing",%s})`,
+		by, rules.AlertBurn, rules.AlertNoData, matcher)
+}
+
+// groupLabels lists the grouping labels of the SLOs, each once, in order.
+func groupLabels(slos []model.SLO) []string {
+	var out []string
+	for _, s := range slos {
+		for _, l := range s.GroupBy {
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// groupLegend names the groups of a series in a legend: " {{model_name}}".
+func groupLegend(groups []string) string {
+	var b strings.Builder
+	for _, l := range groups {
+		b.WriteString(" {{" + l + "}}")
+	}
+	return b.String()
 }
 
 // sloRegexMatcher matches exactly the named SLOs.
@@ -194,10 +227,7 @@ func recorded(name string, slo model.SLO, window time.Duration, narrow bool) str
 // seriesLegend names a series of an SLO in a panel: the text given, then the
 // group of a grouped SLO ("chat-ttft llama-3-8b").
 func seriesLegend(slo model.SLO, text string) string {
-	for _, l := range slo.GroupBy {
-		text += " {{" + l + "}}"
-	}
-	return text
+	return text + groupLegend(slo.GroupBy)
 }
 
 // windowsOfTiers lists the distinct alert windows of an SLO, ascending; the

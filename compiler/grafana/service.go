@@ -2,6 +2,7 @@ package grafana
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -23,13 +24,13 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 		title = dn
 	}
 	d := newDashboard(UID(service), "SLOs: "+title, []string{"inferslo", "slo", service}, slos)
-	vars, err := serviceVariables(slos, q)
+	vars, err := serviceVariables(service, slos, q)
 	if err != nil {
 		return dashboard{}, err
 	}
 	d.Templating.List = append(d.Templating.List, vars...)
 	serviceMatcher := fmt.Sprintf("%s=%q", rules.LabelService, service)
-	d.Annotations.List = append(d.Annotations.List, alertAnnotation(serviceMatcher))
+	d.Annotations.List = append(d.Annotations.List, alertAnnotation(serviceMatcher, groupLabels(slos)))
 
 	var g grid
 	about := mdText(generatedHeader(slos)) + "\n\n"
@@ -41,18 +42,20 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 
 	g.row("Summary")
 	g.add(budgetStat(w, slos, true), 12, 7)
-	g.add(alertsPanel(w, serviceMatcher, "Alerts on this service's SLOs"), 12, 7)
+	g.add(alertsPanel(w, serviceMatcher, groupLabels(slos), "Alerts on this service's SLOs"), 12, 7)
 
-	var latency []panel
-	for _, role := range latencyRoles() {
-		if p, ok := latencyPanel(w, role, slos); ok {
-			latency = append(latency, p)
+	for _, src := range latencySources(slos) {
+		var latency []panel
+		for _, role := range latencyRoles() {
+			if p, ok := latencyPanel(w, role, src); ok {
+				latency = append(latency, p)
+			}
 		}
-	}
-	if len(latency) > 0 {
-		g.row("Latency")
-		for _, p := range latency {
-			g.add(p, 12, 8)
+		if len(latency) > 0 {
+			g.row(src.title())
+			for _, p := range latency {
+				g.add(p, 12, 8)
+			}
 		}
 	}
 
@@ -104,62 +107,99 @@ func inferenceSLOs(slos []model.SLO) []model.SLO {
 	return out
 }
 
-// serviceVariables adds one query variable per selector label (and instance)
-// of the service's inference SLOs. Each lists the values inside the spec's
-// own selector, so a reader can narrow a panel but never widen it.
-func serviceVariables(slos []model.SLO, q *queries) ([]variable, error) {
-	var out []variable
-	seen := map[string]bool{}
-	for _, slo := range inferenceSLOs(slos) {
-		inf := slo.Inference
-		probe := probeMetric(inf)
+// serviceVariables adds one query variable per label a reader may narrow
+// the service's panels by: the selector and grouping labels of its SLOs,
+// and instance. Each lists the values inside the specs' own scope, so a
+// reader can narrow a panel but never widen it: a grouping label's values
+// come from the service's SLO recordings, which keep every group of every
+// spec and engine; a selector label's and instance's from each engine's
+// series within its spec's selector. A label several sources carry lists
+// the union of their values.
+func serviceVariables(service string, slos []model.SLO, q *queries) ([]variable, error) {
+	var labels []string
+	sources := map[string][]string{}
+	add := func(label, series string) {
+		if _, ok := sources[label]; !ok {
+			labels = append(labels, label)
+		}
+		if !slices.Contains(sources[label], series) {
+			sources[label] = append(sources[label], series)
+		}
+	}
+	// Recordings keep the grouping labels and drop the rest.
+	recordings := fmt.Sprintf("%s{%s=%q}", rules.BudgetRemaining, rules.LabelService, service)
+	for _, slo := range slos {
+		for _, l := range slo.GroupBy {
+			if usableVariable(l) {
+				add(l, recordings)
+			}
+		}
+		if slo.Inference == nil {
+			continue
+		}
+		probe := probeMetric(slo.Inference)
 		if probe == "" {
 			continue
 		}
-		series := rules.SeriesSelector(probe, strings.TrimSpace(inf.Selector))
+		series := rules.SeriesSelector(probe, strings.TrimSpace(slo.Inference.Selector))
 		if err := q.parses(series); err != nil {
 			return nil, fmt.Errorf("selector of SLO %s: %w", slo.Name, err)
 		}
 		for _, l := range varLabels(slo) {
-			if seen[l] {
-				continue
+			if !slices.Contains(slo.GroupBy, l) {
+				add(l, series)
 			}
-			seen[l] = true
-			out = append(out, labelVariable(l, series))
 		}
 	}
-	// A grouped SLO without engine series lists its groups from its own
-	// recordings.
-	for _, slo := range slos {
-		for _, l := range slo.GroupBy {
-			if seen[l] || !usableVariable(l) {
-				continue
-			}
-			seen[l] = true
-			out = append(out, labelVariable(l, rules.Selector(rules.ErrorRatio, slo, 0)))
+	var out []variable
+	for _, l := range labels {
+		v := labelVariable(l, sources[l])
+		if err := q.parses(v.probe); err != nil {
+			return nil, fmt.Errorf("variable %s: %w", l, err)
 		}
+		out = append(out, v.variable)
 	}
 	return out, nil
 }
 
+// probedVariable is a variable and the PromQL its values are read from.
+type probedVariable struct {
+	variable
+	probe string
+}
+
 // labelVariable lets a reader pick values of a label among those of the
-// series given, all of them by default.
-func labelVariable(label, series string) variable {
-	q := fmt.Sprintf("label_values(%s, %s)", series, label)
-	return variable{
+// series given, all of them by default. One selector lists its values with
+// label_values; several, with the values of the union of their series.
+func labelVariable(label string, series []string) probedVariable {
+	probe := series[0]
+	q := fmt.Sprintf("label_values(%s, %s)", probe, label)
+	regex := ""
+	if len(series) > 1 {
+		parts := make([]string, len(series))
+		for i, s := range series {
+			parts[i] = fmt.Sprintf("count by (%s) (%s)", label, s)
+		}
+		probe = strings.Join(parts, " or ")
+		q = fmt.Sprintf("query_result(%s)", probe)
+		// Each result line reads {label="value"} count timestamp.
+		regex = fmt.Sprintf(`/%s="([^"]*)"/`, label)
+	}
+	return probedVariable{probe: probe, variable: variable{
 		Type:       "query",
 		Name:       label,
 		Label:      label,
 		Query:      q,
 		Datasource: ptr(promDS()),
 		Definition: q,
+		Regex:      regex,
 		Current:    &option{Text: "All", Value: "$__all"},
 		Refresh:    2, // on time-range change: replicas come and go
 		Multi:      true,
 		IncludeAll: true,
 		AllValue:   ".*",
 		Sort:       1,
-	}
+	}}
 }
 
 // budgetStat shows the budget left of every SLO, and of every group of a
@@ -179,43 +219,96 @@ func budgetStatOf(w *words, ts []target) panel {
 		steps(colorRed, step{Value: num("0"), Color: colorOrange}, step{Value: num("0.25"), Color: colorGreen}))
 }
 
-// alertsPanel shows the SLO alerts firing, one series per alert.
-func alertsPanel(w *words, matcher, title string) panel {
+// alertsPanel shows the SLO alerts firing, one series per alert and group.
+func alertsPanel(w *words, matcher string, groups []string, title string) panel {
 	return timeseriesPanel(title,
 		w.say(templates.PanelAlerts, templates.Panel{Metric: "ALERTS", BurnAlert: rules.AlertBurn, NoDataAlert: rules.AlertNoData}),
-		[]target{query(alertsQuery(matcher), "{{alertname}} {{severity}} {{slo}}")},
+		[]target{query(alertsQuery(matcher, groups), "{{alertname}} {{severity}} {{slo}}"+groupLegend(groups))},
 		seriesSpec{unit: "none", min: num("0"), stepped: true, noValue: "no SLO alert firing"})
 }
 
-// latencyPanel draws p50/p95/p99 of one latency role with every SLO
-// threshold of that role as a line. TTFT is drawn whenever the engine
-// exposes it; the other roles only when an SLO uses them.
-func latencyPanel(w *words, role string, slos []model.SLO) (panel, bool) {
-	var withRole []model.SLO
+// latencySource is one set of engine series a service's SLOs read: one
+// engine (and version), one selector, one grouping. Each gets a row of
+// latency panels, so SLOs on different engines or models never share a
+// percentile line.
+type latencySource struct {
+	// first is the source's first SLO reading a histogram, else its
+	// first: its engine facts, selector and grouping are every one's.
+	first model.SLO
+	slos  []model.SLO
+}
+
+// latencySources lists the engine series the service's inference SLOs
+// read, in SLO order.
+func latencySources(slos []model.SLO) []latencySource {
+	var out []latencySource
+	index := map[string]int{}
 	for _, s := range inferenceSLOs(slos) {
+		inf := s.Inference
+		key := strings.Join([]string{inf.Engine, inf.EngineVersion, strings.TrimSpace(inf.Selector), strings.Join(s.GroupBy, ",")}, "\x00")
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, latencySource{first: s})
+		}
+		// Only an SLO that reads a histogram knows whether the spec's
+		// histograms are native.
+		if out[i].first.Inference.Histogram == "" && inf.Histogram != "" {
+			out[i].first = s
+		}
+		out[i].slos = append(out[i].slos, s)
+	}
+	return out
+}
+
+// title names the row: the engine, its selector and its grouping.
+func (src latencySource) title() string {
+	t := "Latency on " + src.scope()
+	if len(src.first.GroupBy) > 0 {
+		t += " per " + strings.Join(src.first.GroupBy, ", ")
+	}
+	return t
+}
+
+// scope names the series of a source: the engine and its selector.
+func (src latencySource) scope() string {
+	inf := src.first.Inference
+	t := engineTitle(inf)
+	if inf.EngineVersion != "" {
+		t += " " + inf.EngineVersion
+	}
+	if sel := strings.TrimSpace(inf.Selector); sel != "" {
+		t += " {" + sel + "}"
+	}
+	return t
+}
+
+// latencyPanel draws p50/p95/p99 of one latency role of one source, one
+// set per group of a grouped source, with the threshold of every SLO of
+// the source on that role as a line. TTFT is drawn whenever the engine
+// exposes it; the other roles only when an SLO uses them.
+func latencyPanel(w *words, role string, src latencySource) (panel, bool) {
+	var withRole []model.SLO
+	for _, s := range src.slos {
 		if s.Inference.Role == role && s.Inference.Histogram != "" {
 			withRole = append(withRole, s)
 		}
 	}
-	var source *model.SLO
+	inf := src.first.Inference
 	var histogram string
 	switch {
 	case len(withRole) > 0:
-		source, histogram = &withRole[0], withRole[0].Inference.Histogram
+		histogram = withRole[0].Inference.Histogram
 	case role == "ttft":
-		for _, s := range inferenceSLOs(slos) {
-			if s.Inference.Signals.TTFT != "" {
-				source, histogram = &s, s.Inference.Signals.TTFT
-				break
-			}
-		}
+		histogram = inf.Signals.TTFT
 	}
-	if source == nil {
+	if histogram == "" {
 		return panel{}, false
 	}
 	var ts []target
 	for _, p := range percentiles() {
-		ts = append(ts, query(percentileQuery(p.q, histogram, rawSelector(*source), source.Inference.Native), p.name))
+		ts = append(ts, query(percentileQuery(p.q, histogram, rawSelector(src.first), inf.Native, src.first.GroupBy), seriesLegend(src.first, p.name)))
 	}
 	// One line per distinct threshold: two SLOs may bound the same latency
 	// at different targets.
@@ -228,11 +321,11 @@ func latencyPanel(w *words, role string, slos []model.SLO) (panel, bool) {
 	// Quantiles come out in the histogram's own unit (milliseconds on
 	// Triton), and so do the threshold lines.
 	unit, unitName := "s", "s"
-	if source.Inference.Signals.Units[histogram] == "milliseconds" {
+	if inf.Signals.Units[histogram] == "milliseconds" {
 		unit, unitName = "ms", "ms"
 	}
 	for _, s := range withRole {
-		t := s.Inference.Threshold.Mul(model.NewDecimal(model.UnitsPerSecond(source.Inference.Signals.Units[histogram]), 1)).String()
+		t := s.Inference.Threshold.Mul(model.NewDecimal(model.UnitsPerSecond(inf.Signals.Units[histogram]), 1)).String()
 		promises = append(promises, templates.Promise{SLO: s.Name, Objective: percent(s.Objective), Threshold: t + unitName, Window: dur(s.Window)})
 		if !seen[t] {
 			seen[t] = true
@@ -327,44 +420,66 @@ func throughputPanel(w *words, slos []model.SLO) (panel, bool) {
 }
 
 // enginePanels draws token throughput, queue depth and KV-cache usage when
-// the engine exposes them; these read raw engine series, no rule records them.
+// the engines expose them, one series per engine and selector the service's
+// specs read, each named by its source when there are several; these read
+// raw engine series, no rule records them.
 func enginePanels(w *words, slos []model.SLO) []panel {
-	first := func(has func(model.Signals) bool) (model.SLO, *model.Inference) {
-		for _, s := range inferenceSLOs(slos) {
-			if has(s.Inference.Signals) {
-				return s, s.Inference
-			}
+	srcs := latencySources(slos)
+	// targets collects one panel's queries: each source's, once each.
+	targets := func(each func(src latencySource, add func(expr, legend string))) []target {
+		var ts []target
+		seen := map[string]bool{}
+		for _, src := range srcs {
+			each(src, func(expr, legend string) {
+				if seen[expr] {
+					return
+				}
+				seen[expr] = true
+				if len(srcs) > 1 && !strings.HasPrefix(legend, "{{") {
+					legend += " " + src.scope()
+				}
+				ts = append(ts, query(expr, legend))
+			})
 		}
-		return model.SLO{}, nil
+		return ts
 	}
 	var out []panel
-	if slo, inf := first(func(s model.Signals) bool { return s.PromptTokens != "" || s.GenerationTokens != "" }); inf != nil {
-		var ts []target
-		if c := inf.Signals.PromptTokens; c != "" {
-			ts = append(ts, query(counterRateQuery(c, rawSelector(slo)), "prompt tokens/s"))
+	if ts := targets(func(src latencySource, add func(string, string)) {
+		sig, sel := src.first.Inference.Signals, rawSelector(src.first)
+		if c := sig.PromptTokens; c != "" {
+			add(counterRateQuery(c, sel), "prompt tokens/s")
 		}
-		if c := inf.Signals.GenerationTokens; c != "" {
-			ts = append(ts, query(counterRateQuery(c, rawSelector(slo)), "generated tokens/s"))
+		if c := sig.GenerationTokens; c != "" {
+			add(counterRateQuery(c, sel), "generated tokens/s")
 		}
+	}); len(ts) > 0 {
 		out = append(out, timeseriesPanel("Token throughput", w.say(templates.PanelTokens, templates.Panel{}),
 			ts, seriesSpec{unit: "suffix: tok/s", min: num("0")}))
 	}
-	if slo, inf := first(func(s model.Signals) bool { return s.QueueDepth != "" || s.Running != "" }); inf != nil {
-		var ts []target
-		if g := inf.Signals.QueueDepth; g != "" {
-			ts = append(ts, query(gaugeSumQuery(g, rawSelector(slo)), "waiting"))
+	if ts := targets(func(src latencySource, add func(string, string)) {
+		sig, sel := src.first.Inference.Signals, rawSelector(src.first)
+		if g := sig.QueueDepth; g != "" {
+			add(gaugeSumQuery(g, sel), "waiting")
 		}
-		if g := inf.Signals.Running; g != "" {
-			ts = append(ts, query(gaugeSumQuery(g, rawSelector(slo)), "running"))
+		if g := sig.Running; g != "" {
+			add(gaugeSumQuery(g, sel), "running")
 		}
+	}); len(ts) > 0 {
 		out = append(out, timeseriesPanel("Queue depth", w.say(templates.PanelQueue, templates.Panel{}),
 			ts, seriesSpec{unit: "short", min: num("0")}))
 	}
-	if slo, inf := first(func(s model.Signals) bool { return s.KVCacheUsage != "" }); inf != nil {
+	var kv string
+	if ts := targets(func(src latencySource, add func(string, string)) {
+		if g := src.first.Inference.Signals.KVCacheUsage; g != "" {
+			if kv == "" {
+				kv = g
+			}
+			add(gaugeMaxByInstanceQuery(g, rawSelector(src.first)), "{{instance}}")
+		}
+	}); len(ts) > 0 {
 		out = append(out, timeseriesPanel("KV-cache usage",
-			w.say(templates.PanelKVCache, templates.Panel{Metric: inf.Signals.KVCacheUsage}),
-			[]target{query(gaugeMaxByInstanceQuery(inf.Signals.KVCacheUsage, rawSelector(slo)), "{{instance}}")},
-			seriesSpec{unit: "percentunit", min: num("0"), max: num("1")}))
+			w.say(templates.PanelKVCache, templates.Panel{Metric: kv}),
+			ts, seriesSpec{unit: "percentunit", min: num("0"), max: num("1")}))
 	}
 	return out
 }

@@ -45,13 +45,18 @@ func roleTitle(role string) string {
 	return role
 }
 
+// engineTitle names an SLO's engine: its title, else its catalog id.
+func engineTitle(inf *model.Inference) string {
+	if inf.EngineTitle != "" {
+		return inf.EngineTitle
+	}
+	return inf.Engine
+}
+
 // sliText describes an SLO's indicator in a few words.
 func sliText(slo model.SLO) string {
 	if inf := slo.Inference; inf != nil {
-		engine := inf.EngineTitle
-		if engine == "" {
-			engine = inf.Engine
-		}
+		engine := engineTitle(inf)
 		if inf.Threshold.IsZero() {
 			return fmt.Sprintf("%s (%s)", strings.ToLower(roleTitle(inf.Role)), engine)
 		}

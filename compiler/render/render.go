@@ -12,6 +12,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +42,8 @@ type Alert struct {
 	Severity string // page, ticket
 	SLO      string
 	Service  string
+	// Group names the group of a grouped SLO (`model_name="vllm-a"`).
+	Group    string
 	From, To time.Time
 }
 
@@ -316,7 +319,7 @@ func alertsFromData(ds []dashboard, data map[string][]Series) []Alert {
 }
 
 func alertKey(a Alert) string {
-	return fmt.Sprintf("%s|%s|%s|%020d", a.SLO, a.Name, a.Severity, a.From.UnixNano())
+	return fmt.Sprintf("%s|%s|%s|%s|%020d", a.SLO, a.Group, a.Name, a.Severity, a.From.UnixNano())
 }
 
 func intervals(s Series, service string) []Alert {
@@ -326,7 +329,7 @@ func intervals(s Series, service string) []Alert {
 		firing := p.Value > 0 && !math.IsNaN(p.Value)
 		switch {
 		case firing && cur == nil:
-			cur = &Alert{Name: s.Labels["alertname"], Severity: s.Labels["severity"], SLO: s.Labels["slo"], Service: s.Labels["service"], From: p.Time}
+			cur = &Alert{Name: s.Labels["alertname"], Severity: s.Labels["severity"], SLO: s.Labels["slo"], Service: s.Labels["service"], Group: groupOf(s.Labels), From: p.Time}
 			if cur.Service == "" {
 				cur.Service = service
 			}
@@ -341,6 +344,22 @@ func intervals(s Series, service string) []Alert {
 		}
 	}
 	return out
+}
+
+// groupOf names the group of an ALERTS series by its labels other than
+// the alert's own (`model_name="vllm-a"`): the dashboards' alert queries
+// keep only the grouping labels beside those.
+func groupOf(ls map[string]string) string {
+	var parts []string
+	for k, v := range ls {
+		switch k {
+		case "alertname", "severity", "slo", "service", "alertstate":
+		default:
+			parts = append(parts, k+"="+strconv.Quote(v))
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
 }
 
 // bandsFor picks the alerts a dashboard shows: its service's, or all of

@@ -454,6 +454,19 @@ func TestFiringIntervalsCloseAtTheNextQuietSample(t *testing.T) {
 	}
 }
 
+func TestAnAlertOfAGroupedSLONamesItsGroup(t *testing.T) {
+	at := func(m int) time.Time { return start.Add(time.Duration(m) * time.Minute) }
+	s := Series{Labels: map[string]string{"alertname": "ErrorBudgetBurn", "severity": "page", "slo": "fleet-ttft", "model_name": "llama-8b"},
+		Points: []Point{{at(0), 1}, {at(1), 0}}}
+	got := intervals(s, "svc")
+	if len(got) != 1 || got[0].Group != `model_name="llama-8b"` {
+		t.Fatalf("intervals = %+v, want one naming model_name=\"llama-8b\"", got)
+	}
+	if text := alertText(got[0]); !strings.Contains(text, `fleet-ttft model_name="llama-8b"`) {
+		t.Errorf("the alert's text %q does not name the model", text)
+	}
+}
+
 func TestStatNamesAreNeverDrawnOverTheirValues(t *testing.T) {
 	tests := []struct {
 		name   string

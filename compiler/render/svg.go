@@ -285,7 +285,7 @@ func bandClass(a Alert) string {
 }
 
 func alertText(a Alert) string {
-	return strings.Join(strings.Fields(fmt.Sprintf("%s %s %s %s – %s", a.Name, a.Severity, a.SLO,
+	return strings.Join(strings.Fields(fmt.Sprintf("%s %s %s %s %s – %s", a.Name, a.Severity, a.SLO, a.Group,
 		a.From.UTC().Format("Jan 2 15:04"), a.To.UTC().Format("Jan 2 15:04"))), " ")
 }
 

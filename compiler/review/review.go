@@ -116,7 +116,7 @@ func data(queries, evaluable []string, series map[string][]simulate.TimeSeries) 
 func alerts(in []simulate.AlertInterval) []render.Alert {
 	out := []render.Alert{}
 	for _, a := range in {
-		out = append(out, render.Alert{Name: a.Name, Severity: a.Severity, SLO: a.SLO, Service: a.Service, From: a.From, To: a.To})
+		out = append(out, render.Alert{Name: a.Name, Severity: a.Severity, SLO: a.SLO, Service: a.Service, Group: a.Group, From: a.From, To: a.To})
 	}
 	return out
 }

@@ -60,7 +60,7 @@ func TestTheStreamedPageEqualsThePageOfOneReplay(t *testing.T) {
 	}
 	alerts := []render.Alert{}
 	for _, a := range tl.Alerts {
-		alerts = append(alerts, render.Alert{Name: a.Name, Severity: a.Severity, SLO: a.SLO, Service: a.Service, From: a.From, To: a.To})
+		alerts = append(alerts, render.Alert{Name: a.Name, Severity: a.Severity, SLO: a.SLO, Service: a.Service, Group: a.Group, From: a.From, To: a.To})
 	}
 	if len(alerts) == 0 {
 		t.Fatal("the burn fired no alert; the pages would not show bands")

@@ -390,33 +390,42 @@ func runQuery(q promql.Query, err error) (*promql.Result, error) {
 // key is alert name plus severity.
 func (h *harness) alertStates() map[alertKey]rules.AlertState {
 	out := map[alertKey]rules.AlertState{}
-	for _, g := range h.groups {
-		for _, r := range g.Rules() {
-			ar, ok := r.(*rules.AlertingRule)
-			if !ok {
-				continue
-			}
-			// burn_tier names the tier whatever the severity label's value.
-			sev := ar.Labels().Get(irules.LabelBurnTier)
-			if sev == "" {
-				sev = ar.Labels().Get(irules.LabelSeverity)
-			}
-			key := alertKey{name: ar.Name(), severity: sev}
-			st := rules.StateInactive
-			for _, a := range ar.ActiveAlerts() {
-				if a.State > st {
-					st = a.State
-				}
-			}
-			if st > out[key] {
-				out[key] = st
+	h.eachAlert(func(key alertKey, active []*rules.Alert) {
+		st := rules.StateInactive
+		for _, a := range active {
+			if a.State > st {
+				st = a.State
 			}
 		}
-	}
+		if st > out[key] {
+			out[key] = st
+		}
+	})
 	return out
 }
 
+// eachAlert calls f with every alerting rule's key and active alerts.
+func (h *harness) eachAlert(f func(key alertKey, active []*rules.Alert)) {
+	for _, g := range h.groups {
+		for _, r := range g.Rules() {
+			if ar, ok := r.(*rules.AlertingRule); ok {
+				f(alertKeyOf(ar), ar.ActiveAlerts())
+			}
+		}
+	}
+}
+
 type alertKey struct{ name, severity string }
+
+// alertKeyOf keys an alerting rule by its name and tier: burn_tier names
+// the tier whatever the severity label's value.
+func alertKeyOf(ar *rules.AlertingRule) alertKey {
+	sev := ar.Labels().Get(irules.LabelBurnTier)
+	if sev == "" {
+		sev = ar.Labels().Get(irules.LabelSeverity)
+	}
+	return alertKey{name: ar.Name(), severity: sev}
+}
 
 func (k alertKey) String() string {
 	if k.severity == "" {

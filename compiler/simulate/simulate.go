@@ -508,6 +508,7 @@ func (s *sloSim) scenarios() []scenario {
 	for _, sc := range []scenario{
 		{ScenarioHealthy, (*sloSim).healthy}, {ScenarioFastBurn, (*sloSim).fastBurn}, {ScenarioSlowBurn, (*sloSim).slowBurn},
 		{ScenarioZeroTraffic, (*sloSim).zeroTraffic}, {ScenarioReset, (*sloSim).counterReset}, {ScenarioDayNight, (*sloSim).dayNight},
+		{ScenarioGroupBurn, (*sloSim).groupBurn},
 	} {
 		if len(s.opts.Scenarios) == 0 || slices.Contains(s.opts.Scenarios, sc.name) {
 			out = append(out, sc)
@@ -753,14 +754,7 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 	}
 	c := s.check(scenario, key.String(), expected, "", false)
 	c.Predicted = predicted
-	switch {
-	case fired < 0:
-		c.Observed = fmt.Sprintf("did not fire within %s", dur(deadline-warm))
-	default:
-		c.Delay = fired - warm
-		c.Pass = c.Delay <= predicted
-		c.Observed = "fired after " + dur(c.Delay)
-	}
+	c.observeFire(fired, warm, deadline)
 	out := []Check{c}
 	if resolve && fired >= 0 {
 		r := s.check(scenario, key.String(), fmt.Sprintf("resolves within %s of recovery", dur(bound)), "", false)
@@ -782,6 +776,18 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 		out = append(out, s.check(scenario, k.String(), "silent", obs, pass))
 	}
 	return out, nil
+}
+
+// observeFire records when an alert fired (fired < 0: it did not by the
+// deadline) after a burn that started at warm, against c.Predicted.
+func (c *Check) observeFire(fired, warm, deadline time.Duration) {
+	if fired < 0 {
+		c.Observed = fmt.Sprintf("did not fire within %s", dur(deadline-warm))
+		return
+	}
+	c.Delay = fired - warm
+	c.Pass = c.Delay <= c.Predicted
+	c.Observed = "fired after " + dur(c.Delay)
 }
 
 func (s *sloSim) maxFor() time.Duration {

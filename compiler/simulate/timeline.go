@@ -107,7 +107,10 @@ type Sample struct {
 // first evaluation that found it resolved, or the end of the replay.
 type AlertInterval struct {
 	Name, Severity, SLO, Service string
-	From, To                     time.Time
+	// Group names the group of a grouped SLO the alert fired for
+	// (`model_name="vllm-a"`); empty for an ungrouped SLO.
+	Group    string
+	From, To time.Time
 }
 
 // Burn is a service's fast burn: its span and each SLO's burn rate.
@@ -116,6 +119,9 @@ type Burn struct {
 	From, To time.Time
 	// Rates maps SLO names to the burn rate (error ratio over budget).
 	Rates map[string]float64
+	// Groups maps grouped SLOs to the one group that burns; the others
+	// stay healthy.
+	Groups map[string]string
 }
 
 // Describe says in a sentence or two what the timeline replayed.
@@ -124,17 +130,24 @@ func (tl Timeline) Describe() string {
 	if len(tl.Burns) == 0 {
 		return "a healthy day: traffic follows a daily cycle, errors stay below the error budget rate." + caveat
 	}
+	grouped := ""
+	for _, b := range tl.Burns {
+		if len(b.Groups) > 0 {
+			grouped = " A grouped SLO burns in one group only (the first model); its other groups stay healthy, and only the burning group may page."
+			break
+		}
+	}
 	return "a healthy day (traffic following a daily cycle, errors below the error budget rate), " +
-		"then a fast burn on every SLO until its page alert fires (its quickest ticket when it pages nobody), then recovery." + caveat
+		"then a fast burn on every SLO until its page alert fires (its quickest ticket when it pages nobody), then recovery." + grouped + caveat
 }
 
 // RunTimeline compiles the set's rules and replays one review scenario per
 // service: a healthy day, a fast burn on every SLO of the service until
 // every page alert fires (the quickest ticket of an SLO that pages nobody),
-// then recovery. Each SLO runs in its own harness
-// (its own rule group over its own engine-shaped series, as in Run); the
-// service's first engine SLO also carries the engine's token counters and
-// its queue, running and KV-cache gauges. Each query is then evaluated at
+// then recovery. Each SLO runs in its own harness (its own rule group over
+// its own engine-shaped series, as in Run); the first SLO of each engine
+// and selector also carries the engine's token counters and its queue,
+// running and KV-cache gauges. Each query is then evaluated at
 // the options' step in every harness it may read from, and the results are
 // merged: a label set seen twice keeps the harness whose SLI histogram the
 // query names, else the first.
@@ -309,6 +322,11 @@ type replaySim struct {
 	d    *driver
 	eval time.Duration
 	rate float64 // burn rate during the burn
+	// healthy drive the groups of a grouped SLO other than d's, which
+	// burns: they stay at the healthy rate throughout.
+	healthy []*driver
+	// group names d's group of a grouped SLO (`model_name="vllm-a"`).
+	group string
 	// severity is the tier the burn must fire ("" when none can), and
 	// deadline how long the burn may last before giving up on it: twice
 	// the workbook's predicted delay, as in `inferslo test`.
@@ -320,7 +338,13 @@ type replaySim struct {
 	// gauges are the engine gauges this harness carries, per pod.
 	gauges []gaugeSeries
 	refs   []storage.SeriesRef
-	open   map[alertKey]time.Duration
+	open   map[groupAlert]time.Duration
+}
+
+// groupAlert is an alert of one group (empty for an ungrouped SLO).
+type groupAlert struct {
+	alertKey
+	group string
 }
 
 type gaugeSeries struct {
@@ -337,18 +361,24 @@ func (r *serviceReplay) close() {
 
 func (r *serviceReplay) replay(slos []model.SLO, queries []string, parsed []parser.Expr) error {
 	defer r.close()
-	signalsDone := false
+	// Each engine and selector's gauges and token counters ride with its
+	// first SLO, so a service of several engines shows each one's load.
+	signalled := map[string]bool{}
 	for _, slo := range slos {
 		if slo.SLI.Raw != nil {
 			r.skipped = append(r.skipped, slo.Name+": a raw-ratio SLI has no event counts to synthesize")
 			continue
 		}
-		s, err := r.newSim(slo, !signalsDone)
+		var source string
+		if inf := slo.Inference; inf != nil {
+			source = inf.Engine + "\x00" + inf.Selector
+		}
+		s, err := r.newSim(slo, !signalled[source])
 		if err != nil {
 			return fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
 		if len(s.gauges) > 0 {
-			signalsDone = true
+			signalled[source] = true
 		}
 		r.sims = append(r.sims, s)
 	}
@@ -366,7 +396,7 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := &replaySim{slo: slo, h: h, open: map[alertKey]time.Duration{}}
+	s := &replaySim{slo: slo, h: h, open: map[groupAlert]time.Duration{}}
 	if len(h.groups) == 0 {
 		h.close()
 		return nil, fmt.Errorf("no rule group %s in the rule files", irules.GroupName(slo))
@@ -385,7 +415,7 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 	baseWindow := model.FormatDuration(slo.BaseWindow())
 	h.restrict(func(rr *rules.RecordingRule) bool { return rr.Labels().Get(irules.LabelWindow) == baseWindow })
 	s.base, h.groups = h.groups, s.full
-	w, err := newWorkload(slo, r.opts.Shape)
+	w, groups, err := replayWorkloads(slo, r.opts.Shape)
 	if err != nil {
 		h.close()
 		return nil, err
@@ -399,6 +429,12 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 	}
 	budget := slo.ErrorBudget().Float()
 	s.d = newDriver(h, w, budget, scrape, slo.BaseWindow()+2*scrape)
+	if len(groups) > 0 {
+		s.group = groups[0].name
+		for _, g := range groups[1:] {
+			s.healthy = append(s.healthy, newDriver(h, g.w, budget, scrape, slo.BaseWindow()+2*scrape))
+		}
+	}
 	s.refs = make([]storage.SeriesRef, len(s.gauges))
 	// The fast burn of `inferslo test`: twice the largest factor of the
 	// tier it targets, kept below a 100% error ratio. The page tier is the
@@ -551,6 +587,13 @@ func (r *serviceReplay) run() error {
 			if err := s.d.advance(t, load, nil); err != nil {
 				return err
 			}
+			for _, d := range s.healthy {
+				if err := d.advance(t, func(at time.Duration) (float64, float64) {
+					return dailyLoad(at) * r.opts.RPS, healthyRate(at)
+				}, nil); err != nil {
+					return err
+				}
+			}
 			if err := s.writeGauges(t, dailyLoad(t), burning(t)); err != nil {
 				return err
 			}
@@ -588,9 +631,12 @@ func (r *serviceReplay) run() error {
 		}
 	}
 	if !r.opts.SkipBurn {
-		b := &Burn{Service: r.service, From: epoch().Add(burnFrom), To: epoch().Add(min(burnTo, t)), Rates: map[string]float64{}}
+		b := &Burn{Service: r.service, From: epoch().Add(burnFrom), To: epoch().Add(min(burnTo, t)), Rates: map[string]float64{}, Groups: map[string]string{}}
 		for _, s := range r.sims {
 			b.Rates[s.slo.Name] = s.rate
+			if s.group != "" {
+				b.Groups[s.slo.Name] = s.group
+			}
 		}
 		r.burn = b
 	}
@@ -600,8 +646,10 @@ func (r *serviceReplay) run() error {
 // targetFiring tells whether the alert some SLO's burn targets still fires.
 func (r *serviceReplay) targetFiring() bool {
 	for _, s := range r.sims {
-		if _, ok := s.open[alertKey{irules.AlertBurn, s.severity}]; ok && s.severity != "" {
-			return true
+		for k := range s.open {
+			if k.alertKey == (alertKey{irules.AlertBurn, s.severity}) && s.severity != "" {
+				return true
+			}
 		}
 	}
 	return false
@@ -615,8 +663,10 @@ func (r *serviceReplay) allTargetsFired() bool {
 			continue
 		}
 		fired := false
-		if _, ok := s.open[alertKey{irules.AlertBurn, s.severity}]; ok {
-			fired = true
+		for k := range s.open {
+			if k.alertKey == (alertKey{irules.AlertBurn, s.severity}) {
+				fired = true
+			}
 		}
 		for _, a := range r.alerts {
 			if a.SLO == s.slo.Name && a.Name == irules.AlertBurn && a.Severity == s.severity && a.From.After(epoch().Add(r.opts.Healthy)) {
@@ -630,9 +680,15 @@ func (r *serviceReplay) allTargetsFired() bool {
 	return true
 }
 
-// track opens and closes firing intervals after an evaluation.
+// track opens and closes firing intervals, one per alert and group, after
+// an evaluation.
 func (s *replaySim) track(t time.Duration, r *serviceReplay) {
-	st := s.h.alertStates()
+	st := map[groupAlert]rules.AlertState{}
+	for g, states := range groupAlertStates(s.h, s.slo.GroupBy) {
+		for k, v := range states {
+			st[groupAlert{k, g}] = v
+		}
+	}
 	for k, v := range st {
 		if _, open := s.open[k]; v == rules.StateFiring && !open {
 			s.open[k] = t
@@ -646,9 +702,23 @@ func (s *replaySim) track(t time.Duration, r *serviceReplay) {
 	}
 }
 
-func (s *replaySim) interval(k alertKey, from, to time.Duration) AlertInterval {
-	return AlertInterval{Name: k.name, Severity: k.severity, SLO: s.slo.Name, Service: s.slo.Service.Name,
+func (s *replaySim) interval(k groupAlert, from, to time.Duration) AlertInterval {
+	return AlertInterval{Name: k.name, Severity: k.severity, SLO: s.slo.Name, Service: s.slo.Service.Name, Group: k.group,
 		From: epoch().Add(from), To: epoch().Add(to)}
+}
+
+// replayWorkloads is the series of one SLO's review replay: for a grouped
+// SLO, three groups, the first of which burns (so the page shows one
+// group's burn beside the others' health, each named); else one workload.
+// A grouped SLO whose groups cannot be split replays as one.
+func replayWorkloads(slo model.SLO, shape Shape) (*workload, []simGroup, error) {
+	if len(slo.GroupBy) > 0 {
+		if groups, err := groupWorkloads(slo, shape, 3); err == nil {
+			return groups[0].w, groups, nil
+		}
+	}
+	w, err := newWorkload(slo, shape)
+	return w, nil, err
 }
 
 // writeGauges appends the engine gauges at t: load follows traffic, and a

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -245,6 +246,87 @@ func BenchmarkTimelineExamples(b *testing.B) {
 	for b.Loop() {
 		if _, err := RunTimeline(set, queries, TimelineOptions{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *testing.T) {
+	slo := vllmSLO(t, "errors", "99.9%")
+	slo.Inference.Selector, slo.Inference.SelectorLabels = `namespace="llm"`, []string{"namespace"}
+	slo.SLI.Total.Expr = `vllm:request_success_total{namespace="llm"}`
+	slo.SLI.Bad.Expr = `vllm:request_success_total{namespace="llm",finished_reason="error"}`
+	slo.GroupBy = []string{"model_name"}
+	set := model.Set{SLOs: []model.SLO{slo}}
+	burnQ := irules.BurnRate(slo, slo.BaseWindow())
+	tl, err := RunTimeline(set, []string{burnQ}, TimelineOptions{Healthy: 3 * time.Hour, Recovery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Burns) != 1 || tl.Burns[0].Groups[slo.Name] != `model_name="vllm-a"` {
+		t.Fatalf("burns %+v, want one naming the burning group", tl.Burns)
+	}
+	burn := tl.Burns[0]
+	page, _ := tierBySeverity(slo, "page")
+	peaks := map[string]float64{}
+	for _, s := range tl.Series[burnQ] {
+		in, _ := during(s, burn.From, burn.To.Add(slo.BaseWindow()))
+		peaks[s.Labels["model_name"]] = maxOf(in)
+	}
+	if len(peaks) != 3 {
+		t.Fatalf("burn-rate series by model %v, want one line per group, three groups", peaks)
+	}
+	for model, peak := range peaks {
+		burning := model == "vllm-a"
+		if burning != (peak >= factors(page)[0]) {
+			t.Errorf("model %s peaks at burn rate %g; only vllm-a burns", model, peak)
+		}
+	}
+	var paged []string
+	for _, a := range tl.Alerts {
+		if a.Name == irules.AlertBurn {
+			paged = append(paged, a.Severity+" "+a.Group)
+		}
+	}
+	if len(paged) == 0 {
+		t.Fatal("no burn alert fired")
+	}
+	for _, p := range paged {
+		if !strings.HasSuffix(p, ` model_name="vllm-a"`) {
+			t.Errorf("burn alert %q fired for a group that did not burn, or names none", p)
+		}
+	}
+}
+
+func TestEachEngineOfAServiceCarriesItsOwnLoadGauges(t *testing.T) {
+	set := parseSpec(t, `
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: mixed-vllm}
+spec:
+  service: mixed
+  engine: vllm
+  selector: {namespace: a}
+  window: 28d
+  objectives: [{sli: errors, target: 99.9%}]
+---
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: mixed-sglang}
+spec:
+  service: mixed
+  engine: sglang
+  selector: {namespace: b}
+  window: 28d
+  objectives: [{sli: errors, target: 99.9%, total: 'sglang:num_requests_total', bad: 'sglang:num_aborted_requests_total'}]
+`)
+	queries := []string{`sum(vllm:num_requests_waiting{namespace="a"})`, `sum(sglang:num_queue_reqs{namespace="b"})`}
+	tl, err := RunTimeline(set, queries, TimelineOptions{Healthy: 2 * time.Hour, SkipBurn: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries {
+		if len(tl.Series[q]) != 1 || len(tl.Series[q][0].Points) == 0 {
+			t.Errorf("%s has no replayed series: %+v", q, tl.Series[q])
 		}
 	}
 }

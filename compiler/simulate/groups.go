@@ -1,0 +1,244 @@
+package simulate
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/rules"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	irules "github.com/inferslo/inferslo/compiler/rules"
+)
+
+// ScenarioGroupBurn is the scenario of a grouped SLO (groupBy) in which one
+// group burns while another stays healthy.
+const ScenarioGroupBurn = "one group burning"
+
+// groupBurn: two groups of a grouped SLO, one under the fast burn of the
+// page tier (the quickest ticket of an SLO that pages nobody), the other at
+// half the budget rate. The burning group's alert fires in time and names
+// that group; no burn alert fires for the other group, nor for no group at
+// all. Rules whose window pairs were joined without the grouping labels, or
+// that sum the groups away, page for every group and fail here.
+func (s *sloSim) groupBurn() ([]Check, error) {
+	if len(s.slo.GroupBy) == 0 {
+		return nil, nil
+	}
+	var b float64
+	tier, ok := tierBySeverity(s.slo, "page")
+	if ok {
+		b = s.fastFactor(factors(tier))
+	} else {
+		// As in the fast burn of an SLO without a page tier: the burn that
+		// would page with the workbook's tiers raises the ticket.
+		if tier, ok = tierBySeverity(s.slo, "ticket"); !ok {
+			return nil, nil
+		}
+		b = s.fastFactor(factors(tier))
+		if page, err := model.WorkbookTiersOf([]string{"page"}, s.slo.Window, 4*s.scrape(), s.slo.Evaluation); err == nil {
+			b = s.fastFactor(factors(page[0]))
+		}
+	}
+	warm := s.warmup()
+	detectT, ok := tierDetect(tier, warm, healthyBurn, b, s.sliceLag(b))
+	if !ok {
+		// The fast and slow burns report a tier no burn can fire.
+		return nil, nil
+	}
+	predicted := detectT + tier.For + s.slo.BaseWindow() + s.evalOrDefault()
+	deadline := warm + 2*predicted
+	// The burn goes on one `for` after the alert fires, so a pending alert
+	// of the healthy group would have time to fire.
+	end := deadline + s.maxFor()
+	if s.planned != nil {
+		*s.planned = max(*s.planned, end)
+		return nil, nil
+	}
+	groups, err := s.twoGroups()
+	if err != nil {
+		c := s.check(ScenarioGroupBurn, "groups", "two groups", fmt.Sprintf("not replayed: %v", err), true)
+		c.NotProven = true
+		return []Check{c}, nil
+	}
+	h, err := newIndexedHarness(s.rules, false)
+	if err != nil {
+		return nil, err
+	}
+	defer h.close()
+	if len(h.groups) == 0 {
+		return nil, &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
+	}
+	s.eval = h.groups[0].Interval()
+	if err := s.checkSteps(end, s.prehistory()); err != nil {
+		return nil, err
+	}
+	burning := s.scaled(func(t time.Duration) (float64, float64) {
+		if t > warm {
+			return 1, b
+		}
+		return 1, healthyBurn
+	})
+	drivers := []*driver{newDriver(h, groups[0].w, s.budget(), s.scrape(), s.prehistory()), newDriver(h, groups[1].w, s.budget(), s.scrape(), s.prehistory())}
+	loads := []traffic{burning, s.scaled(constant(1, healthyBurn))}
+	key := alertKey{irules.AlertBurn, tier.Severity}
+	fired := time.Duration(-1)
+	// First firing of each burn alert, by the group its labels name.
+	first := map[string]map[alertKey]time.Duration{}
+	var t time.Duration
+	for t = 0; t <= end; t += s.eval {
+		for i, d := range drivers {
+			if err := d.advance(t, loads[i], nil); err != nil {
+				return nil, err
+			}
+		}
+		if err := h.eval(t); err != nil {
+			return nil, &ruleError{at: t, err: err}
+		}
+		for g, st := range groupAlertStates(h, s.slo.GroupBy) {
+			for k, v := range st {
+				if _, seen := first[g][k]; !seen && v == rules.StateFiring && k.name == irules.AlertBurn {
+					if first[g] == nil {
+						first[g] = map[alertKey]time.Duration{}
+					}
+					first[g][k] = t
+				}
+			}
+		}
+		if at, ok := first[groups[0].name][key]; ok && fired < 0 {
+			fired = at
+		}
+		if (fired >= 0 && t >= fired+s.maxFor()) || (fired < 0 && t >= deadline) {
+			break
+		}
+	}
+	s.simulated += min(t, end) + s.eval
+	c := s.check(ScenarioGroupBurn, fmt.Sprintf("%s{severity=%q,%s}", key.name, key.severity, groups[0].name),
+		fmt.Sprintf("fires within %s of a %.4gx burn on %s alone", dur(predicted), b, groups[0].name), "", false)
+	c.Predicted = predicted
+	c.observeFire(fired, warm, deadline)
+	out := []Check{c}
+	// Every burn alert of a group other than the burning one, the healthy
+	// group's and any naming no group, must stay silent.
+	var others []string
+	for g := range first {
+		if g != groups[0].name {
+			others = append(others, g)
+		}
+	}
+	sort.Strings(others)
+	var loud []string
+	for _, g := range others {
+		for k, at := range first[g] {
+			loud = append(loud, fmt.Sprintf("{severity=%q,%s} fired after %s", k.severity, g, dur(at-warm)))
+		}
+	}
+	sort.Strings(loud)
+	obs, pass := "silent", len(loud) == 0
+	if !pass {
+		obs = strings.Join(loud, "; ")
+	}
+	out = append(out, s.check(ScenarioGroupBurn, fmt.Sprintf("%s{%s}", irules.AlertBurn, groups[1].name),
+		fmt.Sprintf("silent, for every other group too, while %s burns", groups[0].name), obs, pass))
+	return out, nil
+}
+
+// simGroup is one group's synthetic series and its name, `model_name="x"`.
+type simGroup struct {
+	name string
+	w    *workload
+}
+
+// twoGroups builds the series of two groups of the grouped SLO.
+func (s *sloSim) twoGroups() ([]simGroup, error) { return groupWorkloads(s.slo, s.opts.Shape, 2) }
+
+// groupWorkloads builds the series of n groups of a grouped SLO: the SLO's
+// workload with every grouping label set to one value per group, named
+// after the engine (vllm-a, vllm-b) or else the SLO. Other values are tried
+// until every group's series drive the SLI exactly (a selector may
+// constrain a grouping label); a grouping label the selector pins to one
+// value leaves one group, which no scenario can split.
+func groupWorkloads(slo model.SLO, shape Shape, n int) ([]simGroup, error) {
+	proto, err := newWorkload(slo, shape)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]string{}
+	if len(proto.series) > 0 {
+		have = proto.series[0].labels.Map()
+	}
+	var bases []func(label string) string
+	if slo.Inference != nil {
+		bases = append(bases, func(string) string { return slo.Inference.Engine })
+	}
+	bases = append(bases, func(string) string { return slo.Name }, func(l string) string { return have[l] })
+	var lastErr error
+	for _, base := range bases {
+		var out []simGroup
+		for i := range n {
+			suffix := string(rune('a' + i))
+			values := map[string]string{}
+			var name []string
+			for _, l := range slo.GroupBy {
+				v := suffix
+				if b := base(l); b != "" {
+					v = b + "-" + suffix
+				}
+				values[l] = v
+				name = append(name, l+"="+strconv.Quote(v))
+			}
+			w, err := newWorkload(slo, shape)
+			if err != nil {
+				return nil, err
+			}
+			for i := range w.series {
+				lb := labels.NewBuilder(w.series[i].labels)
+				for k, v := range values {
+					lb.Set(k, v)
+				}
+				w.series[i].labels = lb.Labels()
+			}
+			if err := w.check(slo); err != nil {
+				lastErr = err
+				break
+			}
+			out = append(out, simGroup{name: strings.Join(name, ","), w: w})
+		}
+		if len(out) == n {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("no %d values of %s select the SLI's series (the selector may pin them): %w", n, strings.Join(slo.GroupBy, ", "), lastErr)
+}
+
+// groupAlertStates reads the state of every alert instance after an
+// evaluation, by the group its labels name (`model_name="x"`; empty values
+// for an alert without the grouping labels).
+func groupAlertStates(h *harness, groupBy []string) map[string]map[alertKey]rules.AlertState {
+	out := map[string]map[alertKey]rules.AlertState{}
+	h.eachAlert(func(key alertKey, active []*rules.Alert) {
+		for _, a := range active {
+			name := groupName(a.Labels, groupBy)
+			if out[name] == nil {
+				out[name] = map[alertKey]rules.AlertState{}
+			}
+			if a.State > out[name][key] {
+				out[name][key] = a.State
+			}
+		}
+	})
+	return out
+}
+
+// groupName names the group a label set belongs to: `model_name="x"`, the
+// grouping labels in order, joined by commas.
+func groupName(ls labels.Labels, groupBy []string) string {
+	parts := make([]string, len(groupBy))
+	for i, l := range groupBy {
+		parts[i] = l + "=" + strconv.Quote(ls.Get(l))
+	}
+	return strings.Join(parts, ",")
+}
