@@ -140,7 +140,7 @@ func verifyOutput(dir, command string, paths []string) error {
 	if err != nil {
 		return fmt.Errorf("output folder %s after writing: %w", dir, err)
 	}
-	whole := m.command == command && len(m.files) == len(paths)
+	whole := m.line == command && len(m.files) == len(paths)
 	for _, p := range paths {
 		whole = whole && m.files[p]
 	}
