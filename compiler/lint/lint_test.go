@@ -333,4 +333,3 @@ func TestEveryCheckIsDocumented(t *testing.T) {
 		}
 	}
 }
-
