@@ -193,8 +193,9 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 			ps = append(ps, o.errorf("metadata.annotations."+AnnotationEvaluation, "%s is longer than the base window %s of SLO %s; valid: 1s to %s", model.FormatDuration(s.Evaluation), model.FormatDuration(bw), s.Name, model.FormatDuration(bw)))
 			continue
 		}
-		if checked := l.check(o, s); len(checked) > 0 {
-			ps = append(ps, checked...)
+		checked := l.check(o, s)
+		ps = append(ps, checked...)
+		if len(checked.Errors()) > 0 {
 			continue
 		}
 		out = append(out, s)
@@ -249,8 +250,12 @@ func (o object[T]) annotationDuration(ps *Problems, key string, def time.Duratio
 func (l *loader) check(o object[v1.SLO], s model.SLO) Problems {
 	var ps Problems
 	for _, c := range l.checks {
-		if path, msg := c(s); path != "" {
-			ps = append(ps, o.errorf(path, "%s", msg))
+		for _, f := range c(s) {
+			if f.Warning {
+				ps = append(ps, o.warnf(f.Path, "%s", f.Message))
+			} else {
+				ps = append(ps, o.errorf(f.Path, "%s", f.Message))
+			}
 		}
 	}
 	return ps

@@ -13,6 +13,7 @@ import (
 type compileCmd struct {
 	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders (*.yaml, *.yml, *.json)."`
 	Catalogs  catalogFlag   `embed:""`
+	Metrics   metricsFlag   `embed:""`
 	Templates templatesFlag `embed:""`
 	Output    string        `short:"o" required:"" help:"Output folder; replaced as a whole, atomically."`
 	Check     bool          `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
@@ -48,7 +49,7 @@ func (c *compileCmd) Run(e *env) error {
 	// specs are reported before any of the output folder.
 	var st *artifact.Stage
 	var stageErr error
-	res, err := check(e, c.Specs, c.Catalogs, opts, func(f artifact.File) error {
+	res, err := check(e, c.Specs, c.Catalogs, c.Metrics, opts, func(f artifact.File) error {
 		if st == nil {
 			if st, stageErr = artifact.NewStage(c.Output, "compile"); stageErr != nil {
 				return stageErr
@@ -83,7 +84,7 @@ func (c *compileCmd) check(e *env, opts compiler.Options) error {
 	if err != nil {
 		return err
 	}
-	if _, err := check(e, c.Specs, c.Catalogs, opts, cmp.Add); err != nil {
+	if _, err := check(e, c.Specs, c.Catalogs, c.Metrics, opts, cmp.Add); err != nil {
 		return err
 	}
 	diff, err := cmp.Diff()

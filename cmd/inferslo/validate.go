@@ -9,6 +9,7 @@ import (
 type validateCmd struct {
 	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders."`
 	Catalogs  catalogFlag   `embed:""`
+	Metrics   metricsFlag   `embed:""`
 	Templates templatesFlag `embed:""`
 	Tests     bool          `help:"Also build and check the promtool unit tests that compile --tests writes."`
 }
@@ -20,7 +21,7 @@ func (c *validateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	res, err := check(e, c.Specs, c.Catalogs, compiler.Options{Tests: c.Tests, Text: text}, nil)
+	res, err := check(e, c.Specs, c.Catalogs, c.Metrics, compiler.Options{Tests: c.Tests, Text: text}, nil)
 	if err != nil {
 		return err
 	}

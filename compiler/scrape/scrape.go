@@ -115,7 +115,12 @@ func Redact(src string) string {
 		return "the metrics URL"
 	}
 	if u.User != nil {
-		u.User = url.User("xxxxx")
+		// A user name alone may be a token (https://TOKEN@host).
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		} else {
+			u.User = url.User("xxxxx")
+		}
 	}
 	if u.RawQuery != "" {
 		q := u.Query()
