@@ -281,7 +281,6 @@ func matchesAll(ls map[string]string, ms []*labels.Matcher) bool {
 	return true
 }
 
-
 func quoteList(vs []string, max int) string {
 	qs := make([]string, 0, len(vs))
 	for _, v := range truncate(vs, max) {
