@@ -130,6 +130,9 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	}
 	base.GroupBy = groupBy(o, &ps)
 	base.Inference = l.inference(o, &ps)
+	if _, named := ann[AnnotationEngine]; !named && sliObj != nil {
+		base.Inference = l.inferEngine(*sliObj, &base, &ps)
+	}
 	base.SLOTier = sloTier(o, &ps)
 	// A batch burn is work that can wait: replicas bought for it would
 	// serve no one waiting, so only a spec that asks scales on it.
@@ -361,6 +364,7 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 		*ps = append(*ps, sli.errorf(path+".spec.query", "invalid PromQL: %v", err))
 		return "", false
 	}
+	normaliseLe(expr)
 	return expr.String(), true
 }
 
@@ -437,23 +441,7 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		}
 		sort.Strings(inf.SelectorLabels)
 	}
-	inf.Signals = model.Signals{
-		QueueDepth:       eng.Gauges["queue_depth"],
-		Running:          eng.Gauges["running"],
-		KVCacheUsage:     eng.Gauges["kv_cache_usage"],
-		Requests:         eng.Requests,
-		PromptTokens:     eng.Counters["prompt_tokens"],
-		GenerationTokens: eng.Counters["generation_tokens"],
-		Buckets:          map[string][]float64{},
-		Units:            map[string]string{},
-	}
-	for role, dst := range map[string]*string{"ttft": &inf.Signals.TTFT, "itl": &inf.Signals.ITL, "tpot": &inf.Signals.TPOT, "e2e": &inf.Signals.E2E, "queue": &inf.Signals.Queue} {
-		if h, ok := eng.Histograms[role]; ok {
-			*dst = h.Metric
-			inf.Signals.Buckets[h.Metric] = h.Buckets
-			inf.Signals.Units[h.Metric] = h.UnitOrSeconds()
-		}
-	}
+	inf.Signals = signalsOf(eng)
 	return inf
 }
 
