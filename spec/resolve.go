@@ -61,7 +61,7 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		switch {
 		case !contains(sloAnnotations, k):
 			text = append(text, o.errorf(path, "unknown annotation %q%s; inferslo reads %s", k, didYouMean(k, sloAnnotations), fmtList(sloAnnotations)))
-		case k == AnnotationAutoscaling, k == AnnotationAlertLabels, k == AnnotationSeverities:
+		case k == AnnotationAutoscaling, k == AnnotationAlertLabels, k == AnnotationSeverities, k == AnnotationBuckets:
 			// JSON whose own decoding checks each of its fields.
 		case k == AnnotationEngineMetrics:
 			// JSON that may be indented over several lines.
@@ -399,6 +399,23 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 	eng = l.histogramType(o, eng, ps)
 	if eng == nil {
 		return nil
+	}
+	if text, ok := ann[AnnotationBuckets]; ok {
+		path := "metadata.annotations." + AnnotationBuckets
+		var buckets map[string][]float64
+		if err := json.Unmarshal([]byte(text), &buckets); err != nil {
+			*ps = append(*ps, o.errorf(path, "not a JSON object of bucket lists by SLI role, such as {\"ttft\": [0.1, 0.3, 1]}"))
+			return nil
+		}
+		e, notes, err := eng.WithBuckets(buckets)
+		if err != nil {
+			*ps = append(*ps, o.errorf(path, "%v", err))
+			return nil
+		}
+		for _, n := range notes {
+			*ps = append(*ps, o.warnf(path, "%s", n))
+		}
+		eng = e
 	}
 	role := ann[AnnotationSLI]
 	inf := &model.Inference{Engine: eng.ID, EngineTitle: eng.Title, EngineVersion: eng.Variant, Role: role, Selector: ann[AnnotationSelector]}
