@@ -61,6 +61,10 @@ type Engine struct {
 	Requests string            `yaml:"requests,omitempty"`
 	Gauges   map[string]string `yaml:"gauges,omitempty"`
 	Counters map[string]string `yaml:"counters,omitempty"`
+	// Distributions are the engine's other histograms (token counts,
+	// prefill and decode time), by what they measure: no SLI reads them,
+	// but lint and --metrics know them.
+	Distributions map[string]string `yaml:"distributions,omitempty"`
 	// Lacks says, per SLI role or signal, what the engine cannot measure
 	// and what it has instead.
 	Lacks    map[string]string `yaml:"lacks,omitempty"`
