@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -82,7 +81,7 @@ var checkMetricsLabelValue = Check{
 				if len(series) == 0 || m.Name == "le" || !usable(q, m) || anyMatches(series, m) {
 					continue
 				}
-				vals := values(series, m.Name)
+				vals := scrape.Values(series, m.Name)
 				if len(vals) == 0 {
 					r.atLabel(q, vs, m.Name, "no series of %s in the scrape has a %s label", name, m.Name)
 					continue
@@ -102,12 +101,7 @@ var checkMetricsLe = Check{
 			if m == nil || len(series) == 0 || !usable(q, m) || anyMatches(series, m) {
 				return
 			}
-			vals := values(series, "le")
-			sort.Slice(vals, func(i, j int) bool {
-				a, _ := strconv.ParseFloat(vals[i], 64)
-				b, _ := strconv.ParseFloat(vals[j], 64)
-				return a < b
-			})
+			vals := scrape.Values(series, "le")
 			r.atLabel(q, vs, "le", "%s exposes no bucket %s; it has le=%s", name, m.String(), quoteList(vals, 30))
 		})
 	},
@@ -129,19 +123,6 @@ func matchesAll(q *Query, ls map[string]string, ms []*labels.Matcher) bool {
 		}
 	}
 	return true
-}
-
-func values(series []map[string]string, label string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, ls := range series {
-		if v, ok := ls[label]; ok && !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func quoteList(vs []string, max int) string {

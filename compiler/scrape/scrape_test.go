@@ -180,3 +180,25 @@ func BenchmarkParse8MB(b *testing.B) {
 		}
 	}
 }
+
+// FuzzParse feeds arbitrary expositions to the parser: it never panics,
+// keeps at most MaxSeries series and at most as many as the input has lines.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("vllm:num_requests_waiting{model_name=\"m\"} 4\n"))
+	f.Add([]byte("# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 3\n# EOF\n"))
+	f.Add(gzipped(f, []byte("a{b=\"c\"} 1\n")))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lim := Limits{MaxBytes: 1 << 16, MaxSeries: 64}
+		s, err := Parse("fuzz", data, lim)
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, name := range s.Names() {
+			n += len(s.Of(name))
+		}
+		if n != s.Series() || n > lim.MaxSeries || n > bytes.Count(data, []byte("\n"))+1 && len(data) > 0 && data[0] != 0x1f {
+			t.Fatalf("%d series kept (count %d) from %d bytes", n, s.Series(), len(data))
+		}
+	})
+}
