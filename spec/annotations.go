@@ -28,6 +28,7 @@ const (
 	AnnotationTier            = annotationPrefix + "tier"                  // interactive | batch
 	AnnotationHistogramType   = annotationPrefix + "histogram-type"        // classic | native
 	AnnotationNativeSchema    = annotationPrefix + "native-schema"         // 3: the coarsest schema of native histograms
+	AnnotationBuckets         = annotationPrefix + "buckets"               // JSON object: {"ttft":[0.1,0.3,1]}, buckets a deployment changed
 	// On an AlertCondition:
 	AnnotationShortWindow = annotationPrefix + "short-window" // 5m
 )
@@ -36,5 +37,5 @@ var sloAnnotations = []string{
 	AnnotationEngine, AnnotationEngineVersion, AnnotationEngineMetrics, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
 	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
 	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
-	AnnotationAlertLabels, AnnotationSeverities, AnnotationScaleOnBurn, AnnotationTier, AnnotationHistogramType, AnnotationNativeSchema,
+	AnnotationAlertLabels, AnnotationSeverities, AnnotationScaleOnBurn, AnnotationTier, AnnotationHistogramType, AnnotationNativeSchema, AnnotationBuckets,
 }

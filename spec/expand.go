@@ -118,6 +118,20 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		return nil, ps
 	}
 	eng, histType := histogramType(d, &ps, s, eng)
+	var bucketsJSON string
+	if eng != nil && len(s.Spec.Buckets) > 0 {
+		// Notes about fixed buckets are reported where the annotation is
+		// read, once per SLO.
+		e, _, err := eng.WithBuckets(s.Spec.Buckets)
+		js, jerr := json.Marshal(s.Spec.Buckets)
+		switch {
+		case err != nil:
+			ps = append(ps, d.errorf("spec.buckets", "%v", err))
+		case jerr != nil:
+			ps = append(ps, d.errorf("spec.buckets", "cannot encode: %v", jerr))
+		}
+		eng, bucketsJSON = e, string(js)
+	}
 	if eng == nil {
 		return nil, ps
 	}
@@ -168,6 +182,9 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		if histType != "" {
 			ann[AnnotationHistogramType] = histType
 		}
+		if bucketsJSON != "" {
+			ann[AnnotationBuckets] = bucketsJSON
+		}
 		if s.Spec.NativeSchema != nil {
 			ann[AnnotationNativeSchema] = fmt.Sprint(*s.Spec.NativeSchema)
 		}
@@ -214,6 +231,8 @@ func objectivePaths(objective string) func(string) string {
 			return "spec.selector"
 		case p == "metadata.annotations."+AnnotationTier:
 			return "spec.tier"
+		case p == "metadata.annotations."+AnnotationBuckets:
+			return "spec.buckets"
 		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAutoscaling):
 			return "spec.autoscaling" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAutoscaling)
 		case strings.HasPrefix(p, "metadata.annotations"):

@@ -82,13 +82,46 @@ func LoadWith(cat *engine.Catalog, paths ...string) (Result, error) {
 // shorthand's property for shorthand specs.
 type Check func(model.SLO) (path, message string)
 
+// Finding is one problem a Checker finds in a resolved SLO: a message at an
+// OpenSLO property path of the SLO's object, located like Check's.
+type Finding struct {
+	Path, Message string
+	// Warning does not stop compilation; the SLO is kept.
+	Warning bool
+}
+
+// Checker is a further check of each resolved SLO that may find several
+// problems (validate --metrics compares every series an SLO reads with
+// a scrape).
+type Checker func(model.SLO) []Finding
+
+// Checker adapts a Check.
+func (c Check) Checker() Checker {
+	return func(s model.SLO) []Finding {
+		if path, msg := c(s); path != "" {
+			return []Finding{{Path: path, Message: msg}}
+		}
+		return nil
+	}
+}
+
 // LoadChecked is LoadWith that also runs checks on every SLO that resolves.
 func LoadChecked(cat *engine.Catalog, checks []Check, paths ...string) (Result, error) {
+	cs := make([]Checker, len(checks))
+	for i, c := range checks {
+		cs[i] = c.Checker()
+	}
+	return LoadVerified(cat, cs, paths...)
+}
+
+// LoadVerified is LoadWith that also runs checkers on every SLO that
+// resolves.
+func LoadVerified(cat *engine.Catalog, checkers []Checker, paths ...string) (Result, error) {
 	sources, err := ReadFiles(paths...)
 	if err != nil {
 		return Result{}, err
 	}
-	return parse(cat, checks, sources)
+	return parse(cat, checkers, sources)
 }
 
 // Source is one spec file's name and content.
@@ -111,7 +144,7 @@ func ParseWith(cat *engine.Catalog, sources ...Source) (Result, error) {
 	return parse(cat, nil, sources)
 }
 
-func parse(cat *engine.Catalog, checks []Check, sources []Source) (Result, error) {
+func parse(cat *engine.Catalog, checks []Checker, sources []Source) (Result, error) {
 	l := newLoader(cat)
 	l.checks = checks
 	var names []string

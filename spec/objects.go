@@ -54,7 +54,7 @@ type loader struct {
 	// keys are the fields of the shorthand's types, found once.
 	keys structKeys
 	// checks are the caller's further checks of each resolved SLO.
-	checks []Check
+	checks []Checker
 }
 
 func newLoader(cat *engine.Catalog) *loader {

@@ -62,7 +62,7 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		switch {
 		case !contains(sloAnnotations, k):
 			text = append(text, o.errorf(path, "unknown annotation %q%s; inferslo reads %s", k, didYouMean(k, sloAnnotations), fmtList(sloAnnotations)))
-		case k == AnnotationAutoscaling, k == AnnotationAlertLabels, k == AnnotationSeverities:
+		case k == AnnotationAutoscaling, k == AnnotationAlertLabels, k == AnnotationSeverities, k == AnnotationBuckets:
 			// JSON whose own decoding checks each of its fields.
 		case k == AnnotationEngineMetrics:
 			// JSON that may be indented over several lines.
@@ -135,6 +135,9 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	}
 	base.GroupBy = groupBy(o, base.SLI, &ps)
 	base.Inference = l.inference(o, &ps)
+	if _, named := ann[AnnotationEngine]; !named && sliObj != nil {
+		base.Inference = l.inferEngine(*sliObj, &base, &ps)
+	}
 	base.SLOTier = sloTier(o, &ps)
 	// A batch burn is work that can wait: replicas bought for it would
 	// serve no one waiting, so only a spec that asks scales on it.
@@ -198,8 +201,9 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 			ps = append(ps, o.errorf("metadata.annotations."+AnnotationEvaluation, "%s is longer than the base window %s of SLO %s; valid: 1s to %s", model.FormatDuration(s.Evaluation), model.FormatDuration(bw), s.Name, model.FormatDuration(bw)))
 			continue
 		}
-		if checked := l.check(o, s); len(checked) > 0 {
-			ps = append(ps, checked...)
+		checked := l.check(o, s)
+		ps = append(ps, checked...)
+		if len(checked.Errors()) > 0 {
 			continue
 		}
 		out = append(out, s)
@@ -254,8 +258,12 @@ func (o object[T]) annotationDuration(ps *Problems, key string, def time.Duratio
 func (l *loader) check(o object[v1.SLO], s model.SLO) Problems {
 	var ps Problems
 	for _, c := range l.checks {
-		if path, msg := c(s); path != "" {
-			ps = append(ps, o.errorf(path, "%s", msg))
+		for _, f := range c(s) {
+			if f.Warning {
+				ps = append(ps, o.warnf(f.Path, "%s", f.Message))
+			} else {
+				ps = append(ps, o.errorf(f.Path, "%s", f.Message))
+			}
 		}
 	}
 	return ps
@@ -367,6 +375,7 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 		*ps = append(*ps, sli.errorf(path+".spec.query", "invalid PromQL: %v", err))
 		return "", false
 	}
+	normaliseLe(expr)
 	return expr.String(), true
 }
 
@@ -401,6 +410,23 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 	eng = l.histogramType(o, eng, ps)
 	if eng == nil {
 		return nil
+	}
+	if text, ok := ann[AnnotationBuckets]; ok {
+		path := "metadata.annotations." + AnnotationBuckets
+		var buckets map[string][]float64
+		if err := json.Unmarshal([]byte(text), &buckets); err != nil {
+			*ps = append(*ps, o.errorf(path, "not a JSON object of bucket lists by SLI role, such as {\"ttft\": [0.1, 0.3, 1]}"))
+			return nil
+		}
+		e, notes, err := eng.WithBuckets(buckets)
+		if err != nil {
+			*ps = append(*ps, o.errorf(path, "%v", err))
+			return nil
+		}
+		for _, n := range notes {
+			*ps = append(*ps, o.warnf(path, "%s", n))
+		}
+		eng = e
 	}
 	role := ann[AnnotationSLI]
 	inf := &model.Inference{Engine: eng.ID, EngineTitle: eng.Title, EngineVersion: eng.Variant, Role: role, Selector: ann[AnnotationSelector]}
@@ -443,23 +469,7 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		}
 		sort.Strings(inf.SelectorLabels)
 	}
-	inf.Signals = model.Signals{
-		QueueDepth:       eng.Gauges["queue_depth"],
-		Running:          eng.Gauges["running"],
-		KVCacheUsage:     eng.Gauges["kv_cache_usage"],
-		Requests:         eng.Requests,
-		PromptTokens:     eng.Counters["prompt_tokens"],
-		GenerationTokens: eng.Counters["generation_tokens"],
-		Buckets:          map[string][]float64{},
-		Units:            map[string]string{},
-	}
-	for role, dst := range map[string]*string{"ttft": &inf.Signals.TTFT, "itl": &inf.Signals.ITL, "tpot": &inf.Signals.TPOT, "e2e": &inf.Signals.E2E, "queue": &inf.Signals.Queue} {
-		if h, ok := eng.Histograms[role]; ok {
-			*dst = h.Metric
-			inf.Signals.Buckets[h.Metric] = h.Buckets
-			inf.Signals.Units[h.Metric] = h.UnitOrSeconds()
-		}
-	}
+	inf.Signals = signalsOf(eng)
 	return inf
 }
 

@@ -53,6 +53,11 @@ type ShorthandSpec struct {
 	// buckets, error and request counters, gauges) in the catalog's
 	// format; Engine then names this custom engine.
 	Metrics *engine.Engine `yaml:"metrics,omitempty"`
+	// Buckets are histogram bounds the deployment changed from the
+	// engine's defaults (vLLM's custom_histogram_buckets, SGLang's
+	// --bucket-* flags), by SLI role, in the histogram's unit; every check
+	// uses them.
+	Buckets map[string][]float64 `yaml:"buckets,omitempty"`
 	// Selector is label equality matchers applied to every engine series.
 	Selector map[string]string `yaml:"selector,omitempty"`
 	// GroupBy splits every objective into one SLO per value of these labels

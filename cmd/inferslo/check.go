@@ -12,8 +12,8 @@ import (
 // loaded and every backend builds and validates its artifacts, which go to
 // add one at a time (nil: they are only checked). validate and compile both
 // call it, so they report the same problems.
-func check(e *env, specs []string, catalogs catalogFlag, opts compiler.Options, add func(artifact.File) error) (spec.Result, error) {
-	res, err := load(e, specs, catalogs)
+func check(e *env, specs []string, catalogs catalogFlag, metrics metricsFlag, opts compiler.Options, add func(artifact.File) error) (spec.Result, error) {
+	res, err := loadScraped(e, specs, catalogs, metrics)
 	if err != nil {
 		return res, err
 	}

@@ -15,6 +15,7 @@ import (
 type compileCmd struct {
 	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders (*.yaml, *.yml, *.json)."`
 	Catalogs  catalogFlag   `embed:""`
+	Metrics   metricsFlag   `embed:""`
 	Templates templatesFlag `embed:""`
 	Output    string        `short:"o" required:"" help:"Output folder; replaced as a whole, atomically."`
 	Check     bool          `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
@@ -93,7 +94,7 @@ func (c *compileCmd) run(e *env, doc *compileJSON) error {
 	// specs are reported before any of the output folder.
 	var st *artifact.Stage
 	var stageErr error
-	res, err := check(e, c.Specs, c.Catalogs, opts, func(f artifact.File) error {
+	res, err := check(e, c.Specs, c.Catalogs, c.Metrics, opts, func(f artifact.File) error {
 		if st == nil {
 			if st, stageErr = artifact.NewStage(c.Output, c.recorded()); stageErr != nil {
 				return stageErr
@@ -145,7 +146,7 @@ func (c *compileCmd) check(e *env, opts compiler.Options, doc *compileJSON) erro
 			return cmp.Add(f)
 		}
 	}
-	res, err := check(e, c.Specs, c.Catalogs, opts, add)
+	res, err := check(e, c.Specs, c.Catalogs, c.Metrics, opts, add)
 	if doc != nil {
 		doc.SLOs = len(res.Set.SLOs)
 	}

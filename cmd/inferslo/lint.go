@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/lint"
+	"github.com/inferslo/inferslo/compiler/scrape"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -44,7 +45,7 @@ func (c *lintCmd) Run(e *env) error {
 	}
 	opts := lint.Options{ScrapeInterval: c.ScrapeInterval, Config: cfg, Catalog: cat}
 	if c.Metrics != "" {
-		if opts.Scrape, err = lint.LoadScrape(context.Background(), c.Metrics, 10*time.Second); err != nil {
+		if opts.Scrape, err = scrape.Load(context.Background(), c.Metrics, scrape.Limits{}); err != nil {
 			return err
 		}
 	}

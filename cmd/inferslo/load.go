@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/scrape"
 	"github.com/inferslo/inferslo/compiler/simulate"
 	"github.com/inferslo/inferslo/spec"
+	"github.com/inferslo/inferslo/spec/engine"
 	"github.com/inferslo/inferslo/templates"
 )
 
@@ -42,15 +45,53 @@ type templatesFlag struct {
 // folder does not replace.
 func (f templatesFlag) load() (*templates.Text, error) { return templates.Load(f.Templates) }
 
+// metricsFlag names /metrics scrapes every series an SLO reads is checked
+// against.
+type metricsFlag struct {
+	Metrics []string `help:"A /metrics scrape (file or http(s) URL, Prometheus text or OpenMetrics, bounded in time and size) every series the rules, dashboards and KEDA triggers read is checked against; repeatable, one per engine." placeholder:"FILE|URL"`
+}
+
+// checker reads the scrapes; nil when none is given.
+func (f metricsFlag) checker(cat *engine.Catalog) (spec.Checker, error) {
+	if len(f.Metrics) == 0 {
+		return nil, nil
+	}
+	c := &scrape.Checker{Catalog: cat}
+	for _, src := range f.Metrics {
+		s, err := scrape.Load(context.Background(), src, scrape.Limits{})
+		if err != nil {
+			return nil, err
+		}
+		c.Scrapes = append(c.Scrapes, s)
+	}
+	return c.Check, nil
+}
+
 // load reads specs, runs the command's further checks on each SLO, and
 // prints every problem with its snippet. It returns errReported when any
 // problem is an error.
 func load(e *env, paths []string, catalogs catalogFlag, checks ...spec.Check) (spec.Result, error) {
+	return loadScraped(e, paths, catalogs, metricsFlag{}, checks...)
+}
+
+// loadScraped is load that also checks every SLO against the scrapes.
+func loadScraped(e *env, paths []string, catalogs catalogFlag, metrics metricsFlag, checks ...spec.Check) (spec.Result, error) {
 	cat, err := spec.Catalog(catalogs.Catalog...)
 	if err != nil {
 		return spec.Result{}, err
 	}
-	res, err := spec.LoadChecked(cat, checks, paths...)
+	var checkers []spec.Checker
+	for _, c := range checks {
+		checkers = append(checkers, c.Checker())
+	}
+	sc, err := metrics.checker(cat)
+	if err != nil {
+		return spec.Result{}, err
+	}
+	if sc != nil {
+		checkers = append(checkers, sc)
+	}
+	res, err := spec.LoadVerified(cat, checkers, paths...)
 	if err != nil {
 		return res, err
 	}

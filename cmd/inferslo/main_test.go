@@ -18,9 +18,14 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script, one per
-// behaviour a user relies on. $EXAMPLES is the bundled examples folder.
+// behaviour a user relies on. $EXAMPLES is the bundled examples folder,
+// $SCRAPES the engines' /metrics scrapes written for tests.
 func TestScripts(t *testing.T) {
 	examples, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrapes, err := filepath.Abs("../../testdata/scrapes")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +33,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("EXAMPLES", examples)
+			e.Setenv("SCRAPES", scrapes)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -10,6 +10,7 @@ import (
 type validateCmd struct {
 	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders."`
 	Catalogs  catalogFlag   `embed:""`
+	Metrics   metricsFlag   `embed:""`
 	Templates templatesFlag `embed:""`
 	Tests     bool          `help:"Also build and check the promtool unit tests that compile --tests writes."`
 	Format    formatFlag    `embed:""`
@@ -45,5 +46,5 @@ func (c *validateCmd) validate(e *env) (spec.Result, error) {
 	if err != nil {
 		return spec.Result{}, err
 	}
-	return check(e, c.Specs, c.Catalogs, compiler.Options{Tests: c.Tests, Text: text}, nil)
+	return check(e, c.Specs, c.Catalogs, c.Metrics, compiler.Options{Tests: c.Tests, Text: text}, nil)
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,9 +12,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/inferslo/inferslo/compiler"
+	"github.com/inferslo/inferslo/compiler/scrape"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -111,11 +109,11 @@ func TestCleanFilesGetNoFindings(t *testing.T) {
 }
 
 func TestCleanFilesMatchTheVLLMScrape(t *testing.T) {
-	scrape, err := LoadScrape(t.Context(), "testdata/vllm-metrics.prom", 0)
+	scr, err := scrape.Load(t.Context(), "testdata/vllm-metrics.prom", scrape.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := lintFiles(t, Options{Scrape: scrape}, "testdata/clean")
+	res := lintFiles(t, Options{Scrape: scr}, "testdata/clean")
 	for _, f := range res.Findings {
 		t.Errorf("%s:%d:%d: %s (%s)", f.File, f.Line, f.Column, f.Message, f.Check)
 	}
@@ -191,7 +189,7 @@ func TestInlineDisablesSilenceOnlyTheirRule(t *testing.T) {
 }
 
 func TestScrapeChecks(t *testing.T) {
-	scrape, err := LoadScrape(t.Context(), "testdata/vllm-metrics.prom", 0)
+	scr, err := scrape.Load(t.Context(), "testdata/vllm-metrics.prom", scrape.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +204,7 @@ func TestScrapeChecks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := Source{Name: "r.yaml", Data: []byte("groups:\n- name: g\n  rules:\n  - record: x\n    expr: '" + tt.expr + "'\n")}
-			res, err := Run([]Source{src}, Options{Scrape: scrape})
+			res, err := Run([]Source{src}, Options{Scrape: scr})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,27 +215,6 @@ func TestScrapeChecks(t *testing.T) {
 			}
 			t.Fatalf("no %s finding containing %q in %+v", tt.check, tt.message, res.Findings)
 		})
-	}
-}
-
-func TestOpenMetricsScrapesParse(t *testing.T) {
-	om := "# TYPE vllm:request_success counter\n" +
-		"vllm:request_success_total{finished_reason=\"stop\"} 3 # {trace_id=\"a\"} 1 1.7e9\n" +
-		"vllm:request_success_created{finished_reason=\"stop\"} 1.7e9\n" +
-		"# TYPE vllm:time_to_first_token_seconds histogram\n" +
-		"vllm:time_to_first_token_seconds_bucket{le=\"1\"} 2\n" +
-		"vllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} 3\n" +
-		"# EOF\n"
-	s, err := ParseScrape("om", []byte(om))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.series["vllm:request_success_total"]) != 1 {
-		t.Fatalf("series: %v", s.series)
-	}
-	les := values(s.series["vllm:time_to_first_token_seconds_bucket"], "le")
-	if !slices.Equal(les, []string{"+Inf", "1.0"}) {
-		t.Fatalf("le values %q, want the Prometheus 3 forms +Inf and 1.0", les)
 	}
 }
 
@@ -354,33 +331,5 @@ func TestEveryCheckIsDocumented(t *testing.T) {
 		if !strings.Contains(string(doc), "### "+c.ID+"\n") {
 			t.Errorf("docs/lint.md has no section for %s", c.ID)
 		}
-	}
-}
-
-func TestScrapeURLIsFetchedOnce(t *testing.T) {
-	data, err := os.ReadFile("testdata/vllm-metrics.prom")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits++
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		w.Write(data)
-	}))
-	defer srv.Close()
-	s, err := LoadScrape(t.Context(), srv.URL+"/metrics", 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hits != 1 || len(s.series["vllm:num_requests_waiting"]) != 1 {
-		t.Fatalf("%d requests, series %v", hits, s.series["vllm:num_requests_waiting"])
-	}
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
-	}))
-	defer slow.Close()
-	if _, err := LoadScrape(t.Context(), slow.URL, 50*time.Millisecond); err == nil {
-		t.Fatal("a scrape that never answers did not time out")
 	}
 }

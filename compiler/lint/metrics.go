@@ -1,131 +1,20 @@
 package lint
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 
+	"github.com/inferslo/inferslo/compiler/scrape"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
-// Scrape is the series of one /metrics exposition, by metric name.
-type Scrape struct {
-	Source string
-	series map[string][]map[string]string
-}
-
-// LoadScrape reads an exposition from a file or, for an http(s) URL, one
-// GET with a timeout.
-func LoadScrape(ctx context.Context, src string, timeout time.Duration) (*Scrape, error) {
-	var data []byte
-	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
-		if err != nil {
-			return nil, fmt.Errorf("metrics url: %w", err)
-		}
-		req.Header.Set("Accept", "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, fmt.Errorf("fetch metrics: %w", err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("fetch metrics %s: %s", src, resp.Status)
-		}
-		if data, err = io.ReadAll(io.LimitReader(resp.Body, 256<<20)); err != nil {
-			return nil, fmt.Errorf("fetch metrics: %w", err)
-		}
-	} else {
-		var err error
-		if data, err = os.ReadFile(src); err != nil {
-			return nil, fmt.Errorf("read metrics: %w", err)
-		}
-	}
-	return ParseScrape(src, data)
-}
-
-// omExemplar is an OpenMetrics exemplar or trailing timestamp part.
-var omExemplar = regexp.MustCompile(` # \{.*$`)
-
-// ParseScrape parses the Prometheus text format or OpenMetrics. OpenMetrics
-// is read as text after dropping what the text format lacks (# EOF,
-// # UNIT, exemplars); its metadata lines are dropped too, since a counter
-// family named without _total would not match its samples, and only series
-// names and labels matter here.
-func ParseScrape(source string, data []byte) (*Scrape, error) {
-	openMetrics := bytes.Contains(data, []byte("\n# EOF")) || bytes.HasPrefix(data, []byte("# EOF"))
-	if openMetrics {
-		var b bytes.Buffer
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		for sc.Scan() {
-			l := sc.Text()
-			if strings.HasPrefix(l, "#") {
-				continue
-			}
-			b.WriteString(omExemplar.ReplaceAllString(l, ""))
-			b.WriteByte('\n')
-		}
-		data = b.Bytes()
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("parse metrics %s: %w", source, err)
-	}
-	s := &Scrape{Source: source, series: map[string][]map[string]string{}}
-	list := make([]string, 0, len(fams))
-	for n := range fams {
-		list = append(list, n)
-	}
-	sort.Strings(list)
-	for _, n := range list {
-		vec, err := expfmt.ExtractSamples(&expfmt.DecodeOptions{Timestamp: 0}, fams[n])
-		if err != nil {
-			return nil, fmt.Errorf("parse metrics %s: %w", source, err)
-		}
-		for _, smp := range vec {
-			ls := map[string]string{}
-			for k, v := range smp.Metric {
-				ls[string(k)] = string(v)
-			}
-			name := ls[model.MetricNameLabel]
-			if le, ok := ls["le"]; ok {
-				// Prometheus 3 stores bounds normalised: "1" as "1.0".
-				if f, err := strconv.ParseFloat(le, 64); err == nil {
-					ls["le"] = labels.FormatOpenMetricsFloat(f)
-				}
-			}
-			s.series[name] = append(s.series[name], ls)
-		}
-	}
-	return s, nil
-}
-
-// Series returns how many series the scrape holds.
-func (s *Scrape) Series() int {
-	n := 0
-	for _, v := range s.series {
-		n += len(v)
-	}
-	return n
-}
+// Scrape is the series of one /metrics exposition (compiler/scrape reads
+// it, bounded).
+type Scrape = scrape.Scrape
 
 // scrapeSelectors yields the selectors worth checking against the scrape:
 // those of raw metrics, not of recording rules.
@@ -141,7 +30,7 @@ func (r *reporter) scrapeSelectors(q *Query, fn func(vs *parser.VectorSelector, 
 		if _, engine := r.catalog.engineOf(name); strings.Contains(name, ":") && !engine {
 			continue // a recording rule defined elsewhere
 		}
-		fn(vs, name, r.opts.Scrape.series[name])
+		fn(vs, name, r.opts.Scrape.Of(name))
 	}
 }
 
@@ -192,7 +81,7 @@ var checkMetricsLabelValue = Check{
 				if len(series) == 0 || m.Name == "le" || !usable(q, m) || anyMatches(series, m) {
 					continue
 				}
-				vals := values(series, m.Name)
+				vals := scrape.Values(series, m.Name)
 				if len(vals) == 0 {
 					r.atLabel(q, vs, m.Name, "no series of %s in the scrape has a %s label", name, m.Name)
 					continue
@@ -212,12 +101,7 @@ var checkMetricsLe = Check{
 			if m == nil || len(series) == 0 || !usable(q, m) || anyMatches(series, m) {
 				return
 			}
-			vals := values(series, "le")
-			sort.Slice(vals, func(i, j int) bool {
-				a, _ := strconv.ParseFloat(vals[i], 64)
-				b, _ := strconv.ParseFloat(vals[j], 64)
-				return a < b
-			})
+			vals := scrape.Values(series, "le")
 			r.atLabel(q, vs, "le", "%s exposes no bucket %s; it has le=%s", name, m.String(), quoteList(vals, 30))
 		})
 	},
@@ -239,19 +123,6 @@ func matchesAll(q *Query, ls map[string]string, ms []*labels.Matcher) bool {
 		}
 	}
 	return true
-}
-
-func values(series []map[string]string, label string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, ls := range series {
-		if v, ok := ls[label]; ok && !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func quoteList(vs []string, max int) string {

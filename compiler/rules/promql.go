@@ -93,6 +93,13 @@ func rateSelectors(e parser.Expr, window time.Duration) (parser.Expr, error) {
 		}
 		c := *n
 		c.LHS, c.RHS = lhs, rhs
+		if n.Op == parser.ADD {
+			// A counter that has not appeared yet (vLLM creates a
+			// rejection reason's series at its first rejection) counts as
+			// zero while the other term exists, rather than emptying the
+			// sum.
+			c.LHS, c.RHS = orZero(lhs, rhs), orZero(rhs, lhs)
+		}
 		return &c, nil
 	case *parser.ParenExpr:
 		inner, err := rateSelectors(n.Expr, window)
@@ -112,6 +119,19 @@ func rateSelectors(e parser.Expr, window time.Duration) (parser.Expr, error) {
 	default:
 		return nil, fmt.Errorf("unsupported expression %q in a counter query", e.String())
 	}
+}
+
+// orZero is `(a or 0 * b)`: a, or zero for each series of b where a has
+// none. Numbers are left alone.
+func orZero(a, b parser.Expr) parser.Expr {
+	if _, ok := a.(*parser.NumberLiteral); ok {
+		return a
+	}
+	if _, ok := b.(*parser.NumberLiteral); ok {
+		return a
+	}
+	zero := &parser.BinaryExpr{Op: parser.MUL, LHS: &parser.NumberLiteral{Val: 0}, RHS: b}
+	return &parser.ParenExpr{Expr: &parser.BinaryExpr{Op: parser.LOR, LHS: a, RHS: zero, VectorMatching: &parser.VectorMatching{Card: parser.CardManyToMany}}}
 }
 
 // CountUnder recognises histogram_count(h) * histogram_fraction(a, b, h)
@@ -191,6 +211,15 @@ func sumOf(e parser.Expr, by []string) parser.Expr {
 	}
 	if p, ok := e.(*parser.ParenExpr); ok {
 		e = p.Expr
+	}
+	if len(by) > 0 {
+		// Sums inside (sum(a) + sum(b)) would drop the labels first.
+		parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+			if a, ok := n.(*parser.AggregateExpr); ok && a.Op == parser.SUM && len(a.Grouping) == 0 && !a.Without {
+				a.Grouping = by
+			}
+			return nil
+		})
 	}
 	return &parser.AggregateExpr{Op: parser.SUM, Expr: e, Grouping: by}
 }

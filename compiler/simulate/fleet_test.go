@@ -65,11 +65,11 @@ func fleetSetup(t *testing.T) (model.SLO, FleetOptions, map[string]Autoscaler) {
 	return slo, FleetOptions{SLO: slo, Rules: files, Warmup: time.Hour}, scalers
 }
 
-// engine is a vLLM replica: 32 requests at once for 4s each, so 8 requests
+// vllmReplicas is a vLLM replica: 32 requests at once for 4s each, so 8 requests
 // a second at full use. 60% of prompts prefill in 50ms, 39.7% in 100ms and
 // 0.3% take 400ms whatever the load: the SLO holds at 99.7% when nothing
 // queues, and no replica count moves those 0.3%.
-func engine(model string, a Autoscaler, replicas int, load func(time.Duration) float64) Fleet {
+func vllmReplicas(model string, a Autoscaler, replicas int, load func(time.Duration) float64) Fleet {
 	return Fleet{
 		Labels: map[string]string{"model_name": model}, Autoscaler: a,
 		Slots: 32, ServiceTime: 4 * time.Second, Startup: time.Minute, Replicas: replicas,
@@ -109,7 +109,7 @@ func TestAutoscalerHoldsStillWhileTheSLOIsMet(t *testing.T) {
 	a := scalers["vllm-llama.yaml"]
 	// 4 replicas serve 10 requests/s at 31% use: the SLO holds with room,
 	// so the fleet may shrink but must never grow.
-	opts.Fleets = []Fleet{engine("llama", a, 4, steady(10))}
+	opts.Fleets = []Fleet{vllmReplicas("llama", a, 4, steady(10))}
 	opts.End = 2 * time.Hour
 	steps, err := RunFleet(opts)
 	if err != nil {
@@ -135,7 +135,7 @@ func TestAutoscalerHoldsStillWhileTheSLOIsMet(t *testing.T) {
 
 func TestAutoscalerScalesOutBeforeThePageAndInAfterALoadRamp(t *testing.T) {
 	_, opts, scalers := fleetSetup(t)
-	opts.Fleets = []Fleet{engine("llama", scalers["vllm-llama.yaml"], 2, loadRamp)}
+	opts.Fleets = []Fleet{vllmReplicas("llama", scalers["vllm-llama.yaml"], 2, loadRamp)}
 	opts.End = 150 * time.Minute
 	steps, err := RunFleet(opts)
 	if err != nil {
@@ -200,7 +200,7 @@ func TestAVanishedSeriesNeverScalesIn(t *testing.T) {
 	_, opts, scalers := fleetSetup(t)
 	// The ramp's peak scales the fleet out; at 95m, under full load, an
 	// upgrade renames the metrics, and then the load drops away.
-	f := engine("llama", scalers["vllm-llama.yaml"], 2, loadRamp)
+	f := vllmReplicas("llama", scalers["vllm-llama.yaml"], 2, loadRamp)
 	f.VanishAt = 95 * time.Minute
 	opts.Fleets = []Fleet{f}
 	opts.End = 130 * time.Minute
@@ -235,8 +235,8 @@ func TestAnotherModelBurningChangesNothingForThisModelsAutoscaler(t *testing.T) 
 	run := func(qwenLoad func(time.Duration) float64) []FleetStep {
 		o := opts
 		o.Fleets = []Fleet{
-			engine("llama", scalers["vllm-llama.yaml"], 2, steady(6)),
-			engine("qwen", scalers["vllm-qwen.yaml"], 2, qwenLoad),
+			vllmReplicas("llama", scalers["vllm-llama.yaml"], 2, steady(6)),
+			vllmReplicas("qwen", scalers["vllm-qwen.yaml"], 2, qwenLoad),
 		}
 		steps, err := RunFleet(o)
 		if err != nil {

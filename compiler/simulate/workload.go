@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // Shape is the cardinality of a synthetic workload.
@@ -187,6 +188,13 @@ func engineSeries(slo model.SLO) ([]series, error) {
 		if latency {
 			add(r, map[string]string{"finished_reason": "stop"}, 1, 0)
 			add(r, map[string]string{"finished_reason": "error"}, 0, 0)
+		} else if rej := rejections(slo, r); rej != "" {
+			// The engine counts requests it refused at admission apart from
+			// finished ones (vLLM's admission rejections, HTTP 503): the
+			// failures are those, so the SLI must count them.
+			add(r, map[string]string{"finished_reason": "stop"}, 1, -1)
+			add(r, map[string]string{"finished_reason": "error"}, 0, 0)
+			add(rej, map[string]string{"reason": "max_num_queued_reqs"}, 0, 1)
 		} else {
 			add(r, map[string]string{"finished_reason": "stop"}, 1, -1)
 			add(r, map[string]string{"finished_reason": "error"}, 0, 1)
@@ -236,6 +244,20 @@ func nativeObservations(threshold float64, schema int) (good, bad float64) {
 // ratioSeries derives series for a plain ratio SLI from its selectors: one
 // series per selector of the good (or bad) query, one per selector of the
 // total query, with linear forms solved so that total = n and bad = k.
+// rejections is a counter the bad query adds beside the requests counter:
+// requests refused before they could finish.
+func rejections(slo model.SLO, requests string) string {
+	if slo.SLI.Bad == nil {
+		return ""
+	}
+	for _, n := range engine.MetricNames(slo.SLI.Bad.Expr) {
+		if n != requests {
+			return n
+		}
+	}
+	return ""
+}
+
 func ratioSeries(slo model.SLO) ([]series, error) {
 	part, good := slo.SLI.Bad, false
 	if part == nil {

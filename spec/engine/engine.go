@@ -61,6 +61,10 @@ type Engine struct {
 	Requests string            `yaml:"requests,omitempty"`
 	Gauges   map[string]string `yaml:"gauges,omitempty"`
 	Counters map[string]string `yaml:"counters,omitempty"`
+	// Distributions are the engine's other histograms (token counts,
+	// prefill and decode time), by what they measure: no SLI reads them,
+	// but lint and --metrics know them.
+	Distributions map[string]string `yaml:"distributions,omitempty"`
 	// Lacks says, per SLI role or signal, what the engine cannot measure
 	// and what it has instead.
 	Lacks    map[string]string `yaml:"lacks,omitempty"`
@@ -607,4 +611,35 @@ func ParseEngine(id, text string) (*Engine, error) {
 		return nil, fmt.Errorf("engine %s: %w", id, err)
 	}
 	return Custom(id, &e)
+}
+
+// WithBuckets returns the engine with the histogram buckets a deployment
+// changed, by SLI role (bounds in the histogram's unit), so that every check
+// uses them. notes says which changed histograms the catalog knows no
+// setting for (their buckets may still have been patched).
+func (e *Engine) WithBuckets(buckets map[string][]float64) (out *Engine, notes []string, err error) {
+	if len(buckets) == 0 {
+		return e, nil, nil
+	}
+	out = e.clone()
+	for _, role := range sortedKeys(buckets) {
+		h, ok := out.Histograms[role]
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: %s has no %s histogram; it has %s", role, e.Title, role, strings.Join(e.Roles(), ", "))
+		}
+		b := buckets[role]
+		if len(b) == 0 || !sort.Float64sAreSorted(b) || hasDuplicate(b) {
+			return nil, nil, fmt.Errorf("%s: the buckets of %s must be ascending and distinct, such as [0.1, 0.25, 0.5, 1]", role, h.Metric)
+		}
+		for _, f := range b {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, nil, fmt.Errorf("%s: %v is not a bucket bound; +Inf is implied", role, f)
+			}
+		}
+		h.Buckets = append([]float64(nil), b...)
+		if h.Configurable == "" {
+			notes = append(notes, fmt.Sprintf("%s: the catalog knows no setting of %s that changes the buckets of %s; the checks use the ones stated", role, e.Title, h.Metric))
+		}
+	}
+	return out, notes, nil
 }

@@ -150,6 +150,10 @@ func TestMetricResolvesSeriesAcrossEnginesAndVersions(t *testing.T) {
 		{"a gauge of an old release", "vllm:gpu_cache_usage_perc", "vllm:gpu_cache_usage_perc", "", KindGauge, "vllm", "kv_cache_usage"},
 		{"a UTF-8 name", "gen_ai.server.time_to_first_token_seconds_sum", "gen_ai.server.time_to_first_token_seconds", "_sum", KindHistogram, "otel-utf8", "ttft"},
 		{"a gauge behind a label matcher", "nv_trt_llm_request_metrics", "nv_trt_llm_request_metrics", "", KindGauge, "tensorrtllm-backend", "queue_depth"},
+		{"a token-count histogram no SLI reads", "vllm:request_prompt_tokens_bucket", "vllm:request_prompt_tokens", "_bucket", KindHistogram, "vllm", "prompt_tokens"},
+		{"a request-phase histogram", "vllm:request_decode_time_seconds_sum", "vllm:request_decode_time_seconds", "_sum", KindHistogram, "vllm", "decode_time"},
+		{"the admission-rejection counter", "vllm:admission_rejections_total", "vllm:admission_rejections_total", "", KindCounter, "vllm", "admission_rejections"},
+		{"an SGLang throughput gauge", "sglang:gen_throughput", "sglang:gen_throughput", "", KindGauge, "sglang", "gen_throughput"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,6 +175,21 @@ func TestMetricResolvesSeriesAcrossEnginesAndVersions(t *testing.T) {
 	}
 	if m.Uses[0].Versions != "before 0.9.2" {
 		t.Errorf("gpu_cache_usage_perc versions = %q", m.Uses[0].Versions)
+	}
+	changes := []struct{ series, replacedBy, since, removed string }{
+		{"vllm:gpu_prefix_cache_hits_total", "vllm:prefix_cache_hits_total", "0.9.2", "0.12"},
+		{"vllm:num_requests_swapped", "", "", "0.9.1"},
+		{"vllm:cpu_cache_usage_perc", "", "", "0.9.1"},
+	}
+	for _, tt := range changes {
+		m, ok := c.Metric(tt.series)
+		if !ok || len(m.Uses) != 0 || len(m.Changes) != 1 {
+			t.Errorf("%s: known %t, uses %+v, changes %+v; want one change and no use", tt.series, ok, m.Uses, m.Changes)
+			continue
+		}
+		if ch := m.Changes[0]; ch.Engine != "vllm" || ch.ReplacedBy != tt.replacedBy || ch.Since != tt.since || ch.Removed != tt.removed {
+			t.Errorf("%s: change %+v", tt.series, ch)
+		}
 	}
 	if _, ok := c.Metric("vllm:not_a_metric"); ok {
 		t.Error("an unknown name was found")

@@ -49,9 +49,13 @@ type EngineChange struct {
 	Change
 }
 
-// Metric looks a series name up across every engine and version variant,
-// resolving histogram series suffixes; ok is false when no engine exposes
-// it and no change mentions it.
+// Metric is the catalog's answer to "what is this series?", for lint's
+// unknown- and renamed-metric checks and --metrics: it looks a series name
+// up across every engine and version variant, resolving histogram series
+// suffixes, and returns the engines and releases that expose it (Uses, with
+// kind, role, unit, buckets and labels) and the renames and removals that
+// concern it (Changes: the replacement and the release). ok is false when no
+// engine exposes the name and no change mentions it.
 func (c *Catalog) Metric(name string) (*MetricInfo, bool) {
 	info := &MetricInfo{Name: name, Family: name}
 	for _, id := range c.IDs() {
@@ -124,6 +128,9 @@ func (e *Engine) uses() []namedUse {
 	}
 	for _, r := range sortedKeys(e.Counters) {
 		queries(e.Versions, r, KindCounter, e.Counters[r])
+	}
+	for _, r := range sortedKeys(e.Distributions) {
+		add(e.Distributions[r], MetricUse{Versions: e.Versions, Role: r, Kind: KindHistogram})
 	}
 	for _, r := range sortedKeys(e.Means) {
 		queries(e.Versions, r, KindCounter, e.Means[r].Sum, e.Means[r].Count)

@@ -17,7 +17,9 @@ func TestAsNativeCountsObservationsWithHistogramCount(t *testing.T) {
 			`histogram_count({"error.type"!="",__name__="gen_ai.server.request.duration_seconds"})`,
 			`histogram_count({__name__="gen_ai.server.request.duration_seconds"})`},
 		{"counters that are not histogram counts stay as they are", "vllm",
-			`vllm:request_success_total`, `vllm:request_success_total{finished_reason="error"}`, `vllm:request_success_total`},
+			`sum(vllm:request_success_total) + sum(vllm:admission_rejections_total)`,
+			`sum(vllm:request_success_total{finished_reason="error"}) + sum(vllm:admission_rejections_total)`,
+			`vllm:request_success_total`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
