@@ -22,7 +22,7 @@ type Check struct {
 // Checks lists every check in the order they run.
 func Checks() []Check {
 	return []Check{
-		checkSyntax, checkVariablePosition, checkNotPromQL, checkRuleFormat, checkSpec, checkSpecWarning, checkGeneratorSpec, checkKEDAThreshold, checkKEDASeveral, checkKEDAMaySeveral,
+		checkSyntax, checkTooLarge, checkVariablePosition, checkNotPromQL, checkRuleFormat, checkSpec, checkSpecWarning, checkGeneratorSpec, checkKEDAThreshold, checkKEDASeveral, checkKEDAMaySeveral,
 		checkLeNotABucket, checkLeOldBucket, checkLeFormat, checkUnknownMetric, checkRenamedMetric,
 		checkCounterWithoutRate, checkRateOnGauge,
 		checkQuantileWithoutLe, checkQuantileOfSumCount, checkAverageLatency,
@@ -67,6 +67,11 @@ func (r *reporter) atYAML(f *File, n *yaml.Node, format string, args ...any) {
 var checkSyntax = Check{
 	ID: "promql/syntax", Severity: Error,
 	Summary: "The file, a rule or a PromQL expression does not parse.",
+}
+
+var checkTooLarge = Check{
+	ID: "promql/too-large", Severity: Warning,
+	Summary: "A PromQL expression is longer or nested deeper than lint parses in bounded time (16 KB, 64 levels, as for specs); it is not linted.",
 }
 
 var checkRuleFormat = Check{

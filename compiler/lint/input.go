@@ -18,6 +18,7 @@ import (
 
 	"github.com/inferslo/inferslo/spec"
 	"github.com/inferslo/inferslo/spec/engine"
+	"github.com/inferslo/inferslo/spec/querybound"
 )
 
 // Kinds of input, recognised by content.
@@ -280,6 +281,14 @@ func (f *File) query(p *pass, n *yaml.Node, r *Rule, grafana bool) *Query {
 	if grafana {
 		q.Text, q.orig, subs = substituteVariables(n.Value, false)
 		q.Vars = len(subs) > 0
+	}
+	// Prometheus' parser takes time quadratic in nesting: a query past
+	// the bounds specs are held to is reported and left unparsed.
+	if err := querybound.Check(q.Text); err != nil {
+		line, col := q.Pos(0)
+		p.with(checkTooLarge).at(f, line, col, "not linted: %s", err)
+		f.queries = append(f.queries, q)
+		return q
 	}
 	expr, err := parser.NewParser(parser.Options{}).ParseExpr(q.Text)
 	if err != nil && q.Vars {

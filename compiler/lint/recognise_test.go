@@ -153,3 +153,33 @@ func TestConfigFile(t *testing.T) {
 		}
 	}
 }
+
+func TestAQueryNestedTooDeepIsWarnedAboutAndNotParsed(t *testing.T) {
+	tests := []struct {
+		name, expr string
+		want       bool
+	}{
+		{"a query 100,000 parentheses deep", strings.Repeat("(", 100000) + "up" + strings.Repeat(")", 100000), true},
+		{"a query longer than 16 KB", "up" + strings.Repeat(" + up", 4000), true},
+		{"a query 64 deep", strings.Repeat("(", 63) + "up" + strings.Repeat(")", 63), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rules := "groups:\n- name: g\n  rules:\n  - record: a:b:c\n    expr: " + tt.expr + "\n"
+			res, err := Run([]Source{{Name: "r.rules.yaml", Data: []byte(rules)}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := false
+			for _, fd := range res.Findings {
+				if fd.Check == "promql/syntax" {
+					t.Fatalf("a bounded query was parsed: %v", fd)
+				}
+				got = got || fd.Check == checkTooLarge.ID
+			}
+			if got != tt.want {
+				t.Fatalf("too-large finding %v, want %v: %v", got, tt.want, res.Findings)
+			}
+		})
+	}
+}
