@@ -100,6 +100,10 @@ func newCatalog(c *engine.Catalog) *catalog {
 				add(e, n, kindGauge, nil)
 			}
 		}
+		// Histograms no SLI reads: known names, buckets not listed.
+		for _, role := range slices.Sorted(maps.Keys(e.Distributions)) {
+			add(e, e.Distributions[role], kindHistogram, nil)
+		}
 		// Means are cumulative time and count counters.
 		for _, role := range slices.Sorted(maps.Keys(e.Means)) {
 			m := e.Means[role]

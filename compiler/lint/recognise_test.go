@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -181,5 +182,19 @@ func TestAQueryNestedTooDeepIsWarnedAboutAndNotParsed(t *testing.T) {
 				t.Fatalf("too-large finding %v, want %v: %v", got, tt.want, res.Findings)
 			}
 		})
+	}
+}
+
+func TestHistogramsNoSLIReadsAreKnownMetrics(t *testing.T) {
+	data, err := os.ReadFile("testdata/engine-distributions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run([]Source{{Name: "engine-distributions.json", Data: data}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) > 0 {
+		t.Fatalf("an engine's own token and phase histograms got findings: %v", res.Findings)
 	}
 }
