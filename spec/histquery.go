@@ -3,6 +3,8 @@ package spec
 import (
 	"strconv"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -115,7 +117,7 @@ func selectorsOf(expr string) []*parser.VectorSelector {
 	if err != nil {
 		return nil
 	}
-	return engine.Selectors(e)
+	return query.Selectors(e)
 }
 
 // selectsOnlyName is true for a selector that pins nothing but the metric

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -18,7 +20,7 @@ import (
 // Prometheus 3 stores it (le="1" as "1.0"), so that a plain OpenSLO query
 // written with an exporter's spelling matches the stored series.
 func normaliseLe(e parser.Expr) {
-	for _, vs := range engine.Selectors(e) {
+	for _, vs := range query.Selectors(e) {
 		if !strings.HasSuffix(engine.SelectedName(vs), "_bucket") {
 			continue
 		}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -108,7 +107,7 @@ func TestNoSpecTextExpandsInAlerts(t *testing.T) {
 					continue
 				}
 				alerts++
-				budget := rules.Selector(rules.BudgetRemaining, sloNamed(r.Labels[rules.LabelSLO]), 0)
+				budget := model.Selector(model.BudgetRemaining, sloNamed(r.Labels[model.LabelSLO]), 0)
 				for k, v := range r.Labels {
 					got, queries := expand(t, v, r.Labels)
 					if got != v || len(queries) > 0 {

@@ -9,12 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/spec/engine"
 	"github.com/inferslo/inferslo/spec/querybound"
 )
@@ -314,7 +315,7 @@ func (l *loader) ratio(sli object[v1.SLI], spec v1.SLISpec, ps *Problems) model.
 			return nil
 		}
 		if r.Counter {
-			if _, err := rules.RateOf(q, 5*time.Minute); err != nil {
+			if _, err := query.RateOf(q, 5*time.Minute); err != nil {
 				*ps = append(*ps, sli.errorf("spec.ratioMetric."+field+".metricSource.spec.query", "%v", err))
 				return nil
 			}
@@ -659,7 +660,7 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 
 // reservedGroupLabels are labels the generated series and alerts set
 // themselves, so a group cannot be named by them.
-var reservedGroupLabels = []string{rules.LabelSLO, rules.LabelService, rules.LabelSLI, rules.LabelWindow, rules.LabelBaseWindow, rules.LabelSeverity, rules.LabelBurnTier, rules.LabelSLOTier, rules.LabelTimeSlice, "le", "alertname"}
+var reservedGroupLabels = []string{model.LabelSLO, model.LabelService, model.LabelSLI, model.LabelWindow, model.LabelBaseWindow, model.LabelSeverity, model.LabelBurnTier, model.LabelSLOTier, model.LabelTimeSlice, "le", "alertname"}
 
 // sloTier reads the SLO's tier; empty when the spec names none.
 func sloTier(o object[v1.SLO], ps *Problems) string {
@@ -787,7 +788,7 @@ func alertLabels(o object[v1.SLO], groupBy []string, ps *Problems) map[string]st
 		switch {
 		case !prommodel.LabelName(k).IsValidLegacy() || strings.HasPrefix(k, "__"):
 			*ps = append(*ps, o.errorf(path, "%q is not a Prometheus label name", k))
-		case k == rules.LabelSLOTier:
+		case k == model.LabelSLOTier:
 			*ps = append(*ps, o.errorf(path, "%q is set from the SLO's tier; set the tier (spec.tier, or the annotation %s) instead", k, AnnotationTier))
 		case contains(reserved, k):
 			*ps = append(*ps, o.errorf(path, "%q is a label the alerts set themselves (%s); choose another name, such as team", k, fmtList(reserved)))

@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 )
 
 // maxSlice keeps a slice within the page tier's shortest window (5m for a
@@ -53,7 +52,7 @@ func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, 
 		// carries it too).
 		s.ScrapeInterval = ts.Window / 4
 		*ps = append(*ps, o.warnf(path+".timeSliceWindow", "the rules assume Prometheus scrapes every %s, four samples per %s slice (the info series says so in %s); state your scrape interval with metadata.annotations.%s",
-			model.FormatDuration(s.ScrapeInterval), obj.TimeSliceWindow, rules.LabelScrapeInterval, AnnotationScrapeInterval))
+			model.FormatDuration(s.ScrapeInterval), obj.TimeSliceWindow, model.LabelScrapeInterval, AnnotationScrapeInterval))
 	}
 	minSlice := 4 * s.ScrapeInterval
 	switch {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 )
 
 // Path is where the snippet goes in the output folder.
@@ -36,7 +35,7 @@ type InhibitRule struct {
 // ticket tier; nothing otherwise.
 func Build(set model.Set) (artifact.Set, error) {
 	var slos []model.SLO
-	equal := []string{rules.LabelSLO}
+	equal := []string{model.LabelSLO}
 	for _, slo := range set.SLOs {
 		if !hasTiers(slo, "page", "ticket") {
 			continue
@@ -52,10 +51,10 @@ func Build(set model.Set) (artifact.Set, error) {
 		return nil, nil
 	}
 	slices.Sort(equal[1:])
-	burn := fmt.Sprintf("%s=%q", "alertname", rules.AlertBurn)
+	burn := fmt.Sprintf("%s=%q", "alertname", model.AlertBurn)
 	s := Snippet{InhibitRules: []InhibitRule{{
-		SourceMatchers: []string{burn, fmt.Sprintf("%s=%q", rules.LabelBurnTier, "page")},
-		TargetMatchers: []string{burn, fmt.Sprintf("%s=%q", rules.LabelBurnTier, "ticket")},
+		SourceMatchers: []string{burn, fmt.Sprintf("%s=%q", model.LabelBurnTier, "page")},
+		TargetMatchers: []string{burn, fmt.Sprintf("%s=%q", model.LabelBurnTier, "ticket")},
 		// A missing label counts as equal, so SLOs without groups match too.
 		Equal: equal,
 	}}}

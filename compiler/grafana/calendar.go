@@ -13,8 +13,8 @@ import (
 func periodBudgetSeries(w *words, slo model.SLO) panel {
 	name := slo.Calendar.Name()
 	return timeseriesPanel("Error budget remaining this "+name,
-		w.say(templates.PanelBudgetPeriod, sloData(slo, rules.BudgetRemaining)),
-		[]target{query(rules.Selector(rules.BudgetRemaining, slo, 0), "budget remaining")},
+		w.say(templates.PanelBudgetPeriod, sloData(slo, model.BudgetRemaining)),
+		[]target{query(model.Selector(model.BudgetRemaining, slo, 0), "budget remaining")},
 		seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"})
 }
 
@@ -22,12 +22,12 @@ func periodBudgetSeries(w *words, slo model.SLO) panel {
 func periodStats(w *words, slo model.SLO) []panel {
 	name := slo.Calendar.Name()
 	budget := statPanel("Budget left this "+name,
-		w.say(templates.PanelBudgetLeftPeriod, sloData(slo, rules.BudgetRemaining)),
-		"percentunit", []target{query(rules.Selector(rules.BudgetRemaining, slo, 0), "budget left")},
+		w.say(templates.PanelBudgetLeftPeriod, sloData(slo, model.BudgetRemaining)),
+		"percentunit", []target{query(model.Selector(model.BudgetRemaining, slo, 0), "budget left")},
 		steps(colorRed, step{Value: num("0"), Color: colorGreen}))
 	left := statPanel("Days left this "+name,
 		w.say(templates.PanelDaysLeft, sloData(slo, rules.PeriodEnd)),
-		"d", []target{query(fmt.Sprintf("(%s - time()) / 86400", rules.Selector(rules.PeriodEnd, slo, 0)), "days left")},
+		"d", []target{query(fmt.Sprintf("(%s - time()) / 86400", model.Selector(rules.PeriodEnd, slo, 0)), "days left")},
 		steps(colorGreen))
 	return []panel{budget, left}
 }

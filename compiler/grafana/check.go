@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/inferslo/inferslo/compiler/internal/exprshape"
+	pq "github.com/inferslo/inferslo/compiler/query"
 )
 
 // queries checks panel queries. One serves every dashboard a Builder
 // makes and parses each query shape once: every service's panels repeat
 // the same queries with other label values.
 type queries struct {
-	exprs *exprshape.Parser
+	exprs *pq.ShapeParser
 	// macros stand in for Grafana's interval macros so a query can be
 	// parsed as PromQL; any valid duration proves the same syntax.
 	macros *strings.Replacer
@@ -19,7 +19,7 @@ type queries struct {
 
 func newQueries() *queries {
 	return &queries{
-		exprs:  exprshape.New(),
+		exprs:  pq.NewShapeParser(),
 		macros: strings.NewReplacer("$__rate_interval", "5m", "$__interval", "1m", "$__range", "1h"),
 	}
 }

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"github.com/inferslo/inferslo/compiler/internal/golden"
 	"path"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/inferslo/inferslo/compiler/internal/golden"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
@@ -198,9 +199,9 @@ func recordedReads(t testing.TB, q string) []seriesRef {
 			switch {
 			case m.Name == labels.MetricName:
 				r.name = m.Value
-			case m.Name == rules.LabelSLO && m.Type == labels.MatchEqual:
+			case m.Name == model.LabelSLO && m.Type == labels.MatchEqual:
 				r.slo = m.Value
-			case m.Name == rules.LabelWindow && m.Type == labels.MatchEqual:
+			case m.Name == model.LabelWindow && m.Type == labels.MatchEqual:
 				r.window = m.Value
 			}
 		}
@@ -242,7 +243,7 @@ func recordedByRules(t *testing.T, set model.Set) (map[seriesRef]bool, map[strin
 					alerts[r.Alert] = true
 					continue
 				}
-				window := r.Labels[rules.LabelWindow]
+				window := r.Labels[model.LabelWindow]
 				if window == "" {
 					for _, read := range recordedReads(t, r.Expr) {
 						if read.window != "" {
@@ -263,11 +264,11 @@ func TestPanelsReadOnlySeriesTheRulesBackendRecords(t *testing.T) {
 	set := fixtureSet(t)
 	recorded, alerts := recordedByRules(t, set)
 	// The lookup tells recorded windows from others, or this test proves nothing.
-	if !recorded[seriesRef{rules.ErrorRatio, "chat-ttft", "1h"}] || recorded[seriesRef{rules.ErrorRatio, "chat-ttft", "7m"}] ||
-		recorded[seriesRef{rules.EventsRate, "no-such-slo", ""}] {
+	if !recorded[seriesRef{model.ErrorRatio, "chat-ttft", "1h"}] || recorded[seriesRef{model.ErrorRatio, "chat-ttft", "7m"}] ||
+		recorded[seriesRef{model.EventsRate, "no-such-slo", ""}] {
 		t.Fatal("recordedByRules does not tell recorded series from others")
 	}
-	known := []string{rules.EventsRate, rules.BadEventsRate, rules.ErrorRatio, rules.BudgetRemaining, rules.Objective, rules.Info}
+	known := []string{model.EventsRate, model.BadEventsRate, model.ErrorRatio, model.BudgetRemaining, model.Objective, model.Info}
 	reads := 0
 	for p, data := range build(t, set) {
 		for _, q := range allQueries(t, decode(t, data)) {
@@ -279,7 +280,7 @@ func TestPanelsReadOnlySeriesTheRulesBackendRecords(t *testing.T) {
 				if r.slo == "" {
 					// A query over all SLOs selects them by service; every
 					// SLO must record what it reads.
-					if !strings.Contains(q, rules.LabelService+"=~") {
+					if !strings.Contains(q, model.LabelService+"=~") {
 						t.Errorf("%s: %q reads %s without pinning an SLO or services", p, q, r.name)
 					}
 					for _, slo := range set.SLOs {
@@ -294,7 +295,7 @@ func TestPanelsReadOnlySeriesTheRulesBackendRecords(t *testing.T) {
 				}
 			}
 			if strings.Contains(q, "ALERTS") {
-				for _, a := range []string{rules.AlertBurn, rules.AlertNoData} {
+				for _, a := range []string{model.AlertBurn, model.AlertNoData} {
 					if !alerts[a] {
 						t.Errorf("%s: %q shows alert %s, which the generated rules never define", p, q, a)
 					}
@@ -466,7 +467,7 @@ func TestPanels(t *testing.T) {
 			}
 			es := exprs(p)
 			for _, e := range es {
-				if !strings.HasPrefix(e, rules.EventsRate+"{") {
+				if !strings.HasPrefix(e, model.EventsRate+"{") {
 					t.Errorf("%q does not read the recorded events rate", e)
 				}
 				// ITL events are decode steps, one per token: not requests.

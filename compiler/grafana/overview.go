@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/templates"
 )
 
@@ -33,10 +32,10 @@ func overviewDashboard(set model.Set, text *templates.Text) (dashboard, error) {
 
 	g.row("History")
 	g.add(timeseriesPanel("Error budget remaining over time",
-		w.say(templates.PanelOverviewBudgetHistory, templates.Panel{Metric: rules.BudgetRemaining}),
+		w.say(templates.PanelOverviewBudgetHistory, templates.Panel{Metric: model.BudgetRemaining}),
 		budget, seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"}), 12, 8)
 	g.add(timeseriesPanel("Burn rate over the shortest window",
-		w.say(templates.PanelOverviewBurn, templates.Panel{Metric: rules.ErrorRatio}),
+		w.say(templates.PanelOverviewBurn, templates.Panel{Metric: model.ErrorRatio}),
 		burn, seriesSpec{unit: "none", min: num("0"), thresholds: steps(colorGreen, step{Value: num("1"), Color: colorOrange}), thresholdStyle: "dashed"}), 12, 8)
 	g.add(alertsPanel(w, matcher, groupLabels(set.SLOs), "SLO alerts firing"), gridWidth, 7)
 	d.Panels = g.items
@@ -46,16 +45,16 @@ func overviewDashboard(set model.Set, text *templates.Text) (dashboard, error) {
 // overviewLegend names a series by its SLO, its tier when some SLO names
 // one, and by every group-by label any SLO splits its series by.
 func overviewLegend(slos []model.SLO) string {
-	legend := "{{" + rules.LabelSLO + "}}"
+	legend := "{{" + model.LabelSLO + "}}"
 	if slices.ContainsFunc(slos, func(s model.SLO) bool { return s.SLOTier != "" }) {
-		legend += " {{" + rules.LabelSLOTier + "}}"
+		legend += " {{" + model.LabelSLOTier + "}}"
 	}
 	return legend + groupLegend(groupLabels(slos))
 }
 
 // budgetQuery is the budget left of every SLO the matcher selects.
 func budgetQuery(matcher string) string {
-	return fmt.Sprintf("%s{%s}", rules.BudgetRemaining, matcher)
+	return fmt.Sprintf("%s{%s}", model.BudgetRemaining, matcher)
 }
 
 // baseBurnQuery is the burn rate of every SLO the matcher selects over its
@@ -67,13 +66,13 @@ func budgetQuery(matcher string) string {
 // once per query, not three times.
 func baseBurnQuery(matcher string) string {
 	return fmt.Sprintf(`%s{%s} / on (%s, %s) group_left () (1 - %s) and on (%s, %s, %s) label_replace(%s, "%s", "$1", "%s", "(.+)")`,
-		rules.ErrorRatio, matcher, rules.LabelSLO, rules.LabelService, rules.Objective,
-		rules.LabelSLO, rules.LabelService, rules.LabelWindow,
-		rules.Info, rules.LabelWindow, rules.LabelBaseWindow)
+		model.ErrorRatio, matcher, model.LabelSLO, model.LabelService, model.Objective,
+		model.LabelSLO, model.LabelService, model.LabelWindow,
+		model.Info, model.LabelWindow, model.LabelBaseWindow)
 }
 
 // burnNowStat is the current burn rate of every SLO over its base window.
 func burnNowStat(w *words, ts []target) panel {
-	return statPanel("Burn rate now", w.say(templates.PanelBurnNow, templates.Panel{Metric: rules.ErrorRatio}),
+	return statPanel("Burn rate now", w.say(templates.PanelBurnNow, templates.Panel{Metric: model.ErrorRatio}),
 		"none", ts, steps(colorGreen, step{Value: num("1"), Color: colorOrange}))
 }

@@ -47,9 +47,9 @@ func TestOverviewQueriesSelectEverySLOOnce(t *testing.T) {
 			}
 			switch {
 			case !own:
-			case r.Record == rules.ErrorRatio && r.Labels[rules.LabelWindow] == model.FormatDuration(slo.BaseWindow()):
+			case r.Record == model.ErrorRatio && r.Labels[model.LabelWindow] == model.FormatDuration(slo.BaseWindow()):
 				baseRatio[slo.Name] = v
-			case r.Record == rules.Objective:
+			case r.Record == model.Objective:
 				objective[slo.Name] = v
 			}
 			var ls []string
@@ -103,7 +103,7 @@ func TestOverviewQueriesSelectEverySLOOnce(t *testing.T) {
 			run(tt.query)
 			seen := map[string]int{}
 			for _, s := range result {
-				slo := s.Metric.Get(rules.LabelSLO)
+				slo := s.Metric.Get(model.LabelSLO)
 				seen[slo]++
 				for _, want := range set.SLOs {
 					if want.Name != slo {

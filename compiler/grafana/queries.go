@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"slices"
 
-	prommodel "github.com/prometheus/common/model"
+	pq "github.com/inferslo/inferslo/compiler/query"
+
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	prommodel "github.com/prometheus/common/model"
+
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
@@ -34,24 +36,24 @@ func percentileQuery(q, histogram, selector string, native bool, groupBy []strin
 		if by != "" {
 			agg = "sum by (" + by + ") "
 		}
-		return fmt.Sprintf("histogram_quantile(%s, %s(rate(%s[%s])))", q, agg, rules.SeriesSelector(histogram, selector), rateInterval)
+		return fmt.Sprintf("histogram_quantile(%s, %s(rate(%s[%s])))", q, agg, pq.SeriesSelector(histogram, selector), rateInterval)
 	}
 	if by != "" {
 		by = ", " + by
 	}
-	return fmt.Sprintf("histogram_quantile(%s, sum by (le%s) (rate(%s[%s])))", q, by, rules.SeriesSelector(histogram+"_bucket", selector), rateInterval)
+	return fmt.Sprintf("histogram_quantile(%s, sum by (le%s) (rate(%s[%s])))", q, by, pq.SeriesSelector(histogram+"_bucket", selector), rateInterval)
 }
 
 // counterRateQuery rates an engine's counter, or a sum of counters (Triton
 // counts requests as success plus failure), scoped by selector.
 func counterRateQuery(counter, selector string) string {
 	if prommodel.IsValidLegacyMetricName(counter) {
-		return fmt.Sprintf("sum(rate(%s[%s]))", rules.SeriesSelector(counter, selector), rateInterval)
+		return fmt.Sprintf("sum(rate(%s[%s]))", pq.SeriesSelector(counter, selector), rateInterval)
 	}
 	scoped := scopedQuery(counter, selector)
 	// rate() goes on every selector; Grafana's interval macro is not PromQL,
 	// so it replaces a placeholder range after the parser printed the query.
-	rated, err := rules.RateOf(scoped, placeholderRange)
+	rated, err := pq.RateOf(scoped, placeholderRange)
 	if err != nil {
 		return fmt.Sprintf("sum(rate(%s[%s]))", scoped, rateInterval)
 	}
@@ -75,7 +77,7 @@ func gaugeMaxByInstanceQuery(gauge, selector string) string {
 // Catalog and spec queries were parsed before, so the fallback is never used
 // on valid input.
 func scopedQuery(query, selector string) string {
-	out, err := rules.Scoped(query, strings.ReplaceAll(selector, "$", "__var__"))
+	out, err := pq.Scoped(query, strings.ReplaceAll(selector, "$", "__var__"))
 	if err != nil {
 		return query
 	}
@@ -85,9 +87,9 @@ func scopedQuery(query, selector string) string {
 // alertsQuery counts the SLO alerts firing now, one series per alert and
 // group of a grouped SLO; matcher narrows to a service or a set of SLOs.
 func alertsQuery(matcher string, groups []string) string {
-	by := strings.Join(append([]string{"alertname", "severity", rules.LabelSLO}, groups...), ", ")
+	by := strings.Join(append([]string{"alertname", "severity", model.LabelSLO}, groups...), ", ")
 	return fmt.Sprintf(`sum by (%s) (ALERTS{alertname=~"%s|%s",alertstate="firing",%s})`,
-		by, rules.AlertBurn, rules.AlertNoData, matcher)
+		by, model.AlertBurn, model.AlertNoData, matcher)
 }
 
 // groupLabels lists the grouping labels of the SLOs, each once, in order.
@@ -118,7 +120,7 @@ func sloRegexMatcher(slos []model.SLO) string {
 	for i, s := range slos {
 		names[i] = regexp.QuoteMeta(s.Name)
 	}
-	return fmt.Sprintf("%s=~%q", rules.LabelSLO, strings.Join(names, "|"))
+	return fmt.Sprintf("%s=~%q", model.LabelSLO, strings.Join(names, "|"))
 }
 
 // serviceRegexMatcher matches exactly the named services.
@@ -127,7 +129,7 @@ func serviceRegexMatcher(services []string) string {
 	for i, s := range services {
 		names[i] = regexp.QuoteMeta(s)
 	}
-	return fmt.Sprintf("%s=~%q", rules.LabelService, strings.Join(names, "|"))
+	return fmt.Sprintf("%s=~%q", model.LabelService, strings.Join(names, "|"))
 }
 
 // instanceLabel is the target label Prometheus adds to every scraped series;
@@ -208,7 +210,7 @@ func probeMetric(inf *model.Inference) string {
 // non-zero). On a dashboard with variables, a grouped SLO's series are
 // narrowed to the groups chosen.
 func recorded(name string, slo model.SLO, window time.Duration, narrow bool) string {
-	sel := rules.Selector(name, slo, window)
+	sel := model.Selector(name, slo, window)
 	if !narrow {
 		return sel
 	}

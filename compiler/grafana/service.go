@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	pq "github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/templates"
@@ -29,7 +31,7 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 		return dashboard{}, err
 	}
 	d.Templating.List = append(d.Templating.List, vars...)
-	serviceMatcher := fmt.Sprintf("%s=%q", rules.LabelService, service)
+	serviceMatcher := fmt.Sprintf("%s=%q", model.LabelService, service)
 	d.Annotations.List = append(d.Annotations.List, alertAnnotation(serviceMatcher, groupLabels(slos)))
 
 	var g grid
@@ -127,7 +129,7 @@ func serviceVariables(service string, slos []model.SLO, q *queries) ([]variable,
 		}
 	}
 	// Recordings keep the grouping labels and drop the rest.
-	recordings := fmt.Sprintf("%s{%s=%q}", rules.BudgetRemaining, rules.LabelService, service)
+	recordings := fmt.Sprintf("%s{%s=%q}", model.BudgetRemaining, model.LabelService, service)
 	for _, slo := range slos {
 		for _, l := range slo.GroupBy {
 			if usableVariable(l) {
@@ -141,7 +143,7 @@ func serviceVariables(service string, slos []model.SLO, q *queries) ([]variable,
 		if probe == "" {
 			continue
 		}
-		series := rules.SeriesSelector(probe, strings.TrimSpace(slo.Inference.Selector))
+		series := pq.SeriesSelector(probe, strings.TrimSpace(slo.Inference.Selector))
 		if err := q.parses(series); err != nil {
 			return nil, fmt.Errorf("selector of SLO %s: %w", slo.Name, err)
 		}
@@ -207,14 +209,14 @@ func labelVariable(label string, series []string) probedVariable {
 func budgetStat(w *words, slos []model.SLO, narrow bool) panel {
 	var ts []target
 	for _, s := range slos {
-		ts = append(ts, query(recorded(rules.BudgetRemaining, s, 0, narrow), seriesLegend(s, s.Name)))
+		ts = append(ts, query(recorded(model.BudgetRemaining, s, 0, narrow), seriesLegend(s, s.Name)))
 	}
 	return budgetStatOf(w, ts)
 }
 
 // budgetStatOf draws the budget left of the SLOs the targets select.
 func budgetStatOf(w *words, ts []target) panel {
-	return statPanel("Error budget remaining", w.say(templates.PanelBudgetLeft, templates.Panel{Metric: rules.BudgetRemaining}),
+	return statPanel("Error budget remaining", w.say(templates.PanelBudgetLeft, templates.Panel{Metric: model.BudgetRemaining}),
 		"percentunit", ts,
 		steps(colorRed, step{Value: num("0"), Color: colorOrange}, step{Value: num("0.25"), Color: colorGreen}))
 }
@@ -222,7 +224,7 @@ func budgetStatOf(w *words, ts []target) panel {
 // alertsPanel shows the SLO alerts firing, one series per alert and group.
 func alertsPanel(w *words, matcher string, groups []string, title string) panel {
 	return timeseriesPanel(title,
-		w.say(templates.PanelAlerts, templates.Panel{Metric: "ALERTS", BurnAlert: rules.AlertBurn, NoDataAlert: rules.AlertNoData}),
+		w.say(templates.PanelAlerts, templates.Panel{Metric: "ALERTS", BurnAlert: model.AlertBurn, NoDataAlert: model.AlertNoData}),
 		[]target{query(alertsQuery(matcher, groups), "{{alertname}} {{severity}} {{slo}}"+groupLegend(groups))},
 		seriesSpec{unit: "none", min: num("0"), stepped: true, noValue: "no SLO alert firing"})
 }
@@ -345,8 +347,8 @@ func budgetSeries(w *words, slo model.SLO) panel {
 		return periodBudgetSeries(w, slo)
 	}
 	return timeseriesPanel("Error budget remaining over "+dur(slo.Window),
-		w.say(templates.PanelBudgetHistory, sloData(slo, rules.BudgetRemaining)),
-		[]target{query(recorded(rules.BudgetRemaining, slo, 0, true), seriesLegend(slo, "budget remaining"))},
+		w.say(templates.PanelBudgetHistory, sloData(slo, model.BudgetRemaining)),
+		[]target{query(recorded(model.BudgetRemaining, slo, 0, true), seriesLegend(slo, "budget remaining"))},
 		seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"})
 }
 
@@ -359,9 +361,9 @@ func errorRatioPanel(w *words, slo model.SLO) panel {
 		if len(ts) > 0 && w == slo.BaseWindow() {
 			continue
 		}
-		ts = append(ts, query(recorded(rules.ErrorRatio, slo, w, true), seriesLegend(slo, "error ratio over "+dur(w))))
+		ts = append(ts, query(recorded(model.ErrorRatio, slo, w, true), seriesLegend(slo, "error ratio over "+dur(w))))
 	}
-	return timeseriesPanel("Error ratio", w.say(templates.PanelErrorRatio, sloData(slo, rules.ErrorRatio)), ts,
+	return timeseriesPanel("Error ratio", w.say(templates.PanelErrorRatio, sloData(slo, model.ErrorRatio)), ts,
 		seriesSpec{unit: "percentunit", min: num("0"), thresholds: steps(colorGreen, step{Value: num(budget.String()), Color: colorRed}), thresholdStyle: "line"})
 }
 
@@ -370,7 +372,7 @@ func errorRatioPanel(w *words, slo model.SLO) panel {
 func burnRatePanel(w *words, slo model.SLO) panel {
 	var ts []target
 	for _, w := range windowsOfTiers(slo) {
-		burn := recorded(rules.ErrorRatio, slo, w, true) + " / " + slo.ErrorBudget().String()
+		burn := recorded(model.ErrorRatio, slo, w, true) + " / " + slo.ErrorBudget().String()
 		ts = append(ts, query(burn, seriesLegend(slo, "burn rate over "+dur(w))))
 	}
 	colors := map[string]string{}
@@ -392,7 +394,7 @@ func burnRatePanel(w *words, slo model.SLO) panel {
 	for _, f := range factors {
 		marks = append(marks, step{Value: num(f.String()), Color: colors[f.String()]})
 	}
-	return timeseriesPanel("Burn rate", w.say(templates.PanelBurnRate, sloData(slo, rules.ErrorRatio)), ts,
+	return timeseriesPanel("Burn rate", w.say(templates.PanelBurnRate, sloData(slo, model.ErrorRatio)), ts,
 		seriesSpec{unit: "none", min: num("0"), thresholds: steps(colorGreen, marks...), thresholdStyle: "dashed"})
 }
 
@@ -405,7 +407,7 @@ func throughputPanel(w *words, slos []model.SLO) (panel, bool) {
 	for _, s := range slos {
 		perToken := s.Inference != nil && s.Inference.Role == "itl"
 		if s.SLI.Raw == nil && s.SLI.Threshold == nil && !perToken {
-			ts = append(ts, query(recorded(rules.EventsRate, s, s.BaseWindow(), true), seriesLegend(s, s.Name)))
+			ts = append(ts, query(recorded(model.EventsRate, s, s.BaseWindow(), true), seriesLegend(s, s.Name)))
 		}
 	}
 	if len(ts) == 0 {
@@ -415,7 +417,7 @@ func throughputPanel(w *words, slos []model.SLO) (panel, bool) {
 	if len(inferenceSLOs(slos)) > 0 {
 		title = "Request throughput"
 	}
-	return timeseriesPanel(title, w.say(templates.PanelThroughput, templates.Panel{Metric: rules.EventsRate}),
+	return timeseriesPanel(title, w.say(templates.PanelThroughput, templates.Panel{Metric: model.EventsRate}),
 		ts, seriesSpec{unit: "reqps", min: num("0")}), true
 }
 

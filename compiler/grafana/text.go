@@ -70,7 +70,7 @@ func sliText(slo model.SLO) string {
 	case slo.SLI.RawType != "":
 		return "raw " + slo.SLI.RawType + " ratio"
 	}
-	return rules.SLIName(slo)
+	return model.SLIName(slo)
 }
 
 // tiersText spells out each alert tier and its budget math.

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 )
 
 func TestTheSLOTableAndLegendShowTheTierOnlyWhenASpecNamesOne(t *testing.T) {
@@ -27,7 +26,7 @@ func TestTheSLOTableAndLegendShowTheTierOnlyWhenASpecNamesOne(t *testing.T) {
 			if got := strings.Contains(head, "| Tier |"); got != (tt.tier != "") {
 				t.Errorf("tier column = %v in %q", got, head)
 			}
-			if got := strings.Contains(legend, rules.LabelSLOTier); got != (tt.tier != "") {
+			if got := strings.Contains(legend, model.LabelSLOTier); got != (tt.tier != "") {
 				t.Errorf("legend %q names the tier: %v", legend, got)
 			}
 			for _, c := range tt.cells {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 )
 
 // sliceValuePanel is a time-slice SLO's SLI per slice against what makes a
@@ -13,7 +12,7 @@ import (
 func sliceValuePanel(slo model.SLO) panel {
 	ts := slo.Timeslices
 	slice := dur(ts.Window)
-	t := []target{query(recorded(rules.SliceValue, slo, ts.Window, true), seriesLegend(slo, "SLI per "+slice+" slice"))}
+	t := []target{query(recorded(model.SliceValue, slo, ts.Window, true), seriesLegend(slo, "SLI per "+slice+" slice"))}
 	if th := slo.SLI.Threshold; th != nil {
 		// Red on the side of the threshold where a slice is bad.
 		marks := steps(colorGreen, step{Value: num(th.Value.String()), Color: colorRed})
@@ -22,10 +21,10 @@ func sliceValuePanel(slo model.SLO) panel {
 		}
 		return timeseriesPanel("SLI per "+slice+" slice",
 			fmt.Sprintf("The value of %s's threshold query over each %s slice, from %s; a slice is good when it is %s %s (the line). "+
-				"A slice without traffic has no value and counts neither way.", slo.Name, slice, rules.SliceValue, th.Op, th.Value),
+				"A slice without traffic has no value and counts neither way.", slo.Name, slice, model.SliceValue, th.Op, th.Value),
 			t, seriesSpec{unit: "none", thresholds: marks, thresholdStyle: "line"})
 	}
-	desc := fmt.Sprintf("Share of good events in each %s slice of %s, from %s. ", slice, slo.Name, rules.SliceValue)
+	desc := fmt.Sprintf("Share of good events in each %s slice of %s, from %s. ", slice, slo.Name, model.SliceValue)
 	marks := steps(colorGreen)
 	if ts.Average {
 		desc += "The SLO averages these shares over its window; a slice without traffic counts neither way."
@@ -51,11 +50,11 @@ func goodSlicesPanel(slo model.SLO) panel {
 	}
 	var ts []target
 	for _, p := range windows {
-		ts = append(ts, query("1 - "+recorded(rules.ErrorRatio, slo, p.Long, true), seriesLegend(slo, "over "+dur(p.Long))))
+		ts = append(ts, query("1 - "+recorded(model.ErrorRatio, slo, p.Long, true), seriesLegend(slo, "over "+dur(p.Long))))
 	}
-	ts = append(ts, query("1 - "+recorded(rules.ErrorRatio, slo, slo.Window, true), seriesLegend(slo, "over "+dur(slo.Window))))
+	ts = append(ts, query("1 - "+recorded(model.ErrorRatio, slo, slo.Window, true), seriesLegend(slo, "over "+dur(slo.Window))))
 	return timeseriesPanel(title,
 		fmt.Sprintf("The %s of %s, from 1 - %s: held below the objective %s (the line) for the whole %s window, the SLO breaks. "+
-			"Slices without traffic are left out.", what, slo.Name, rules.ErrorRatio, percent(slo.Objective), dur(slo.Window)),
+			"Slices without traffic are left out.", what, slo.Name, model.ErrorRatio, percent(slo.Objective), dur(slo.Window)),
 		ts, seriesSpec{unit: "percentunit", max: num("1"), thresholds: steps(colorRed, step{Value: num(slo.Objective.String()), Color: colorGreen}), thresholdStyle: "line"})
 }

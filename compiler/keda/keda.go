@@ -13,12 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/capacity"
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
@@ -333,7 +334,7 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 		if inf == nil || inf.Signals.QueueDepth == "" {
 			continue
 		}
-		sel, err := rules.Scoped(inf.Signals.QueueDepth, joinMatchers(inf.Selector, groupMatchers(u.group)))
+		sel, err := query.Scoped(inf.Signals.QueueDepth, joinMatchers(inf.Selector, groupMatchers(u.group)))
 		if err != nil {
 			return nil, nil, fmt.Errorf("slo %s: queue-depth gauge: %w", slo.Name, err)
 		}
@@ -373,8 +374,8 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 			w := slo.BaseWindow()
 			g := groupMatchers(u.group)
 			query := fmt.Sprintf("clamp_max(sum(%s) / clamp_min(sum(%s), %s) / %s, %d)",
-				withMatchers(rules.Selector(rules.BadEventsRate, slo, w), g),
-				withMatchers(rules.Selector(rules.EventsRate, slo, w), g),
+				withMatchers(model.Selector(model.BadEventsRate, slo, w), g),
+				withMatchers(model.Selector(model.EventsRate, slo, w), g),
 				gate(slo, slo.ErrorBudget(), w), slo.ErrorBudget(), maxBurnStep)
 			out = append(out, base("burn-"+slo.Name, query, "Value", model.NewDecimal(1, 1), model.NewDecimal(1, 1)))
 		}
@@ -484,14 +485,14 @@ func rateWindow(slo model.SLO) time.Duration {
 }
 
 func selector(name, matchers string) string {
-	return rules.SeriesSelector(name, matchers)
+	return query.SeriesSelector(name, matchers)
 }
 
 // allowedSeries are the only metric names triggers may read: the engine's
 // series named in the model and the recordings of the rules backend.
 func allowedSeries(slos []model.SLO) map[string]bool {
 	ok := map[string]bool{}
-	for _, n := range []string{rules.EventsRate, rules.BadEventsRate, rules.ErrorRatio, rules.BudgetRemaining, rules.Objective, rules.Info} {
+	for _, n := range []string{model.EventsRate, model.BadEventsRate, model.ErrorRatio, model.BudgetRemaining, model.Objective, model.Info} {
 		ok[n] = true
 	}
 	for _, slo := range slos {

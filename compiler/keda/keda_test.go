@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	goldenfile "github.com/inferslo/inferslo/compiler/internal/golden"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	goldenfile "github.com/inferslo/inferslo/compiler/internal/golden"
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"

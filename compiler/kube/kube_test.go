@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	goldenfile "github.com/inferslo/inferslo/compiler/internal/golden"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	goldenfile "github.com/inferslo/inferslo/compiler/internal/golden"
 
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"

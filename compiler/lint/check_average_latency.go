@@ -3,9 +3,9 @@ package lint
 import (
 	"strings"
 
-	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/inferslo/inferslo/compiler/query"
 
-	"github.com/inferslo/inferslo/spec/engine"
+	"github.com/prometheus/prometheus/promql/parser"
 )
 
 // A mean latency hides the tail users feel: an SLI or alert on latency
@@ -22,12 +22,12 @@ var checkAverageLatency = Check{
 			if !ok || b.Op != parser.DIV {
 				return
 			}
-			for _, num := range engine.Selectors(b.LHS) {
+			for _, num := range query.Selectors(b.LHS) {
 				base, ok := strings.CutSuffix(metricName(num), "_sum")
 				if !ok || !strings.HasSuffix(base, "_seconds") {
 					continue
 				}
-				for _, den := range engine.Selectors(b.RHS) {
+				for _, den := range query.Selectors(b.RHS) {
 					if metricName(den) == base+"_count" {
 						r.atNode(q, b, "average %s is a mean: it hides the slow tail; count requests under a threshold from %s_bucket instead", base, base)
 						return

@@ -3,7 +3,7 @@ package lint
 import (
 	"strings"
 
-	"github.com/inferslo/inferslo/spec/engine"
+	"github.com/inferslo/inferslo/compiler/query"
 )
 
 // A panel reading a recording rule that nothing records stays empty.
@@ -14,7 +14,7 @@ var checkUndefinedRecordingRule = Check{
 		if q.File.Kind != KindDashboard {
 			return
 		}
-		for _, vs := range engine.Selectors(q.Expr) {
+		for _, vs := range query.Selectors(q.Expr) {
 			name := metricName(vs)
 			// Recording rules are named level:metric:operations; a single
 			// colon (lmcache:hits) or a leading one (:tensorflow:serving:...)

@@ -3,9 +3,9 @@ package lint
 import (
 	"strings"
 
-	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/inferslo/inferslo/compiler/query"
 
-	"github.com/inferslo/inferslo/spec/engine"
+	"github.com/prometheus/prometheus/promql/parser"
 )
 
 // A histogram's _sum and _count carry no distribution: a quantile needs
@@ -19,7 +19,7 @@ var checkQuantileOfSumCount = Check{
 			if !ok || call.Func.Name != "histogram_quantile" || len(call.Args) < 2 {
 				return
 			}
-			for _, vs := range engine.Selectors(call.Args[1]) {
+			for _, vs := range query.Selectors(call.Args[1]) {
 				name := metricName(vs)
 				for _, suf := range []string{"_sum", "_count"} {
 					if base, ok := strings.CutSuffix(name, suf); ok {

@@ -1,9 +1,8 @@
 package lint
 
 import (
+	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/prometheus/prometheus/promql/parser"
-
-	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // rate() assumes a counter: on a gauge it turns every dip into a reset.
@@ -16,7 +15,7 @@ var checkRateOnGauge = Check{
 			if !ok || (call.Func.Name != "rate" && call.Func.Name != "irate" && call.Func.Name != "increase") || len(call.Args) == 0 {
 				return
 			}
-			for _, vs := range engine.Selectors(call.Args[0]) {
+			for _, vs := range query.Selectors(call.Args[0]) {
 				if f, ok := r.catalog.lookup(metricName(vs)); ok && f.Kind == kindGauge && f.Suffix == "" {
 					r.atNode(q, call, "%s is a gauge: %s() treats every decrease as a counter reset; use avg_over_time, max_over_time or deriv", f.Name, call.Func.Name)
 				}

@@ -1,6 +1,6 @@
 package lint
 
-import "github.com/inferslo/inferslo/spec/engine"
+import "github.com/inferslo/inferslo/compiler/query"
 
 // A metric an engine renamed or removed reads nothing on the releases
 // after the change; the catalog records the replacement.
@@ -8,7 +8,7 @@ var checkRenamedMetric = Check{
 	ID: "engine/renamed-metric", Severity: Error,
 	Summary: "A metric an engine renamed or removed; the current name is suggested.",
 	Query: func(r *reporter, q *Query) {
-		for _, vs := range engine.Selectors(q.Expr) {
+		for _, vs := range query.Selectors(q.Expr) {
 			facts, ok := r.catalog.lookup(metricName(vs))
 			if !ok || (facts.ReplacedBy == "" && facts.Removed == "") {
 				continue

@@ -1,6 +1,6 @@
 package lint
 
-import "github.com/inferslo/inferslo/spec/engine"
+import "github.com/inferslo/inferslo/compiler/query"
 
 // A name in an engine's namespace that the catalog does not know is
 // usually a typo or a metric of another version.
@@ -8,7 +8,7 @@ var checkUnknownMetric = Check{
 	ID: "engine/unknown-metric", Severity: Warning,
 	Summary: "A metric in an engine's namespace (vllm:, sglang: ...) is not in the engine catalog.",
 	Query: func(r *reporter, q *Query) {
-		for _, vs := range engine.Selectors(q.Expr) {
+		for _, vs := range query.Selectors(q.Expr) {
 			name := metricName(vs)
 			id, ok := r.catalog.engineOf(name)
 			if !ok || r.recorded[name] {

@@ -5,11 +5,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/scrape"
-	"github.com/inferslo/inferslo/spec/engine"
 )
 
 // Scrape is the series of one /metrics exposition (compiler/scrape reads
@@ -22,7 +23,7 @@ func (r *reporter) scrapeSelectors(q *Query, fn func(vs *parser.VectorSelector, 
 	if r.opts.Scrape == nil {
 		return
 	}
-	for _, vs := range engine.Selectors(q.Expr) {
+	for _, vs := range query.Selectors(q.Expr) {
 		name := metricName(vs)
 		if name == "" || r.recorded[name] {
 			continue

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -136,7 +138,7 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
 // leMatchers calls fn for every le="…" equality matcher whose value is a
 // number.
 func leMatchers(e parser.Expr, fn func(vs *parser.VectorSelector, m *labels.Matcher, v float64)) {
-	for _, vs := range engine.Selectors(e) {
+	for _, vs := range query.Selectors(e) {
 		m := matcher(vs, "le")
 		if m == nil || m.Type != labels.MatchEqual {
 			continue

@@ -89,8 +89,8 @@ func TestTheNoDataAlertNamesTheModelThatVanished(t *testing.T) {
 			{Series: `vllm:request_success_total{finished_reason="stop", model_name="llama-8b", pod="p1"}`, Values: "0+10x60"},
 		},
 		Alerts: []AlertTest{
-			{EvalTime: "25m", Alertname: rules.AlertNoData},
-			{EvalTime: "90m", Alertname: rules.AlertNoData, ExpAlerts: []ExpectedAlert{{
+			{EvalTime: "25m", Alertname: model.AlertNoData},
+			{EvalTime: "90m", Alertname: model.AlertNoData, ExpAlerts: []ExpectedAlert{{
 				Labels: map[string]string{"slo": "fleet-errors", "service": "fleet", "sli": "errors", "severity": "warning", "team": "llm-serving", "model_name": "llama-8b"},
 				Annotations: map[string]string{
 					"summary":     summary,

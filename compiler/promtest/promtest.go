@@ -202,7 +202,7 @@ func ServiceTests(svc model.ServiceSLOs, groups []rulefmt.RuleGroup) (File, erro
 			}
 			f.Tests = append(f.Tests, t)
 		}
-		if len(rules.ThresholdBuckets(slo.SLI)) > 0 && len(slo.Alerting.Tiers) > 0 {
+		if len(slo.SLI.ThresholdBuckets()) > 0 && len(slo.Alerting.Tiers) > 0 {
 			t, err := b.missingBucket(slo)
 			if err != nil {
 				return File{}, fmt.Errorf("slo %s: %w", slo.Name, err)
@@ -218,7 +218,7 @@ func ServiceTests(svc model.ServiceSLOs, groups []rulefmt.RuleGroup) (File, erro
 // burn-rate alert fires, and SLIMisconfigured names the missing bucket. In a
 // grouped SLO only the first group lacks the bucket, and only it is named.
 func (b builder) missingBucket(slo model.SLO) (Test, error) {
-	name := fmt.Sprintf("%s: a missing threshold bucket raises %s, not a burn alert", slo.Name, rules.AlertMisconfigured)
+	name := fmt.Sprintf("%s: a missing threshold bucket raises %s, not a burn alert", slo.Name, model.AlertMisconfigured)
 	t, err := b.test(slo, name, 0)
 	if err != nil {
 		return Test{}, err
@@ -226,7 +226,7 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 	p := parser.NewParser(parser.Options{})
 	var kept []Series
 	var absentLabels []map[string]string
-	for _, sel := range rules.ThresholdBuckets(slo.SLI) {
+	for _, sel := range slo.SLI.ThresholdBuckets() {
 		ms, err := p.ParseMetricSelector(sel)
 		if err != nil {
 			return Test{}, err
@@ -265,7 +265,7 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 	t.InputSeries = kept
 	rule, ok := b.misconfiguredRule(slo)
 	if !ok {
-		return Test{}, fmt.Errorf("no %s alert", rules.AlertMisconfigured)
+		return Test{}, fmt.Errorf("no %s alert", model.AlertMisconfigured)
 	}
 	evalAt := b.evalTime()
 	if at := (rules.MisconfiguredFor(slo.BaseWindow()) + 5*b.eval).Truncate(b.eval) + b.eval; at > evalAt {
@@ -286,7 +286,7 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 		exp = append(exp, e)
 	}
 	at := model.FormatDuration(evalAt)
-	t.Alerts = []AlertTest{{EvalTime: at, Alertname: rules.AlertBurn}, {EvalTime: at, Alertname: rules.AlertMisconfigured, ExpAlerts: exp}}
+	t.Alerts = []AlertTest{{EvalTime: at, Alertname: model.AlertBurn}, {EvalTime: at, Alertname: model.AlertMisconfigured, ExpAlerts: exp}}
 	return t, nil
 }
 
@@ -303,7 +303,7 @@ func (b builder) misconfiguredRule(slo model.SLO) (rulefmt.Rule, bool) {
 			continue
 		}
 		for _, r := range g.Rules {
-			if r.Alert == rules.AlertMisconfigured {
+			if r.Alert == model.AlertMisconfigured {
 				return r, true
 			}
 		}
@@ -502,7 +502,7 @@ func (b builder) test(slo model.SLO, name string, burn float64) (Test, error) {
 	if err != nil {
 		return Test{}, err
 	}
-	t.Alerts = []AlertTest{{EvalTime: model.FormatDuration(evalAt), Alertname: rules.AlertBurn, ExpAlerts: exp}}
+	t.Alerts = []AlertTest{{EvalTime: model.FormatDuration(evalAt), Alertname: model.AlertBurn, ExpAlerts: exp}}
 	return t, nil
 }
 
@@ -620,9 +620,9 @@ func fires(tier model.Tier, burn, rate, minRate float64) bool {
 func (b builder) alert(slo model.SLO, tier model.Tier, burn float64, at time.Duration, group map[string]string) (ExpectedAlert, error) {
 	rule, ok := b.rule(slo, tier.Severity)
 	if !ok {
-		return ExpectedAlert{}, fmt.Errorf("no %s alert for tier %s", rules.AlertBurn, tier.Severity)
+		return ExpectedAlert{}, fmt.Errorf("no %s alert for tier %s", model.AlertBurn, tier.Severity)
 	}
-	id := map[string]string{rules.LabelSLO: slo.Name, rules.LabelService: slo.Service.Name, rules.LabelSLI: rules.SLIName(slo)}
+	id := map[string]string{model.LabelSLO: slo.Name, model.LabelService: slo.Service.Name, model.LabelSLI: model.SLIName(slo)}
 	for k, v := range group {
 		if v != "" {
 			id[k] = v
@@ -654,7 +654,7 @@ func (b builder) rule(slo model.SLO, severity string) (rulefmt.Rule, bool) {
 			continue
 		}
 		for _, r := range g.Rules {
-			if r.Alert == rules.AlertBurn && r.Labels[rules.LabelBurnTier] == severity {
+			if r.Alert == model.AlertBurn && r.Labels[model.LabelBurnTier] == severity {
 				return r, true
 			}
 		}
@@ -677,14 +677,14 @@ func (b builder) expand(alert, text string, id map[string]string, burn float64, 
 			switch m.Name {
 			case labels.MetricName:
 				name = m.Value
-			case rules.LabelSLO:
+			case model.LabelSLO:
 				slo = m.Value
 			}
 		}
-		if name != rules.BudgetRemaining || slo != id[rules.LabelSLO] {
+		if name != model.BudgetRemaining || slo != id[model.LabelSLO] {
 			return nil, fmt.Errorf("the expected annotations cannot answer query %q", q)
 		}
-		ls := labels.FromMap(map[string]string{labels.MetricName: name, rules.LabelSLO: slo})
+		ls := labels.FromMap(map[string]string{labels.MetricName: name, model.LabelSLO: slo})
 		return promql.Vector{promql.Sample{Metric: ls, F: 1 - burn}}, nil
 	}
 	smpl := promql.Sample{Metric: labels.FromMap(id), F: burn}
@@ -714,7 +714,7 @@ func seriesName(ls labels.Labels) string {
 // series while its events do: SLIMisconfigured then holds its burn alerts.
 func bucketMissing(slo model.SLO, series []labels.Labels) bool {
 	p := parser.NewParser(parser.Options{})
-	for _, sel := range rules.ThresholdBuckets(slo.SLI) {
+	for _, sel := range slo.SLI.ThresholdBuckets() {
 		ms, err := p.ParseMetricSelector(sel)
 		if err != nil {
 			continue

@@ -50,32 +50,32 @@ func WindowLabel(slo model.SLO) string {
 func (b *builder) calendar() {
 	cal := *b.slo.Calendar
 	id := b.identity(0)
-	delete(id, LabelWindow)
+	delete(id, model.LabelWindow)
 	start, end := periodBounds(cal)
 	b.record(PeriodStart, start, id)
 	b.record(PeriodEnd, end, id)
 
 	tiles := func(fn, name string) string {
 		tile := b.sel(name, b.base)
-		keep := fmt.Sprintf("timestamp(%s) - %d >= on () group_left () %s @ end()", tile, int64(b.base.Seconds()), Selector(PeriodStart, b.slo, 0))
+		keep := fmt.Sprintf("timestamp(%s) - %d >= on () group_left () %s @ end()", tile, int64(b.base.Seconds()), model.Selector(PeriodStart, b.slo, 0))
 		return fmt.Sprintf("%s((%s and (%s))[%s:%s])", fn, tile, keep, model.FormatDuration(cal.Longest()), model.FormatDuration(b.base))
 	}
 	w := b.periodIdentity()
-	ratio := fmt.Sprintf("%s{%s=%q,%s=%q}", ErrorRatio, LabelSLO, b.slo.Name, LabelWindow, cal.Label())
+	ratio := fmt.Sprintf("%s{%s=%q,%s=%q}", model.ErrorRatio, model.LabelSLO, b.slo.Name, model.LabelWindow, cal.Label())
 	if b.slo.TimeAveraged() {
 		// Without event counts (raw ratios, time slices), every tile of
 		// the period weighs the same: a slice SLO's tile is one slice.
-		b.record(ErrorRatio, tiles("avg_over_time", ErrorRatio), w)
+		b.record(model.ErrorRatio, tiles("avg_over_time", model.ErrorRatio), w)
 	} else {
 		// Zero traffic so far this period leaves the ratio absent, not NaN.
-		b.record(ErrorRatio, fmt.Sprintf("%s\n/\n(%s > 0)", tiles("sum_over_time", BadEventsRate), tiles("sum_over_time", EventsRate)), w)
+		b.record(model.ErrorRatio, fmt.Sprintf("%s\n/\n(%s > 0)", tiles("sum_over_time", model.BadEventsRate), tiles("sum_over_time", model.EventsRate)), w)
 	}
-	b.record(BudgetRemaining, fmt.Sprintf("1 - %s / %s", ratio, b.slo.ErrorBudget()), w)
+	b.record(model.BudgetRemaining, fmt.Sprintf("1 - %s / %s", ratio, b.slo.ErrorBudget()), w)
 }
 
 func (b *builder) periodIdentity() map[string]string {
 	id := b.identity(0)
-	id[LabelWindow] = b.slo.Calendar.Label()
+	id[model.LabelWindow] = b.slo.Calendar.Label()
 	return id
 }
 

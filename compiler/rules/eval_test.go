@@ -81,7 +81,7 @@ func evalRatio(t *testing.T, slo model.SLO, series string, until time.Duration) 
 	ll, _ := evaluate(t, slo, series, until)
 	start := time.Unix(0, 0).UTC()
 	q, err := ll.QueryEngine().NewInstantQuery(context.Background(), ll.Storage(), nil,
-		Selector(ErrorRatio, slo, slo.BaseWindow()), start.Add(until))
+		model.Selector(model.ErrorRatio, slo, slo.BaseWindow()), start.Add(until))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ req_total{code="500"} 0+3x90`, 80*time.Minute)
 						continue
 					}
 					for _, al := range a.ActiveAlerts() {
-						if al.State == rules.StateFiring && al.Labels.Get(LabelSeverity) == "page" {
+						if al.State == rules.StateFiring && al.Labels.Get(model.LabelSeverity) == "page" {
 							fired = true
 						}
 					}
@@ -237,11 +237,11 @@ x_bucket{model="m",le="0.25"} 0+0x90`, true, false},
 							continue
 						}
 						switch {
-						case a.Name() == AlertBurn && al.Labels.Get(LabelSeverity) == "page":
+						case a.Name() == model.AlertBurn && al.Labels.Get(model.LabelSeverity) == "page":
 							page = true
-						case a.Name() == AlertMisconfigured:
+						case a.Name() == model.AlertMisconfigured:
 							misconfig = true
-							if al.Labels.Get("le") != "0.25" || al.Labels.Get(LabelSeverity) != "ticket" {
+							if al.Labels.Get("le") != "0.25" || al.Labels.Get(model.LabelSeverity) != "ticket" {
 								t.Errorf("SLIMisconfigured labels %v; want le=0.25 and severity=ticket", al.Labels)
 							}
 						}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -47,7 +49,7 @@ func TestCounterQueriesOnNativeHistogramsRateInsideTheFunctions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := RateBy(tt.query, 5*time.Minute, []string{"model"})
+			got, err := query.RateBy(tt.query, 5*time.Minute, []string{"model"})
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error = %v, want one saying %q", err, tt.err)
@@ -90,7 +92,7 @@ h_bucket{le="+Inf"} 0+100x90`, 80*time.Minute)
 			}
 		}
 	}
-	if firing[AlertBurn] || !firing[AlertNoData] {
-		t.Errorf("firing %v; want %s and no %s", firing, AlertNoData, AlertBurn)
+	if firing[model.AlertBurn] || !firing[model.AlertNoData] {
+		t.Errorf("firing %v; want %s and no %s", firing, model.AlertNoData, model.AlertBurn)
 	}
 }

@@ -16,12 +16,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/prometheus/model/rulefmt"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
-	"github.com/inferslo/inferslo/compiler/internal/exprshape"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/templates"
 )
@@ -70,7 +71,7 @@ func (s Service) Check() error {
 // services a compilation worker validates: it parses each expression shape
 // and each alert template text once, however many services repeat them.
 type Validator struct {
-	exprs *exprshape.Parser
+	exprs *query.ShapeParser
 	// rules are the shapes of rules (labels and annotations aside) that
 	// rulefmt validated: the same record or alert over the same shape of
 	// expression validates the same.
@@ -81,7 +82,7 @@ type Validator struct {
 
 // NewValidator returns a Validator that has seen nothing yet.
 func NewValidator() *Validator {
-	return &Validator{exprs: exprshape.New(), rules: map[ruleShape]bool{}, texts: map[string]bool{}}
+	return &Validator{exprs: query.NewShapeParser(), rules: map[ruleShape]bool{}, texts: map[string]bool{}}
 }
 
 // ruleShape is what rulefmt's Rule.Validate reads of a rule without labels
@@ -214,7 +215,7 @@ func (v *Validator) validate(groups []rulefmt.RuleGroup) ([]string, []rulefmt.Ru
 		}
 		for i, r := range g.Rules {
 			where := func() string { return fmt.Sprintf("group %s, rule %d (%s)", g.Name, i+1, r.Record+r.Alert) }
-			expr, ok := exprshape.Of(r.Expr)
+			expr, ok := query.Shape(r.Expr)
 			key := ruleShape{record: r.Record, alert: r.Alert, expr: expr, dur: r.For, keep: r.KeepFiringFor}
 			if !ok || !v.rules[key] {
 				// Rule.Validate parses a template per label and
@@ -290,7 +291,7 @@ func (v *Validator) templateProblems(alerts []rulefmt.Rule) []string {
 	var out []string
 	for _, r := range alerts {
 		one := rulefmt.Rule{Alert: r.Alert, Expr: "1", Labels: r.Labels, Annotations: r.Annotations}
-		for _, err := range one.Validate(rulefmt.RuleNode{}, prommodel.UTF8Validation, newParser()) {
+		for _, err := range one.Validate(rulefmt.RuleNode{}, prommodel.UTF8Validation, query.NewParser()) {
 			out = append(out, fmt.Sprintf("alert %s: %v", r.Alert, err.Unwrap()))
 		}
 	}
@@ -302,7 +303,7 @@ func (v *Validator) templateProblems(alerts []rulefmt.Rule) []string {
 
 // Check validates a rule file as `promtool check rules` does.
 func Check(content []byte) error {
-	_, errs := rulefmt.Parse(content, false, prommodel.UTF8Validation, newParser(), promslog.NewNopLogger())
+	_, errs := rulefmt.Parse(content, false, prommodel.UTF8Validation, query.NewParser(), promslog.NewNopLogger())
 	if len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, e := range errs {
@@ -355,7 +356,7 @@ type builder struct {
 }
 
 func (b *builder) sel(name string, window time.Duration) string {
-	return Selector(name, b.slo, window)
+	return model.Selector(name, b.slo, window)
 }
 
 // identity labels every recording: derived rules would inherit the labels
@@ -363,13 +364,13 @@ func (b *builder) sel(name string, window time.Duration) string {
 // within its file (promtool's duplicate-rules lint compares rule labels).
 func (b *builder) identity(window time.Duration) map[string]string {
 	id := map[string]string{
-		LabelSLO:     b.slo.Name,
-		LabelService: b.slo.Service.Name,
-		LabelSLI:     SLIName(b.slo),
-		LabelWindow:  model.FormatDuration(window),
+		model.LabelSLO:     b.slo.Name,
+		model.LabelService: b.slo.Service.Name,
+		model.LabelSLI:     model.SLIName(b.slo),
+		model.LabelWindow:  model.FormatDuration(window),
 	}
 	if b.slo.SLOTier != "" {
-		id[LabelSLOTier] = b.slo.SLOTier
+		id[model.LabelSLOTier] = b.slo.SLOTier
 	}
 	return id
 }
@@ -394,7 +395,7 @@ func (b *builder) recordings() error {
 		if w == b.base || (tile > 0 && w == b.slo.Window) {
 			continue
 		}
-		for _, name := range []string{EventsRate, BadEventsRate} {
+		for _, name := range []string{model.EventsRate, model.BadEventsRate} {
 			b.record(name, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(name, b.base), model.FormatDuration(w)), b.identity(w))
 		}
 	}
@@ -403,7 +404,7 @@ func (b *builder) recordings() error {
 	}
 	for _, w := range b.slo.Windows() {
 		// Zero traffic leaves the ratio absent rather than NaN.
-		b.record(ErrorRatio, fmt.Sprintf("%s / (%s > 0)", b.sel(BadEventsRate, w), b.sel(EventsRate, w)), b.identity(w))
+		b.record(model.ErrorRatio, fmt.Sprintf("%s / (%s > 0)", b.sel(model.BadEventsRate, w), b.sel(model.EventsRate, w)), b.identity(w))
 	}
 	b.budgetRemaining()
 	return nil
@@ -441,10 +442,10 @@ func TileWindow(slo model.SLO) time.Duration {
 // instead of 40,320 base samples.
 func (b *builder) tiles(tile time.Duration) {
 	w := b.slo.Window
-	for _, n := range [][2]string{{EventsRate, EventsIncrease}, {BadEventsRate, BadEventsIncrease}} {
+	for _, n := range [][2]string{{model.EventsRate, model.EventsIncrease}, {model.BadEventsRate, model.BadEventsIncrease}} {
 		b.record(n[1], fmt.Sprintf("sum_over_time(%s[%s]) * %s", b.sel(n[0], b.base), model.FormatDuration(tile), seconds(b.slo.Evaluation)), b.identity(tile))
 	}
-	for _, n := range [][2]string{{EventsRate, EventsIncrease}, {BadEventsRate, BadEventsIncrease}} {
+	for _, n := range [][2]string{{model.EventsRate, model.EventsIncrease}, {model.BadEventsRate, model.BadEventsIncrease}} {
 		// Until a whole tile exists (a fresh Prometheus, a new group), the
 		// tile being filled holds everything counted so far.
 		b.record(n[0], fmt.Sprintf("sum_over_time(%s[%s:%s]) / %s or %s / %s", b.sel(n[1], tile), model.FormatDuration(w), model.FormatDuration(tile), seconds(w), b.sel(n[1], tile), seconds(w)), b.identity(w))
@@ -461,8 +462,8 @@ func (b *builder) baseRates() error {
 	if err != nil {
 		return fmt.Errorf("total query: %w", err)
 	}
-	b.record(EventsRate, total, b.identity(b.base))
-	events := b.sel(EventsRate, b.base)
+	b.record(model.EventsRate, total, b.identity(b.base))
+	events := b.sel(model.EventsRate, b.base)
 	switch {
 	case sli.Bad != nil:
 		bad, err := b.rate(sli.Bad.Expr)
@@ -470,7 +471,7 @@ func (b *builder) baseRates() error {
 			return fmt.Errorf("bad query: %w", err)
 		}
 		// A bad-event series that never appeared means no bad events yet.
-		b.record(BadEventsRate, fmt.Sprintf("%s or %s (0 * %s)", bad, b.on(), events), b.identity(b.base))
+		b.record(model.BadEventsRate, fmt.Sprintf("%s or %s (0 * %s)", bad, b.on(), events), b.identity(b.base))
 	case sli.Good != nil:
 		good, err := b.rate(sli.Good.Expr)
 		if err != nil {
@@ -480,7 +481,7 @@ func (b *builder) baseRates() error {
 		// below zero for a moment; no good series at all means no good
 		// events. group_left keeps the events' labels, so the `or` fallback
 		// matches and drops out instead of adding a second series.
-		b.record(BadEventsRate, fmt.Sprintf("clamp_min(%s - %s group_left () %s, 0) or %s", events, b.on(), good, events), b.identity(b.base))
+		b.record(model.BadEventsRate, fmt.Sprintf("clamp_min(%s - %s group_left () %s, 0) or %s", events, b.on(), good, events), b.identity(b.base))
 	default:
 		return fmt.Errorf("the SLI has neither good nor bad events")
 	}
@@ -491,7 +492,7 @@ func (b *builder) baseRates() error {
 // event counts to weigh by, longer windows average the base ratio over time.
 func (b *builder) rawRecordings() error {
 	sli := b.slo.SLI
-	q, err := AvgBy(sli.Raw.Expr, b.slo.GroupBy)
+	q, err := query.AvgBy(sli.Raw.Expr, b.slo.GroupBy)
 	if err != nil {
 		return fmt.Errorf("raw query: %w", err)
 	}
@@ -499,8 +500,8 @@ func (b *builder) rawRecordings() error {
 		q = "1 - " + q
 	}
 	// Comparing drops NaN, which would otherwise stick in every window average.
-	b.record(ErrorRatio, fmt.Sprintf("(%s) >= 0", q), b.identity(b.base))
-	b.averageWindows(ErrorRatio)
+	b.record(model.ErrorRatio, fmt.Sprintf("(%s) >= 0", q), b.identity(b.base))
+	b.averageWindows(model.ErrorRatio)
 	return nil
 }
 
@@ -512,27 +513,27 @@ func (b *builder) averageWindows(name string) {
 		if w == b.base {
 			continue
 		}
-		b.record(ErrorRatio, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(name, b.base), model.FormatDuration(w)), b.identity(w))
+		b.record(model.ErrorRatio, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(name, b.base), model.FormatDuration(w)), b.identity(w))
 	}
 	b.budgetRemaining()
 }
 
 // budgetRemaining records the budget left over the SLO window. Burn rates
 // are not recorded: the alerts, dashboards and KEDA divide the error ratio
-// by the budget where they read it (BurnRate).
+// by the budget where they read it (model.BurnRate).
 func (b *builder) budgetRemaining() {
 	if b.slo.Calendar != nil {
 		b.calendar()
 		return
 	}
-	b.record(BudgetRemaining, "1 - "+BurnRate(b.slo, b.slo.Window), b.identity(b.slo.Window))
+	b.record(model.BudgetRemaining, "1 - "+model.BurnRate(b.slo, b.slo.Window), b.identity(b.slo.Window))
 }
 
-func (b *builder) rate(query string) (string, error) {
+func (b *builder) rate(q string) (string, error) {
 	if b.slo.SLI.Counter {
-		return RateBy(query, b.base, b.slo.GroupBy)
+		return query.RateBy(q, b.base, b.slo.GroupBy)
 	}
-	return SumBy(query, b.slo.GroupBy)
+	return query.SumBy(q, b.slo.GroupBy)
 }
 
 // on matches the series of one group: `on ()` for an SLO of one group.
@@ -542,12 +543,12 @@ func (b *builder) on(labels ...string) string {
 
 func (b *builder) metadata() {
 	id := b.identity(0)
-	delete(id, LabelWindow)
-	b.record(Objective, fmt.Sprintf("vector(%s)", b.slo.Objective), id)
+	delete(id, model.LabelWindow)
+	b.record(model.Objective, fmt.Sprintf("vector(%s)", b.slo.Objective), id)
 	info := b.identity(b.slo.Window)
-	info[LabelWindow] = WindowLabel(b.slo)
+	info[model.LabelWindow] = WindowLabel(b.slo)
 	info["objective"] = b.slo.Objective.String()
-	info[LabelBaseWindow] = model.FormatDuration(b.base)
+	info[model.LabelBaseWindow] = model.FormatDuration(b.base)
 	if inf := b.slo.Inference; inf != nil {
 		info["engine"] = inf.Engine
 		if !inf.Threshold.IsZero() {
@@ -559,34 +560,34 @@ func (b *builder) metadata() {
 	}
 	if ts := b.slo.Timeslices; ts != nil {
 		info["budgeting"] = b.slo.Budgeting
-		info[LabelTimeSlice] = model.FormatDuration(ts.Window)
-		info[LabelScrapeInterval] = model.FormatDuration(b.slo.ScrapeInterval)
+		info[model.LabelTimeSlice] = model.FormatDuration(ts.Window)
+		info[model.LabelScrapeInterval] = model.FormatDuration(b.slo.ScrapeInterval)
 	}
-	b.record(Info, "vector(1)", info)
+	b.record(model.Info, "vector(1)", info)
 }
 
 // misconfigured records, for each threshold bucket the good events read,
 // whether it is absent while the total's series exist.
 func (b *builder) misconfigured() []string {
-	buckets := ThresholdBuckets(b.slo.SLI)
+	buckets := b.slo.SLI.ThresholdBuckets()
 	if len(buckets) == 0 || b.slo.SLI.Total == nil {
 		return buckets
 	}
 	id := b.identity(0)
-	delete(id, LabelWindow)
+	delete(id, model.LabelWindow)
 	total := b.slo.SLI.Total.Expr
 	for _, sel := range buckets {
 		if len(b.slo.GroupBy) == 0 {
-			b.record(Misconfigured, fmt.Sprintf("absent(%s) and on () (count(%s) > 0)", sel, total), id)
+			b.record(model.Misconfigured, fmt.Sprintf("absent(%s) and on () (count(%s) > 0)", sel, total), id)
 			continue
 		}
 		// absent() cannot say which group lacks the bucket while others
 		// have it: count the groups with events, less those with the
 		// bucket, and name the bucket as absent() would.
 		gid := maps.Clone(id)
-		gid["le"] = bucketBound(sel)
+		gid["le"] = query.BucketBound(sel)
 		by := strings.Join(b.slo.GroupBy, ", ")
-		b.record(Misconfigured, fmt.Sprintf("count by (%s) (%s) * 0 + 1\nunless on (%s)\ncount by (%s) (%s)", by, total, by, by, sel), gid)
+		b.record(model.Misconfigured, fmt.Sprintf("count by (%s) (%s) * 0 + 1\nunless on (%s)\ncount by (%s) (%s)", by, total, by, by, sel), gid)
 	}
 	return buckets
 }
@@ -596,26 +597,26 @@ func (b *builder) alerts() error {
 	buckets := b.misconfigured()
 	hold := ""
 	if len(buckets) > 0 {
-		hold = "unless " + b.on(LabelSLO) + "\n" + b.sel(Misconfigured, 0) + "\n"
+		hold = "unless " + b.on(model.LabelSLO) + "\n" + b.sel(model.Misconfigured, 0) + "\n"
 	}
 	for _, t := range al.Tiers {
 		var pairs []string
 		for _, p := range t.Windows {
 			f := p.Factor.String()
-			on := b.on(LabelSLO)
-			cond := fmt.Sprintf("%s > %s\n    and %s\n    %s > %s", BurnRate(b.slo, p.Long), f, on, BurnRate(b.slo, p.Short), f)
+			on := b.on(model.LabelSLO)
+			cond := fmt.Sprintf("%s > %s\n    and %s\n    %s > %s", model.BurnRate(b.slo, p.Long), f, on, model.BurnRate(b.slo, p.Short), f)
 			if !al.MinEventsPerSecond.IsZero() {
-				cond += fmt.Sprintf("\n    and %s\n    %s >= %s", on, b.sel(EventsRate, p.Long), al.MinEventsPerSecond)
+				cond += fmt.Sprintf("\n    and %s\n    %s >= %s", on, b.sel(model.EventsRate, p.Long), al.MinEventsPerSecond)
 			}
 			pairs = append(pairs, "  (\n    "+cond+"\n  )")
 		}
-		expr := "max without (window) (\n" + strings.Join(pairs, "\n  or "+b.on(LabelSLO)+"\n") + "\n)\n" + hold
+		expr := "max without (window) (\n" + strings.Join(pairs, "\n  or "+b.on(model.LabelSLO)+"\n") + "\n)\n" + hold
 		annotations, err := b.annotations(templates.BurnSummary, templates.BurnDescription, b.burnData(t))
 		if err != nil {
 			return err
 		}
 		b.rules = append(b.rules, rulefmt.Rule{
-			Alert:       AlertBurn,
+			Alert:       model.AlertBurn,
 			Expr:        expr,
 			For:         prommodel.Duration(t.For),
 			Labels:      b.burnLabels(t.Severity),
@@ -630,20 +631,20 @@ func (b *builder) alerts() error {
 			return err
 		}
 		b.rules = append(b.rules, rulefmt.Rule{
-			Alert:       AlertMisconfigured,
-			Expr:        b.sel(Misconfigured, 0),
+			Alert:       model.AlertMisconfigured,
+			Expr:        b.sel(model.Misconfigured, 0),
 			For:         prommodel.Duration(MisconfiguredFor(b.base)),
 			Labels:      b.alertLabels("ticket"),
 			Annotations: annotations,
 		})
 	}
 	if al.NoData {
-		events := b.sel(EventsRate, b.base)
+		events := b.sel(model.EventsRate, b.base)
 		switch {
 		case b.slo.SLI.Raw != nil:
 			events = b.slo.SLI.Raw.Expr
 		case b.slo.SLI.Threshold != nil:
-			events = b.sel(SliceValue, b.base)
+			events = b.sel(model.SliceValue, b.base)
 		}
 		expr := fmt.Sprintf("absent(%s)", events)
 		if len(b.slo.GroupBy) > 0 {
@@ -654,7 +655,7 @@ func (b *builder) alerts() error {
 			return err
 		}
 		b.rules = append(b.rules, rulefmt.Rule{
-			Alert:       AlertNoData,
+			Alert:       model.AlertNoData,
 			Expr:        expr,
 			For:         prommodel.Duration(noDataFor(b.base)),
 			Labels:      b.alertLabels("ticket"),
@@ -695,7 +696,7 @@ func (b *builder) alertData(optionalGroup bool) templates.Alert {
 		Objective:   b.slo.Objective.Percent(),
 		Window:      WindowText(b.slo),
 		RunbookURL:  b.slo.Alerting.RunbookURL,
-		SLI:         SLIName(b.slo),
+		SLI:         model.SLIName(b.slo),
 		Threshold:   threshold,
 		SLOTier:     b.slo.SLOTier,
 		GroupBy:     b.slo.GroupBy,
@@ -728,13 +729,13 @@ func (b *builder) burnData(t model.Tier) templates.Alert {
 // averages the base series, so it holds a group for a whole window after its
 // last sample and never holds a group that never reported.
 func (b *builder) groupsMissing() string {
-	present := EventsRate
+	present := model.EventsRate
 	if b.slo.TimeAveraged() {
-		present = ErrorRatio
+		present = model.ErrorRatio
 	}
 	now := b.sel(present, b.base)
 	return fmt.Sprintf("group without (window) (\n  %s\n  unless %s\n  %s\n)\nor\nabsent(%s)\n",
-		b.sel(present, b.slo.Window), b.on(LabelSLO), now, now)
+		b.sel(present, b.slo.Window), b.on(model.LabelSLO), now, now)
 }
 
 // groupText names the alert's group in annotation text, from the alert's
@@ -758,7 +759,7 @@ func (b *builder) groupText(optional bool) string {
 // budgetQuery is annotation template code that queries the budget left of
 // the alert's own group.
 func (b *builder) budgetQuery() string {
-	sel := b.sel(BudgetRemaining, 0)
+	sel := b.sel(model.BudgetRemaining, 0)
 	if len(b.slo.GroupBy) == 0 {
 		return fmt.Sprintf("printf `%s`", sel)
 	}
@@ -781,14 +782,14 @@ func (b *builder) alertLabels(tier string) map[string]string {
 	for k, v := range b.identity(0) {
 		l[k] = v
 	}
-	delete(l, LabelWindow)
-	l[LabelSeverity] = b.slo.Alerting.SeverityLabel(tier)
+	delete(l, model.LabelWindow)
+	l[model.LabelSeverity] = b.slo.Alerting.SeverityLabel(tier)
 	return l
 }
 
 func (b *builder) burnLabels(tier string) map[string]string {
 	l := b.alertLabels(tier)
-	l[LabelBurnTier] = tier
+	l[model.LabelBurnTier] = tier
 	return l
 }
 

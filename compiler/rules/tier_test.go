@@ -34,13 +34,13 @@ func TestANamedTierLabelsEveryRuleAndPrefixesTheGroup(t *testing.T) {
 				t.Errorf("group %q, want %q", g.Name, tt.group)
 			}
 			for _, r := range g.Rules {
-				if got, ok := r.Labels[LabelSLOTier]; got != tt.tier || ok != (tt.tier != "") {
-					t.Errorf("%s%s: %s=%q (set: %v), want %q", r.Record, r.Alert, LabelSLOTier, got, ok, tt.tier)
+				if got, ok := r.Labels[model.LabelSLOTier]; got != tt.tier || ok != (tt.tier != "") {
+					t.Errorf("%s%s: %s=%q (set: %v), want %q", r.Record, r.Alert, model.LabelSLOTier, got, ok, tt.tier)
 				}
-				if r.Alert == AlertBurn && tt.tier == model.SLOTierBatch && r.Labels[LabelBurnTier] != "ticket" {
-					t.Errorf("a batch SLO has a %s burn alert", r.Labels[LabelBurnTier])
+				if r.Alert == model.AlertBurn && tt.tier == model.SLOTierBatch && r.Labels[model.LabelBurnTier] != "ticket" {
+					t.Errorf("a batch SLO has a %s burn alert", r.Labels[model.LabelBurnTier])
 				}
-				if strings.Contains(r.Expr, LabelSLOTier) {
+				if strings.Contains(r.Expr, model.LabelSLOTier) {
 					t.Errorf("%s%s matches on the tier: %s", r.Record, r.Alert, r.Expr)
 				}
 			}

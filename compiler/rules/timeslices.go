@@ -1,6 +1,10 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/inferslo/inferslo/compiler/model"
+)
 
 // sliceRecordings handles a time-slice SLO. The group evaluates once per
 // slice, so each sample of the slice-window series is one slice and slices
@@ -14,10 +18,10 @@ import "fmt"
 func (b *builder) sliceRecordings() error {
 	ts := b.slo.Timeslices
 	slice := b.base
-	value := b.sel(SliceValue, slice)
+	value := b.sel(model.SliceValue, slice)
 	var bad string
 	if th := b.slo.SLI.Threshold; th != nil {
-		b.record(SliceValue, th.Query.Expr, b.identity(slice))
+		b.record(model.SliceValue, th.Query.Expr, b.identity(slice))
 		// A slice without traffic has a NaN percentile, which no
 		// comparison meets: `v == v` drops it instead of counting it good.
 		bad = fmt.Sprintf("(%s %s bool %s) and %s == %s", value, negation[th.Op], th.Value, value, value)
@@ -25,18 +29,18 @@ func (b *builder) sliceRecordings() error {
 		if err := b.baseRates(); err != nil {
 			return err
 		}
-		ratio := fmt.Sprintf("%s / (%s > 0)", b.sel(BadEventsRate, slice), b.sel(EventsRate, slice))
-		b.record(SliceValue, "1 - "+ratio, b.identity(slice))
+		ratio := fmt.Sprintf("%s / (%s > 0)", b.sel(model.BadEventsRate, slice), b.sel(model.EventsRate, slice))
+		b.record(model.SliceValue, "1 - "+ratio, b.identity(slice))
 		bad = ratio
 		if !ts.Average {
 			bad = fmt.Sprintf("%s < bool %s", value, ts.Target)
 		}
 	}
-	b.record(SliceError, bad, b.identity(slice))
+	b.record(model.SliceError, bad, b.identity(slice))
 	// The slice window's error ratio is the slice's own error; every
 	// longer window averages the slices it holds.
-	b.record(ErrorRatio, b.sel(SliceError, slice), b.identity(slice))
-	b.averageWindows(SliceError)
+	b.record(model.ErrorRatio, b.sel(model.SliceError, slice), b.identity(slice))
+	b.averageWindows(model.SliceError)
 	return nil
 }
 

@@ -92,7 +92,7 @@ func TestATimeSliceSLOCountsBadSlicesAndLeavesQuietOnesOut(t *testing.T) {
 				ScrapeInterval: 30 * time.Second, Alerting: model.Alerting{Tiers: tiers, NoData: true}}
 			ll, _ := evaluate(t, slo, tt.series, time.Hour)
 			q, err := ll.QueryEngine().NewInstantQuery(context.Background(), ll.Storage(), nil,
-				Selector(ErrorRatio, slo, time.Hour), time.Unix(0, 0).UTC().Add(time.Hour))
+				model.Selector(model.ErrorRatio, slo, time.Hour), time.Unix(0, 0).UTC().Add(time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}

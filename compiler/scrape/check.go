@@ -5,11 +5,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/spec"
 	"github.com/inferslo/inferslo/spec/engine"
 )
@@ -44,7 +45,7 @@ func (c *Checker) Check(s model.SLO) []spec.Finding {
 		if err != nil {
 			continue // reported where the query is read
 		}
-		for _, vs := range engine.Selectors(expr) {
+		for _, vs := range query.Selectors(expr) {
 			for _, f := range c.selector(s, u, vs) {
 				if key := f.Path + f.Message; !seen[key] {
 					seen[key] = true
@@ -72,7 +73,7 @@ func (c *Checker) uses(s model.SLO) []use {
 		return out
 	}
 	scoped := func(q string) string {
-		if sq, err := rules.Scoped(q, inf.Selector); err == nil {
+		if sq, err := query.Scoped(q, inf.Selector); err == nil {
 			return sq
 		}
 		return q

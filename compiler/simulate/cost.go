@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -241,20 +243,20 @@ func NaiveGroup(slo model.SLO) (rulefmt.RuleGroup, error) {
 	g := rulefmt.RuleGroup{Name: "naive-" + slo.Name, Interval: prommodel.Duration(slo.Evaluation)}
 	name := "naive:sli_error:ratio"
 	for _, w := range slo.Windows() {
-		total, err := irules.RateOf(slo.SLI.Total.Expr, w)
+		total, err := query.RateOf(slo.SLI.Total.Expr, w)
 		if err != nil {
 			return g, err
 		}
 		var expr string
 		switch {
 		case slo.SLI.Bad != nil:
-			bad, err := irules.RateOf(slo.SLI.Bad.Expr, w)
+			bad, err := query.RateOf(slo.SLI.Bad.Expr, w)
 			if err != nil {
 				return g, err
 			}
 			expr = fmt.Sprintf("%s / %s", bad, total)
 		case slo.SLI.Good != nil:
-			good, err := irules.RateOf(slo.SLI.Good.Expr, w)
+			good, err := query.RateOf(slo.SLI.Good.Expr, w)
 			if err != nil {
 				return g, err
 			}
@@ -263,7 +265,7 @@ func NaiveGroup(slo model.SLO) (rulefmt.RuleGroup, error) {
 			return g, fmt.Errorf("the SLI has neither good nor bad events")
 		}
 		g.Rules = append(g.Rules, rulefmt.Rule{Record: name, Expr: expr, Labels: map[string]string{
-			irules.LabelSLO: slo.Name, irules.LabelWindow: model.FormatDuration(w)}})
+			model.LabelSLO: slo.Name, model.LabelWindow: model.FormatDuration(w)}})
 	}
 	budget := slo.ErrorBudget().String()
 	for _, t := range slo.Alerting.Tiers {

@@ -220,7 +220,7 @@ func pageStates(t *testing.T, base string) map[string]string {
 	}
 	out := map[string]string{}
 	for _, a := range body.Data.Alerts {
-		if a.Labels["alertname"] == irules.AlertBurn && a.Labels["severity"] == "page" {
+		if a.Labels["alertname"] == model.AlertBurn && a.Labels["severity"] == "page" {
 			out[a.Labels["slo"]] = a.State
 		}
 	}

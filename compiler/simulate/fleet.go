@@ -16,7 +16,6 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
-	irules "github.com/inferslo/inferslo/compiler/rules"
 )
 
 // The fleet simulation puts the autoscaler in the loop: requests arrive at a
@@ -249,7 +248,7 @@ func paging(h *harness, ls map[string]string) bool {
 	for _, g := range h.groups {
 		for _, r := range g.Rules() {
 			ar, ok := r.(*rules.AlertingRule)
-			if !ok || ar.Labels().Get(irules.LabelBurnTier) != "page" && ar.Labels().Get(irules.LabelSeverity) != "page" {
+			if !ok || ar.Labels().Get(model.LabelBurnTier) != "page" && ar.Labels().Get(model.LabelSeverity) != "page" {
 				continue
 			}
 			for _, a := range ar.ActiveAlerts() {

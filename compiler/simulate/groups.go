@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	irules "github.com/inferslo/inferslo/compiler/rules"
 )
 
 // ScenarioGroupBurn is the scenario of a grouped SLO (groupBy) in which one
@@ -84,7 +83,7 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 	})
 	drivers := []*driver{newDriver(h, groups[0].w, s.budget(), s.scrape(), s.prehistory()), newDriver(h, groups[1].w, s.budget(), s.scrape(), s.prehistory())}
 	loads := []traffic{burning, s.scaled(constant(1, healthyBurn))}
-	key := alertKey{irules.AlertBurn, tier.Severity}
+	key := alertKey{model.AlertBurn, tier.Severity}
 	fired := time.Duration(-1)
 	// First firing of each burn alert, by the group its labels name.
 	first := map[string]map[alertKey]time.Duration{}
@@ -100,7 +99,7 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 		}
 		for g, st := range groupAlertStates(h, s.slo.GroupBy) {
 			for k, v := range st {
-				if _, seen := first[g][k]; !seen && v == rules.StateFiring && k.name == irules.AlertBurn {
+				if _, seen := first[g][k]; !seen && v == rules.StateFiring && k.name == model.AlertBurn {
 					if first[g] == nil {
 						first[g] = map[alertKey]time.Duration{}
 					}
@@ -141,7 +140,7 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 	if !pass {
 		obs = strings.Join(loud, "; ")
 	}
-	out = append(out, s.check(ScenarioGroupBurn, fmt.Sprintf("%s{%s}", irules.AlertBurn, groups[1].name),
+	out = append(out, s.check(ScenarioGroupBurn, fmt.Sprintf("%s{%s}", model.AlertBurn, groups[1].name),
 		fmt.Sprintf("silent, for every other group too, while %s burns", groups[0].name), obs, pass))
 	return out, nil
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/model"
+
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/prometheus/model/labels"
@@ -20,7 +22,6 @@ import (
 	"github.com/prometheus/prometheus/tsdb/chunks"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
-	irules "github.com/inferslo/inferslo/compiler/rules"
 )
 
 // epoch is where simulated time starts; any fixed instant works, a recent
@@ -420,9 +421,9 @@ type alertKey struct{ name, severity string }
 // alertKeyOf keys an alerting rule by its name and tier: burn_tier names
 // the tier whatever the severity label's value.
 func alertKeyOf(ar *rules.AlertingRule) alertKey {
-	sev := ar.Labels().Get(irules.LabelBurnTier)
+	sev := ar.Labels().Get(model.LabelBurnTier)
 	if sev == "" {
-		sev = ar.Labels().Get(irules.LabelSeverity)
+		sev = ar.Labels().Get(model.LabelSeverity)
 	}
 	return alertKey{name: ar.Name(), severity: sev}
 }

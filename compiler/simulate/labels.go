@@ -5,10 +5,10 @@ import (
 	"regexp/syntax"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
-
-	irules "github.com/inferslo/inferslo/compiler/rules"
 )
 
 // selector is one vector selector of an SLI query with the sign it enters
@@ -25,10 +25,10 @@ type selector struct {
 }
 
 // selectorsOf lists the vector selectors of a query, rated or not.
-func selectorsOf(query string) ([]selector, error) {
-	expr, err := parser.NewParser(parser.Options{}).ParseExpr(query)
+func selectorsOf(q string) ([]selector, error) {
+	expr, err := query.NewParser().ParseExpr(q)
 	if err != nil {
-		return nil, fmt.Errorf("parse %q: %w", query, err)
+		return nil, fmt.Errorf("parse %q: %w", q, err)
 	}
 	var out []selector
 	var walk func(e parser.Expr, sign float64, native *selector)
@@ -50,7 +50,7 @@ func selectorsOf(query string) ([]selector, error) {
 				walk(a, sign, native)
 			}
 		case *parser.BinaryExpr:
-			if count, fraction, ok := irules.CountUnder(n); ok {
+			if count, fraction, ok := query.CountUnder(n); ok {
 				lower, _ := fraction.Args[0].(*parser.NumberLiteral)
 				upper, _ := fraction.Args[1].(*parser.NumberLiteral)
 				if lower != nil && upper != nil {
@@ -74,7 +74,7 @@ func selectorsOf(query string) ([]selector, error) {
 	}
 	walk(expr, 1, nil)
 	if len(out) == 0 {
-		return nil, fmt.Errorf("query %q selects no series", query)
+		return nil, fmt.Errorf("query %q selects no series", q)
 	}
 	return out, nil
 }

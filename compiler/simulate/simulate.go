@@ -456,10 +456,10 @@ func (s *sloSim) checkSteps(end, prehistory time.Duration) error {
 func (s *sloSim) alertsOf() []alertKey {
 	var out []alertKey
 	for _, t := range s.slo.Alerting.Tiers {
-		out = append(out, alertKey{irules.AlertBurn, t.Severity})
+		out = append(out, alertKey{model.AlertBurn, t.Severity})
 	}
 	if s.slo.Alerting.NoData {
-		out = append(out, alertKey{irules.AlertNoData, "ticket"})
+		out = append(out, alertKey{model.AlertNoData, "ticket"})
 	}
 	return out
 }
@@ -686,7 +686,7 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 	h := healthyBurn
 	warm := s.warmup()
 	detectT, ok := tierDetect(tier, warm, h, b, s.sliceLag(b))
-	key := alertKey{irules.AlertBurn, tier.Severity}
+	key := alertKey{model.AlertBurn, tier.Severity}
 	if !ok {
 		return []Check{s.check(scenario, key.String(), "fires", fmt.Sprintf("not checked: no pair of the spec fires at %.4gx", b), false)}, nil
 	}
@@ -835,7 +835,7 @@ func (s *sloSim) fastBurnWithoutPage() ([]Check, error) {
 		return nil, nil
 	}
 	b := s.fastFactor(factors(page[0]))
-	return s.burnScenario(ScenarioFastBurn, ticket, b, false, []alertKey{{irules.AlertBurn, "page"}})
+	return s.burnScenario(ScenarioFastBurn, ticket, b, false, []alertKey{{model.AlertBurn, "page"}})
 }
 
 // slowBurn: between the ticket tier's largest factor and the page tier's
@@ -855,7 +855,7 @@ func (s *sloSim) slowBurn() ([]Check, error) {
 				fmt.Sprintf("page factor %g <= ticket factor %g", pf[0], tf[len(tf)-1]), false)}, nil
 		}
 		b = math.Sqrt(pf[0] * tf[len(tf)-1])
-		silent = append(silent, alertKey{irules.AlertBurn, "page"})
+		silent = append(silent, alertKey{model.AlertBurn, "page"})
 	}
 	b = math.Min(b, (tf[len(tf)-1]+1/s.budget())/2)
 	return s.burnScenario(ScenarioSlowBurn, ticket, b, false, silent)
@@ -877,7 +877,7 @@ func (s *sloSim) zeroTraffic() ([]Check, error) {
 	}
 	var nan Check
 	after := func(h *harness, d *driver, t time.Duration) error {
-		sel := irules.Selector(irules.ErrorRatio, s.slo, 0)
+		sel := model.Selector(model.ErrorRatio, s.slo, 0)
 		m, err := h.queryMatrix(fmt.Sprintf("%s[%s]", sel, model.FormatDuration(t+time.Minute)), t)
 		if err != nil {
 			return err
@@ -899,7 +899,7 @@ func (s *sloSim) zeroTraffic() ([]Check, error) {
 		if s.slo.Calendar != nil {
 			want++ // the calendar period so far
 		}
-		nan = s.check(ScenarioZeroTraffic, irules.ErrorRatio, fmt.Sprintf("no NaN; all %d windows recorded after traffic returns", want),
+		nan = s.check(ScenarioZeroTraffic, model.ErrorRatio, fmt.Sprintf("no NaN; all %d windows recorded after traffic returns", want),
 			fmt.Sprintf("%d NaN in %d samples; %d windows recorded", nans, samples, len(v)), nans == 0 && len(v) == want)
 		return nil
 	}
@@ -954,7 +954,7 @@ func (s *sloSim) dayNight() ([]Check, error) {
 	// alerts play no part here, and the run is several times faster.
 	window := model.FormatDuration(s.slo.Window)
 	s.only = func(r *rules.RecordingRule) bool {
-		return r.Name() == irules.ErrorRatio && r.Labels().Get(irules.LabelWindow) == window
+		return r.Name() == model.ErrorRatio && r.Labels().Get(model.LabelWindow) == window
 	}
 	defer func() { s.only = nil }()
 	var c Check
@@ -966,7 +966,7 @@ func (s *sloSim) dayNight() ([]Check, error) {
 			end = period
 		}
 		return s.run(load, nil, end, nil, func(h *harness, d *driver, t time.Duration) error {
-			v, err := h.query(irules.Selector(irules.ErrorRatio, s.slo, s.slo.Window), t)
+			v, err := h.query(model.Selector(model.ErrorRatio, s.slo, s.slo.Window), t)
 			if err != nil {
 				return err
 			}
@@ -979,7 +979,7 @@ func (s *sloSim) dayNight() ([]Check, error) {
 			if !ok {
 				return fmt.Errorf("day/night: no traffic in the period")
 			}
-			subject := irules.Selector(irules.ErrorRatio, s.slo, s.slo.Window)
+			subject := model.Selector(model.ErrorRatio, s.slo, s.slo.Window)
 			expected := fmt.Sprintf("%.6g (%s) ±0.1%%", truth, weighting)
 			if len(v) != 1 {
 				c = s.check(ScenarioDayNight, subject, expected, fmt.Sprintf("%d series", len(v)), false)
@@ -1038,13 +1038,13 @@ func (s *sloSim) periodRatio() (Check, error) {
 	}
 	label := irules.WindowLabel(s.slo)
 	s.only = func(r *rules.RecordingRule) bool {
-		return (r.Name() == irules.ErrorRatio && r.Labels().Get(irules.LabelWindow) == label) || r.Name() == irules.PeriodStart
+		return (r.Name() == model.ErrorRatio && r.Labels().Get(model.LabelWindow) == label) || r.Name() == irules.PeriodStart
 	}
 	defer func() { s.only = nil }()
-	subject := fmt.Sprintf("%s{%s=%q,%s=%q}", irules.ErrorRatio, irules.LabelSLO, s.slo.Name, irules.LabelWindow, label)
+	subject := fmt.Sprintf("%s{%s=%q,%s=%q}", model.ErrorRatio, model.LabelSLO, s.slo.Name, model.LabelWindow, label)
 	var c Check
 	err := s.run(load, nil, lead+periodSpan, nil, func(h *harness, d *driver, t time.Duration) error {
-		recorded, err := h.query(irules.Selector(irules.PeriodStart, s.slo, 0), t)
+		recorded, err := h.query(model.Selector(irules.PeriodStart, s.slo, 0), t)
 		if err != nil {
 			return err
 		}

@@ -413,7 +413,7 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 	}
 	s.full = append([]*rules.Group(nil), h.groups...)
 	baseWindow := model.FormatDuration(slo.BaseWindow())
-	h.restrict(func(rr *rules.RecordingRule) bool { return rr.Labels().Get(irules.LabelWindow) == baseWindow })
+	h.restrict(func(rr *rules.RecordingRule) bool { return rr.Labels().Get(model.LabelWindow) == baseWindow })
 	s.base, h.groups = h.groups, s.full
 	w, groups, err := replayWorkloads(slo, r.opts.Shape)
 	if err != nil {
@@ -647,7 +647,7 @@ func (r *serviceReplay) run() error {
 func (r *serviceReplay) targetFiring() bool {
 	for _, s := range r.sims {
 		for k := range s.open {
-			if k.alertKey == (alertKey{irules.AlertBurn, s.severity}) && s.severity != "" {
+			if k.alertKey == (alertKey{model.AlertBurn, s.severity}) && s.severity != "" {
 				return true
 			}
 		}
@@ -664,12 +664,12 @@ func (r *serviceReplay) allTargetsFired() bool {
 		}
 		fired := false
 		for k := range s.open {
-			if k.alertKey == (alertKey{irules.AlertBurn, s.severity}) {
+			if k.alertKey == (alertKey{model.AlertBurn, s.severity}) {
 				fired = true
 			}
 		}
 		for _, a := range r.alerts {
-			if a.SLO == s.slo.Name && a.Name == irules.AlertBurn && a.Severity == s.severity && a.From.After(epoch().Add(r.opts.Healthy)) {
+			if a.SLO == s.slo.Name && a.Name == model.AlertBurn && a.Severity == s.severity && a.From.After(epoch().Add(r.opts.Healthy)) {
 				fired = true
 			}
 		}
@@ -831,8 +831,8 @@ func mayRead(expr parser.Expr, slo model.SLO) bool {
 			return nil
 		}
 		for _, m := range vs.LabelMatchers {
-			if m.Name == irules.LabelSLO && !m.Matches(slo.Name) ||
-				m.Name == irules.LabelService && !m.Matches(slo.Service.Name) {
+			if m.Name == model.LabelSLO && !m.Matches(slo.Name) ||
+				m.Name == model.LabelService && !m.Matches(slo.Service.Name) {
 				return nil
 			}
 		}

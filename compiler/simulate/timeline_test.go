@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	irules "github.com/inferslo/inferslo/compiler/rules"
 )
 
 // chatSet is a two-SLO service whose engine exposes the dashboard gauges.
@@ -48,7 +47,7 @@ func maxOf(vs []float64) float64 {
 func TestTimeline(t *testing.T) {
 	set := chatSet(t)
 	ttft, errs := set.SLOs[1], set.SLOs[0]
-	burnQ := irules.BurnRate(ttft, ttft.BaseWindow())
+	burnQ := model.BurnRate(ttft, ttft.BaseWindow())
 	queueQ := `sum(vllm:num_requests_waiting{model_name="llama-3-70b"})`
 	tokensQ := `sum(rate(vllm:prompt_tokens_total{model_name="llama-3-70b"}[5m]))`
 	alertsQ := `sum by (slo, severity) (ALERTS{alertstate="firing",service="chat"})`
@@ -175,9 +174,9 @@ func TestTimelineShortcutChangesNoQueriedValue(t *testing.T) {
 	var queries []string
 	for _, slo := range set.SLOs {
 		for _, w := range slo.Windows() {
-			queries = append(queries, irules.BurnRate(slo, w))
+			queries = append(queries, model.BurnRate(slo, w))
 		}
-		queries = append(queries, irules.Selector(irules.BudgetRemaining, slo, 0))
+		queries = append(queries, model.Selector(model.BudgetRemaining, slo, 0))
 	}
 	opts := TimelineOptions{Healthy: 4 * time.Hour, SkipBurn: true}
 	fast, err := RunTimeline(set, queries, opts)
@@ -224,7 +223,7 @@ func TestTimelineBurnsTheTicketWhenNothingPages(t *testing.T) {
 		if a.Severity == "page" {
 			t.Errorf("page interval %+v without a page tier", a)
 		}
-		if a.Severity == "ticket" && a.Name == irules.AlertBurn {
+		if a.Severity == "ticket" && a.Name == model.AlertBurn {
 			ticket = append(ticket, a)
 		}
 	}
@@ -241,7 +240,7 @@ func BenchmarkTimelineExamples(b *testing.B) {
 	set := loadExamples(b).Set
 	var queries []string
 	for _, slo := range set.SLOs {
-		queries = append(queries, irules.BurnRate(slo, slo.BaseWindow()), irules.Selector(irules.BudgetRemaining, slo, 0))
+		queries = append(queries, model.BurnRate(slo, slo.BaseWindow()), model.Selector(model.BudgetRemaining, slo, 0))
 	}
 	for b.Loop() {
 		if _, err := RunTimeline(set, queries, TimelineOptions{}); err != nil {
@@ -257,7 +256,7 @@ func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *test
 	slo.SLI.Bad.Expr = `vllm:request_success_total{namespace="llm",finished_reason="error"}`
 	slo.GroupBy = []string{"model_name"}
 	set := model.Set{SLOs: []model.SLO{slo}}
-	burnQ := irules.BurnRate(slo, slo.BaseWindow())
+	burnQ := model.BurnRate(slo, slo.BaseWindow())
 	tl, err := RunTimeline(set, []string{burnQ}, TimelineOptions{Healthy: 3 * time.Hour, Recovery: time.Hour})
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +282,7 @@ func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *test
 	}
 	var paged []string
 	for _, a := range tl.Alerts {
-		if a.Name == irules.AlertBurn {
+		if a.Name == model.AlertBurn {
 			paged = append(paged, a.Severity+" "+a.Group)
 		}
 	}

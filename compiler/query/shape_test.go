@@ -1,4 +1,4 @@
-package exprshape
+package query
 
 import (
 	"testing"
@@ -29,13 +29,13 @@ func TestARepeatedShapeParsesAsItsFirstInstanceWould(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := New()
+			p := NewShapeParser()
 			_, firstErr := p.ParseExpr(c.first)
 			_, wantFirst := parser.NewParser(parser.Options{}).ParseExpr(c.first)
 			if (firstErr == nil) != (wantFirst == nil) {
 				t.Fatalf("first: err = %v, plain parser: %v", firstErr, wantFirst)
 			}
-			k, ok := Of(c.second)
+			k, ok := Shape(c.second)
 			_, served := p.parsed[k]
 			if served = served && ok; served != c.served {
 				t.Errorf("served from the first shape = %v, want %v", served, c.served)

@@ -1,19 +1,17 @@
-package rules
+package query
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
-	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
-
-	"github.com/inferslo/inferslo/compiler/model"
 )
 
-// newParser returns the PromQL parser every generated expression goes through.
-func newParser() parser.Parser { return parser.NewParser(parser.Options{}) }
+// NewParser returns the PromQL parser every expression goes through:
+// Prometheus' defaults, as rule files and promtool parse them.
+func NewParser() parser.Parser { return parser.NewParser(parser.Options{}) }
 
 // RateOf turns a query over counters into per-second rates over window and
 // sums the result to one series. rate() goes on every selector, inside any
@@ -25,7 +23,7 @@ func RateOf(query string, window time.Duration) (string, error) {
 
 // RateBy is RateOf keeping the given labels: one series per value set.
 func RateBy(query string, window time.Duration, by []string) (string, error) {
-	expr, err := newParser().ParseExpr(query)
+	expr, err := NewParser().ParseExpr(query)
 	if err != nil {
 		return "", fmt.Errorf("parse %q: %w", query, err)
 	}
@@ -42,7 +40,7 @@ func SumOf(query string) (string, error) { return SumBy(query, nil) }
 // SumBy sums a query that already yields rates to one series per value set
 // of the given labels.
 func SumBy(query string, by []string) (string, error) {
-	expr, err := newParser().ParseExpr(query)
+	expr, err := NewParser().ParseExpr(query)
 	if err != nil {
 		return "", fmt.Errorf("parse %q: %w", query, err)
 	}
@@ -51,7 +49,7 @@ func SumBy(query string, by []string) (string, error) {
 
 // AvgBy averages a query that yields ratios, per value set of the labels.
 func AvgBy(query string, by []string) (string, error) {
-	expr, err := newParser().ParseExpr(query)
+	expr, err := NewParser().ParseExpr(query)
 	if err != nil {
 		return "", fmt.Errorf("parse %q: %w", query, err)
 	}
@@ -228,7 +226,7 @@ func sumOf(e parser.Expr, by []string) parser.Expr {
 // (`a="b",c=~"d"`, may be empty); a UTF-8 name that is not a legacy
 // Prometheus name goes quoted inside the braces.
 func SeriesSelector(name, matchers string) string {
-	if prommodel.IsValidLegacyMetricName(name) {
+	if ValidMetricName(name) {
 		if matchers == "" {
 			return name
 		}
@@ -245,17 +243,17 @@ func SeriesSelector(name, matchers string) string {
 // keeps the matchers' order as written; anything else is printed
 // canonically by the parser.
 func Scoped(query, matchers string) (string, error) {
-	if prommodel.IsValidLegacyMetricName(query) {
+	if ValidMetricName(query) {
 		return SeriesSelector(query, matchers), nil
 	}
-	expr, err := newParser().ParseExpr(query)
+	expr, err := NewParser().ParseExpr(query)
 	if err != nil {
 		return "", fmt.Errorf("parse %q: %w", query, err)
 	}
 	if strings.TrimSpace(matchers) == "" {
 		return expr.String(), nil
 	}
-	ms, err := newParser().ParseMetricSelector("{" + matchers + "}")
+	ms, err := NewParser().ParseMetricSelector("{" + matchers + "}")
 	if err != nil {
 		return "", fmt.Errorf("selector %q: %w", matchers, err)
 	}
@@ -270,25 +268,17 @@ func Scoped(query, matchers string) (string, error) {
 	return expr.String(), nil
 }
 
-// ThresholdBuckets lists the histogram bucket selectors (those matching
-// le) that an SLI's good events read. A histogram exposes all its buckets
-// with its count, so one of them missing while events exist is a
-// misconfiguration, not a burn.
-func ThresholdBuckets(sli model.SLI) []string {
-	if sli.Good == nil {
-		return nil
-	}
-	expr, err := newParser().ParseExpr(sli.Good.Expr)
+// BucketSelectors lists, once each and in order, the selectors of expr that
+// match le exactly: the histogram buckets a good-events query reads. It is
+// empty when expr does not parse.
+func BucketSelectors(expr string) []string {
+	e, err := NewParser().ParseExpr(expr)
 	if err != nil {
 		return nil
 	}
 	var out []string
 	seen := map[string]bool{}
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok {
-			return nil
-		}
+	for _, vs := range Selectors(e) {
 		for _, m := range vs.LabelMatchers {
 			if m.Name == "le" && m.Type == labels.MatchEqual {
 				if s := vs.String(); !seen[s] {
@@ -298,14 +288,13 @@ func ThresholdBuckets(sli model.SLI) []string {
 				break
 			}
 		}
-		return nil
-	})
+	}
 	return out
 }
 
-// bucketBound is the le a threshold bucket selector selects.
-func bucketBound(sel string) string {
-	ms, err := newParser().ParseMetricSelector(sel)
+// BucketBound is the le a bucket selector (from BucketSelectors) selects.
+func BucketBound(sel string) string {
+	ms, err := NewParser().ParseMetricSelector(sel)
 	if err != nil {
 		return ""
 	}

@@ -1,11 +1,11 @@
-package rules
+package model
 
 import (
 	"fmt"
 	"strconv"
 	"time"
 
-	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/query"
 )
 
 // Recorded series. Every one carries the labels slo, service and sli; the
@@ -81,16 +81,16 @@ const (
 
 // Selector returns a PromQL selector of a recorded series for one SLO and,
 // when window is non-zero, one window.
-func Selector(name string, slo model.SLO, window time.Duration) string {
+func Selector(name string, slo SLO, window time.Duration) string {
 	if window == 0 {
 		return name + "{" + LabelSLO + "=" + strconv.Quote(slo.Name) + "}"
 	}
-	return name + "{" + LabelSLO + "=" + strconv.Quote(slo.Name) + "," + LabelWindow + "=" + strconv.Quote(model.FormatDuration(window)) + "}"
+	return name + "{" + LabelSLO + "=" + strconv.Quote(slo.Name) + "," + LabelWindow + "=" + strconv.Quote(FormatDuration(window)) + "}"
 }
 
 // SLIName is the value of the sli label: the inference role, or "ratio" or
 // "threshold" for plain OpenSLO indicators.
-func SLIName(slo model.SLO) string {
+func SLIName(slo SLO) string {
 	if slo.Inference != nil {
 		return slo.Inference.Role
 	}
@@ -103,6 +103,17 @@ func SLIName(slo model.SLO) string {
 // BurnRate is PromQL for an SLO's burn rate over window: the error ratio
 // divided by the error budget. No rule records it; what reads a burn rate
 // divides, which costs one sample per series.
-func BurnRate(slo model.SLO, window time.Duration) string {
+func BurnRate(slo SLO, window time.Duration) string {
 	return fmt.Sprintf("%s / %s", Selector(ErrorRatio, slo, window), slo.ErrorBudget())
+}
+
+// ThresholdBuckets lists the histogram bucket selectors (those matching le)
+// that an SLI's good events read. A histogram exposes all its buckets with
+// its count, so one of them missing while events exist is a
+// misconfiguration, not a burn.
+func (s SLI) ThresholdBuckets() []string {
+	if s.Good == nil {
+		return nil
+	}
+	return query.BucketSelectors(s.Good.Expr)
 }

@@ -1,4 +1,4 @@
-package engine
+package query
 
 import "github.com/prometheus/prometheus/promql/parser"
 
@@ -12,4 +12,15 @@ func Selectors(e parser.Expr) []*parser.VectorSelector {
 		return nil
 	})
 	return out
+}
+
+// Unparen strips the parentheses around an expression.
+func Unparen(e parser.Expr) parser.Expr {
+	for {
+		p, ok := e.(*parser.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.Expr
+	}
 }

@@ -1,4 +1,4 @@
-// Package exprshape validates generated PromQL by shape: a fleet's rules and
+// Generated PromQL is validated by shape: a fleet's rules and
 // panels are a few expressions repeated with other label values
 // (`{slo="a"}`, `{slo="b"}`), so a compilation parses each shape once and
 // lexes the repeats.
@@ -10,7 +10,8 @@
 // kept in the shape: empty and non-empty values differ. Regular expressions
 // (`=~`, `!~`), strings with escapes, and strings anywhere else are part of
 // the shape as written.
-package exprshape
+
+package query
 
 import (
 	"encoding/binary"
@@ -20,24 +21,24 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
-// Parser parses expressions for validation. Embedded, it is a
+// ShapeParser parses expressions for validation. Embedded, it is a
 // parser.Parser whose ParseExpr remembers every shape that parsed.
-type Parser struct {
+type ShapeParser struct {
 	parser.Parser
 	parsed map[string]parser.Expr
 }
 
-// New returns a Parser with Prometheus' default parser options.
-func New() *Parser {
-	return &Parser{Parser: parser.NewParser(parser.Options{}), parsed: map[string]parser.Expr{}}
+// NewShapeParser returns a ShapeParser with Prometheus' default parser options.
+func NewShapeParser() *ShapeParser {
+	return &ShapeParser{Parser: parser.NewParser(parser.Options{}), parsed: map[string]parser.Expr{}}
 }
 
 // ParseExpr parses q, or, when an expression of the same shape parsed
 // before, returns that expression. It is for checking that q parses: the
 // expression returned for a repeated shape carries the first one's label
 // values, not q's.
-func (p *Parser) ParseExpr(q string) (parser.Expr, error) {
-	key, ok := Of(q)
+func (p *ShapeParser) ParseExpr(q string) (parser.Expr, error) {
+	key, ok := Shape(q)
 	if ok {
 		if e, hit := p.parsed[key]; hit {
 			return e, nil
@@ -50,9 +51,9 @@ func (p *Parser) ParseExpr(q string) (parser.Expr, error) {
 	return e, err
 }
 
-// Of returns q's shape: its tokens with the values of matcher equalities
+// Shape returns q's shape: its tokens with the values of matcher equalities
 // masked, and false when the lexer finds an error (the parser reports it).
-func Of(q string) (string, bool) {
+func Shape(q string) (string, bool) {
 	var b strings.Builder
 	b.Grow(len(q))
 	l := parser.Lex(q)
