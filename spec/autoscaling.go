@@ -10,7 +10,7 @@ import (
 
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 
-	"github.com/inferslo/inferslo/compiler/capacity"
+	"github.com/inferslo/inferslo/compiler/model/capacity"
 	"github.com/inferslo/inferslo/compiler/model"
 )
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/scrape"
 	"github.com/inferslo/inferslo/compiler/simulate"
 	"github.com/inferslo/inferslo/spec"
@@ -33,7 +34,16 @@ func (f budgetFlag) check() (spec.Check, error) {
 	if budget < 1 || budget > simulate.MaxBudget {
 		return nil, fmt.Errorf("--budget %d: valid is 1 to %d", budget, simulate.MaxBudget)
 	}
-	return simulate.CheckBudget(budget), nil
+	return func(s model.SLO) (path, message string) {
+		iv, msg := simulate.CheckBudget(s, budget)
+		switch iv {
+		case simulate.EvaluationInterval:
+			return "metadata.annotations." + spec.AnnotationEvaluation, msg
+		case simulate.ScrapeInterval:
+			return "metadata.annotations." + spec.AnnotationScrapeInterval, msg
+		}
+		return "", ""
+	}, nil
 }
 
 // templatesFlag replaces the built-in wording of alert annotations.

@@ -53,7 +53,6 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/spec"
 	"github.com/inferslo/inferslo/templates"
 )
 
@@ -369,12 +368,22 @@ func (s *sloSim) steps(h *harness, d *driver, load traffic, restarts restart, st
 // and a month at one second would take hours.
 const maxSteps = 100_000
 
-// CheckIntervals is a spec.Check for `inferslo test`: it refuses an SLO
-// whose scenarios together would need more than 100,000 rule evaluations or
-// scrapes at the spec's intervals, naming the interval that would do. The
-// spans come from the spec's windows, tiers and intervals, as the
-// scenarios derive them.
-func CheckIntervals(slo model.SLO) (path, message string) { return checkBudget(slo, maxSteps) }
+// Interval names the interval a replay-budget problem is about, so the
+// front end can point at the spec property that sets it.
+type Interval string
+
+// The intervals CheckBudget may name.
+const (
+	EvaluationInterval Interval = "evaluation"
+	ScrapeInterval     Interval = "scrape"
+)
+
+// CheckIntervals refuses, for `inferslo test`, an SLO whose scenarios
+// together would need more than 100,000 rule evaluations or scrapes at the
+// spec's intervals, naming the interval that would do ("" when none is
+// refused). The spans come from the spec's windows, tiers and intervals, as
+// the scenarios derive them.
+func CheckIntervals(slo model.SLO) (Interval, string) { return CheckBudget(slo, maxSteps) }
 
 // DefaultBudget is the rule evaluations and scrapes a run of `inferslo
 // test` or `render` replays per SLO unless told otherwise (--budget): a
@@ -386,12 +395,10 @@ const DefaultBudget = 25_000
 const MaxBudget = maxSteps
 
 // CheckBudget is CheckIntervals with a budget of its own: at most budget
-// rule evaluations, and as many scrapes, per SLO.
-func CheckBudget(budget int64) spec.Check {
-	return func(slo model.SLO) (string, string) { return checkBudget(slo, min(budget, maxSteps)) }
-}
-
-func checkBudget(slo model.SLO, budget int64) (path, message string) {
+// rule evaluations, and as many scrapes, per SLO (never more than
+// CheckIntervals allows).
+func CheckBudget(slo model.SLO, budget int64) (Interval, string) {
+	budget = min(budget, maxSteps)
 	s := &sloSim{slo: slo, opts: Options{}.withDefaults(), eval: slo.Evaluation}
 	if s.eval <= 0 {
 		s.eval = time.Minute
@@ -422,12 +429,12 @@ func checkBudget(slo model.SLO, budget int64) (path, message string) {
 		return ""
 	}
 	if n := int64(total / s.eval); n > budget {
-		return "metadata.annotations." + spec.AnnotationEvaluation, fmt.Sprintf(
+		return EvaluationInterval, fmt.Sprintf(
 			"inferslo test would replay %s of scenarios at the evaluation interval %s: %d rule evaluations, more than the %d it replays per SLO; valid: an evaluation interval of at least %s%s, or shorter alert windows",
 			model.FormatDuration(total), model.FormatDuration(s.eval), n, budget, atLeast(total), orBudget(n))
 	}
 	if n := int64(scraped / s.scrape()); n > budget {
-		return "metadata.annotations." + spec.AnnotationScrapeInterval, fmt.Sprintf(
+		return ScrapeInterval, fmt.Sprintf(
 			"inferslo test would replay %s of scenarios at the scrape interval %s: %d scrapes, more than the %d it replays per SLO; valid: a scrape interval of at least %s%s, or shorter alert windows",
 			model.FormatDuration(scraped), model.FormatDuration(s.scrape()), n, budget, atLeast(scraped), orBudget(n))
 	}

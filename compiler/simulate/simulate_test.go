@@ -9,7 +9,6 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/spec"
 )
 
 func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
@@ -206,23 +205,23 @@ func TestCheckIntervalsRefusesSpecsWhoseReplayWouldTakeHours(t *testing.T) {
 	tests := []struct {
 		name         string
 		eval, scrape time.Duration
-		wantPath     string
+		want         Interval
 		wantMessage  []string
 	}{
 		{"the default intervals pass", time.Minute, 30 * time.Second, "", nil},
 		{"a 2s evaluation interval passes", 2 * time.Second, 30 * time.Second, "", nil},
 		{"a 1s evaluation interval is refused at the evaluation interval", time.Second, 30 * time.Second,
-			"metadata.annotations." + spec.AnnotationEvaluation, []string{"at the evaluation interval 1s", "valid: an evaluation interval of at least 2s"}},
+			EvaluationInterval, []string{"at the evaluation interval 1s", "valid: an evaluation interval of at least 2s"}},
 		{"a 1s scrape interval is refused at the scrape interval", time.Minute, time.Second,
-			"metadata.annotations." + spec.AnnotationScrapeInterval, []string{"at the scrape interval 1s", "valid: a scrape interval of at least 2s"}},
+			ScrapeInterval, []string{"at the scrape interval 1s", "valid: a scrape interval of at least 2s"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			slo := vllmSLO(t, "errors", "99.9%")
 			slo.Evaluation, slo.ScrapeInterval = tc.eval, tc.scrape
-			path, msg := CheckIntervals(slo)
-			if path != tc.wantPath {
-				t.Fatalf("path %q (%s), want %q", path, msg, tc.wantPath)
+			iv, msg := CheckIntervals(slo)
+			if iv != tc.want {
+				t.Fatalf("interval %q (%s), want %q", iv, msg, tc.want)
 			}
 			for _, want := range tc.wantMessage {
 				if !strings.Contains(msg, want) {

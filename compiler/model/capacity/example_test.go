@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/inferslo/inferslo/compiler/capacity"
+	"github.com/inferslo/inferslo/compiler/model/capacity"
 	"github.com/inferslo/inferslo/compiler/model"
 )
 
