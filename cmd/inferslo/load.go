@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/lint"
+
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/scrape"
 	"github.com/inferslo/inferslo/compiler/simulate"
@@ -66,7 +68,7 @@ func (f metricsFlag) checker(cat *engine.Catalog) (spec.Checker, error) {
 	if len(f.Metrics) == 0 {
 		return nil, nil
 	}
-	c := &scrape.Checker{Catalog: cat}
+	c := &lint.SpecChecker{Catalog: cat}
 	for _, src := range f.Metrics {
 		s, err := scrape.Load(context.Background(), src, scrape.Limits{})
 		if err != nil {

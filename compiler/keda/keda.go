@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
-	"github.com/inferslo/inferslo/compiler/model/capacity"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/model/capacity"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/inferslo/inferslo/compiler/model/capacity"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/model/capacity"
 )
 
 // The worked example of the README: 1,000 requests/s at 40ms mean service time

@@ -1,9 +1,13 @@
-package scrape
+package lint
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/inferslo/inferslo/compiler/scrape"
 
 	"github.com/inferslo/inferslo/compiler/query"
 
@@ -15,11 +19,11 @@ import (
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
-// Checker compares the series each SLO's artifacts read with the scrapes
+// SpecChecker compares the series each SLO's artifacts read with the scrapes
 // given (one per engine, say): the SLI's queries that the rules record, the
 // bucket at the threshold, the gauge a KEDA trigger reads, and the engine
 // series the dashboard panels show.
-type Checker struct {
+type SpecChecker struct {
 	Scrapes []*Scrape
 	Catalog *engine.Catalog
 }
@@ -37,7 +41,7 @@ type use struct {
 
 // Check is a spec.Checker: it returns a located finding for every selector
 // that no scrape satisfies.
-func (c *Checker) Check(s model.SLO) []spec.Finding {
+func (c *SpecChecker) Check(s model.SLO) []spec.Finding {
 	var out []spec.Finding
 	seen := map[string]bool{}
 	for _, u := range c.uses(s) {
@@ -57,7 +61,7 @@ func (c *Checker) Check(s model.SLO) []spec.Finding {
 	return out
 }
 
-func (c *Checker) uses(s model.SLO) []use {
+func (c *SpecChecker) uses(s model.SLO) []use {
 	const objective = "spec.objectives[0]"
 	var out []use
 	for _, q := range []*model.Query{s.SLI.Total, s.SLI.Good, s.SLI.Bad, s.SLI.Raw} {
@@ -107,7 +111,7 @@ func (c *Checker) uses(s model.SLO) []use {
 }
 
 // selector checks one vector selector against the pooled scrapes.
-func (c *Checker) selector(s model.SLO, u use, vs *parser.VectorSelector) []spec.Finding {
+func (c *SpecChecker) selector(s model.SLO, u use, vs *parser.VectorSelector) []spec.Finding {
 	name := engine.SelectedName(vs)
 	if name == "" {
 		return nil
@@ -140,7 +144,7 @@ func (c *Checker) selector(s model.SLO, u use, vs *parser.VectorSelector) []spec
 	// cannot judge it.
 	var judged []*labels.Matcher
 	for _, m := range vs.LabelMatchers {
-		if m.Name != labels.MetricName && len(Values(series, m.Name)) > 0 {
+		if m.Name != labels.MetricName && len(scrape.Values(series, m.Name)) > 0 {
 			judged = append(judged, m)
 		}
 	}
@@ -153,21 +157,21 @@ func (c *Checker) selector(s model.SLO, u use, vs *parser.VectorSelector) []spec
 		switch {
 		case m.Name == "le" && s.Inference != nil && !s.Inference.Threshold.IsZero():
 			path = "metadata.annotations." + spec.AnnotationThreshold
-		case s.Inference != nil && contains(s.Inference.SelectorLabels, m.Name):
+		case s.Inference != nil && slices.Contains(s.Inference.SelectorLabels, m.Name):
 			path = "metadata.annotations." + spec.AnnotationSelector
 		}
-		vals := Values(series, m.Name)
+		vals := scrape.Values(series, m.Name)
 		if m.Name == "le" {
-			out = append(out, found(path, "%s{%s}, but the scrape's %s has no such bucket; its buckets are le=%s%s", name, m, name, quoteList(vals, 40), neighbours(m, vals)))
+			out = append(out, found(path, "%s{%s}, but the scrape's %s has no such bucket; its buckets are le=%s%s", name, m, name, quoteSome(vals, 40), nearestBuckets(m, vals)))
 			continue
 		}
-		out = append(out, found(path, "%s{%s}, but the scrape has %s=%s", name, m, m.Name, quoteList(vals, 12)))
+		out = append(out, found(path, "%s{%s}, but the scrape has %s=%s", name, m, m.Name, quoteSome(vals, 12)))
 	}
 	if len(out) > 0 {
 		return out
 	}
 	for _, ls := range series {
-		if matchesAll(ls, judged) {
+		if seriesMatch(ls, judged) {
 			return nil
 		}
 	}
@@ -176,7 +180,7 @@ func (c *Checker) selector(s model.SLO, u use, vs *parser.VectorSelector) []spec
 
 // recordedElsewhere is a name with a colon that no engine exposes: a
 // recording rule of the user's, which no /metrics has.
-func (c *Checker) recordedElsewhere(name string) bool {
+func (c *SpecChecker) recordedElsewhere(name string) bool {
 	if !strings.Contains(name, ":") {
 		return false
 	}
@@ -189,7 +193,7 @@ func (c *Checker) recordedElsewhere(name string) bool {
 
 // hint names what the scrapes have instead: the catalog's rename of the
 // metric when a scrape has the other name, else names of the same prefix.
-func (c *Checker) hint(name string) string {
+func (c *SpecChecker) hint(name string) string {
 	if c.Catalog != nil {
 		if info, ok := c.Catalog.Metric(name); ok {
 			for _, ch := range info.Changes {
@@ -201,9 +205,9 @@ func (c *Checker) hint(name string) string {
 					continue
 				}
 				if ch.Metric == info.Family {
-					return fmt.Sprintf("; it has %s, which replaced it in %s %s", other+info.Suffix, ch.Engine, firstOf(ch.Since, ch.Removed))
+					return fmt.Sprintf("; it has %s, which replaced it in %s %s", other+info.Suffix, ch.Engine, cmp.Or(ch.Since, ch.Removed))
 				}
-				return fmt.Sprintf("; it has %s, the name before %s %s: the engine is older than the spec's engine version (set engineVersion)", other+info.Suffix, ch.Engine, firstOf(ch.Since, ch.Removed))
+				return fmt.Sprintf("; it has %s, the name before %s %s: the engine is older than the spec's engine version (set engineVersion)", other+info.Suffix, ch.Engine, cmp.Or(ch.Since, ch.Removed))
 			}
 		}
 	}
@@ -214,7 +218,7 @@ func (c *Checker) hint(name string) string {
 	var like []string
 	for _, sc := range c.Scrapes {
 		for _, n := range sc.Names() {
-			if strings.HasPrefix(n, prefix) && !contains(like, n) {
+			if strings.HasPrefix(n, prefix) && !slices.Contains(like, n) {
 				like = append(like, n)
 			}
 		}
@@ -225,7 +229,7 @@ func (c *Checker) hint(name string) string {
 	return "; it has " + strings.Join(truncate(like, 12), ", ")
 }
 
-func (c *Checker) has(name string) bool {
+func (c *SpecChecker) has(name string) bool {
 	for _, sc := range c.Scrapes {
 		if sc.Has(name) {
 			return true
@@ -236,7 +240,7 @@ func (c *Checker) has(name string) bool {
 
 // neighbours names the scrape's bounds on each side of an le the scrape
 // lacks.
-func neighbours(m *labels.Matcher, vals []string) string {
+func nearestBuckets(m *labels.Matcher, vals []string) string {
 	want, err := strconv.ParseFloat(m.Value, 64)
 	if err != nil || m.Type != labels.MatchEqual {
 		return ""
@@ -264,16 +268,9 @@ func neighbours(m *labels.Matcher, vals []string) string {
 	return ""
 }
 
-func anyMatches(series []map[string]string, m *labels.Matcher) bool {
-	for _, ls := range series {
-		if m.Matches(ls[m.Name]) {
-			return true
-		}
-	}
-	return false
-}
-
-func matchesAll(ls map[string]string, ms []*labels.Matcher) bool {
+// seriesMatch reports whether a scrape's series (its labels) matches
+// every matcher.
+func seriesMatch(ls map[string]string, ms []*labels.Matcher) bool {
 	for _, m := range ms {
 		if !m.Matches(ls[m.Name]) {
 			return false
@@ -282,7 +279,8 @@ func matchesAll(ls map[string]string, ms []*labels.Matcher) bool {
 	return true
 }
 
-func quoteList(vs []string, max int) string {
+// quoteSome quotes at most max values, then says how many more there are.
+func quoteSome(vs []string, max int) string {
 	qs := make([]string, 0, len(vs))
 	for _, v := range truncate(vs, max) {
 		if strings.HasPrefix(v, "…") {
@@ -299,22 +297,4 @@ func truncate(vs []string, max int) []string {
 		return vs
 	}
 	return append(append([]string{}, vs[:max]...), fmt.Sprintf("… (%d more)", len(vs)-max))
-}
-
-func firstOf(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

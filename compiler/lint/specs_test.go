@@ -1,4 +1,4 @@
-package scrape
+package lint
 
 import (
 	"path/filepath"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/scrape"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -19,12 +20,12 @@ func TestEachEngineSpecMatchesItsEnginesScrape(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := Load(t.Context(), filepath.Join("../../testdata/scrapes", id+".prom"), Limits{})
+			s, err := scrape.Load(t.Context(), filepath.Join("../../testdata/scrapes", id+".prom"), scrape.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checked := 0
-			c := &Checker{Scrapes: []*Scrape{s}, Catalog: cat}
+			c := &SpecChecker{Scrapes: []*Scrape{s}, Catalog: cat}
 			res, err := spec.LoadVerified(cat, []spec.Checker{func(slo model.SLO) []spec.Finding {
 				checked++
 				return c.Check(slo)
