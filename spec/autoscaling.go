@@ -10,8 +10,8 @@ import (
 
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 
-	"github.com/inferslo/inferslo/compiler/model/capacity"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/model/capacity"
 )
 
 // Values of the autoscaling section end up in a KEDA ScaledObject and the

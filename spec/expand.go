@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/OpenSLO/go-sdk/pkg/openslo"
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
-	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 
@@ -562,7 +563,7 @@ func checkSelector(d *doc, path string, sel map[string]string) Problems {
 	var ps Problems
 	for _, k := range sortedKeys(sel) {
 		// Dotted OpenTelemetry attribute names are valid UTF-8 label names.
-		if !prommodel.LabelName(k).IsValidLegacy() && !utf8Label(k) {
+		if !query.ValidLabelName(k) && !utf8Label(k) {
 			ps = append(ps, d.errorf(path+"."+k, "%q is not a Prometheus label name", k))
 		}
 		if msg := engineSetLabel(k); msg != "" {
@@ -620,7 +621,7 @@ func selectorText(sel map[string]string) string {
 // labelText quotes a label name that is not a legacy Prometheus name
 // (gen_ai.request.model), as PromQL requires.
 func labelText(name string) string {
-	if prommodel.LabelName(name).IsValidLegacy() {
+	if query.ValidLabelName(name) {
 		return name
 	}
 	return fmt.Sprintf("%q", name)
@@ -631,7 +632,7 @@ func labelText(name string) string {
 func seriesSelector(name string, pairs ...string) string {
 	var ms []string
 	head := name
-	if !prommodel.IsValidLegacyMetricName(name) {
+	if !query.ValidMetricName(name) {
 		head = ""
 		ms = append(ms, fmt.Sprintf("%q", name))
 	}
@@ -660,13 +661,13 @@ func engineName(e *engine.Engine) string {
 }
 
 // withSelector adds the service's label matchers to every selector of a query.
-func withSelector(query string, sel map[string]string) (string, error) {
-	if err := querybound.Check(query); err != nil {
+func withSelector(q string, sel map[string]string) (string, error) {
+	if err := querybound.Check(q); err != nil {
 		return "", err
 	}
-	expr, err := parser.NewParser(parser.Options{}).ParseExpr(query)
+	expr, err := query.NewParser().ParseExpr(q)
 	if err != nil {
-		return "", fmt.Errorf("invalid PromQL %q: %v", query, err)
+		return "", fmt.Errorf("invalid PromQL %q: %v", q, err)
 	}
 	keys := make([]string, 0, len(sel))
 	for k := range sel {

@@ -78,7 +78,7 @@ func warnUnselected(o object[v1.SLO], total string, ps *Problems) {
 // over the SLI's native histogram with the threshold: from 0 (or below) up
 // to the threshold.
 func checkNativeGood(o object[v1.SLO], inf *model.Inference, good string, ps *Problems) {
-	e, err := parser.NewParser(parser.Options{}).ParseExpr(good)
+	e, err := query.NewParser().ParseExpr(good)
 	if err != nil {
 		return
 	}
@@ -113,7 +113,7 @@ func readsMetric(e parser.Expr, name string) bool {
 
 // selectorsOf lists the vector selectors of a canonical query.
 func selectorsOf(expr string) []*parser.VectorSelector {
-	e, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
+	e, err := query.NewParser().ParseExpr(expr)
 	if err != nil {
 		return nil
 	}
@@ -124,7 +124,7 @@ func selectorsOf(expr string) []*parser.VectorSelector {
 // name (and a bucket bound).
 func selectsOnlyName(vs *parser.VectorSelector) bool {
 	for _, m := range vs.LabelMatchers {
-		if m.Name != labels.MetricName && m.Name != "le" {
+		if m.Name != query.MetricNameLabel && m.Name != "le" {
 			return false
 		}
 	}

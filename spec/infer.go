@@ -76,7 +76,7 @@ func (l *loader) inferEngine(sli object[v1.SLI], s *model.SLO, ps *Problems) *mo
 		inf.Threshold = model.DecimalFromFloat(seconds)
 		var sel []string
 		for _, m := range vs.LabelMatchers {
-			if m.Name != labels.MetricName && m.Name != "le" && m.Type == labels.MatchEqual {
+			if m.Name != query.MetricNameLabel && m.Name != "le" && m.Type == labels.MatchEqual {
 				sel = append(sel, m.String())
 				inf.SelectorLabels = append(inf.SelectorLabels, m.Name)
 			}

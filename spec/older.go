@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/OpenSLO/go-sdk/pkg/openslo"
 	"github.com/OpenSLO/go-sdk/pkg/openslo/v1alpha"
 	"github.com/OpenSLO/go-sdk/pkg/openslo/v2alpha"
@@ -296,7 +298,7 @@ func RateForm(q string) (string, bool, error) {
 	if v := templateVar.FindString(strings.ReplaceAll(q, windowVar, "")); v != "" {
 		return "", false, fmt.Errorf("the template variable %s has no counterpart in inferslo; write the query with it filled in", v)
 	}
-	expr, err := parser.NewParser(parser.Options{}).ParseExpr(strings.ReplaceAll(q, windowVar, sentinelText))
+	expr, err := query.NewParser().ParseExpr(strings.ReplaceAll(q, windowVar, sentinelText))
 	if err != nil {
 		return "", false, fmt.Errorf("invalid PromQL once %s is filled in: %w", windowVar, err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 	prommodel "github.com/prometheus/common/model"
-	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec/engine"
@@ -371,7 +370,7 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 		*ps = append(*ps, sli.errorf(path+".spec.query", "%v", err))
 		return "", false
 	}
-	expr, err := parser.NewParser(parser.Options{}).ParseExpr(q)
+	expr, err := query.NewParser().ParseExpr(q)
 	if err != nil {
 		*ps = append(*ps, sli.errorf(path+".spec.query", "invalid PromQL: %v", err))
 		return "", false
@@ -458,7 +457,7 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		}
 	}
 	if inf.Selector != "" {
-		vs, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + inf.Selector + "}")
+		vs, err := query.NewParser().ParseMetricSelector("{" + inf.Selector + "}")
 		if err != nil {
 			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationSelector, "invalid selector: %v", err))
 		}
@@ -706,7 +705,7 @@ func groupBy(o object[v1.SLO], sli model.SLI, ps *Problems) []string {
 		name = strings.TrimSpace(name)
 		path := fmt.Sprintf("metadata.annotations.%s[%d]", AnnotationGroupBy, i)
 		switch {
-		case !prommodel.LabelName(name).IsValidLegacy() || strings.HasPrefix(name, "__"):
+		case !query.ValidLabelName(name) || strings.HasPrefix(name, "__"):
 			*ps = append(*ps, o.errorf(path, "%q is not a Prometheus label name; group by labels of the SLI's series, such as model_name", name))
 		case contains(reservedGroupLabels, name):
 			*ps = append(*ps, o.errorf(path, "%q is a label inferslo sets on its own series and alerts; group by a label of the SLI's series, such as model_name", name))
@@ -786,7 +785,7 @@ func alertLabels(o object[v1.SLO], groupBy []string, ps *Problems) map[string]st
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		path := "metadata.annotations." + AnnotationAlertLabels + "." + k
 		switch {
-		case !prommodel.LabelName(k).IsValidLegacy() || strings.HasPrefix(k, "__"):
+		case !query.ValidLabelName(k) || strings.HasPrefix(k, "__"):
 			*ps = append(*ps, o.errorf(path, "%q is not a Prometheus label name", k))
 		case k == model.LabelSLOTier:
 			*ps = append(*ps, o.errorf(path, "%q is set from the SLO's tier; set the tier (spec.tier, or the annotation %s) instead", k, AnnotationTier))

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -247,12 +246,4 @@ func boolOr(b *bool, def bool) bool {
 
 func fmtList(items []string) string {
 	return strings.Join(items, ", ")
-}
-
-func quoteAll(items []string) []string {
-	out := make([]string, len(items))
-	for i, s := range items {
-		out[i] = fmt.Sprintf("%q", s)
-	}
-	return out
 }

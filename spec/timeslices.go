@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 	"github.com/prometheus/prometheus/promql/parser"
 
@@ -134,16 +136,16 @@ var errStop = errors.New("stop")
 // one slice: histogram_quantile(φ, …rate(x_bucket[slice])…), with no @,
 // offset or subquery that would read other times than the slice.
 func checkSliceQuery(q string, slice time.Duration) error {
-	expr, err := parser.NewParser(parser.Options{}).ParseExpr(q)
+	expr, err := query.NewParser().ParseExpr(q)
 	if err != nil {
 		return fmt.Errorf("invalid PromQL: %w", err)
 	}
 	example := fmt.Sprintf("histogram_quantile(0.99, sum by (le) (rate(x_bucket[%s])))", model.FormatDuration(slice))
-	call, ok := unparen(expr).(*parser.Call)
+	call, ok := query.Unparen(expr).(*parser.Call)
 	if !ok || call.Func.Name != "histogram_quantile" {
 		return fmt.Errorf("a threshold SLI is a percentile of a histogram over the slice, such as %s", example)
 	}
-	if phi, ok := unparen(call.Args[0]).(*parser.NumberLiteral); !ok || phi.Val <= 0 || phi.Val >= 1 {
+	if phi, ok := query.Unparen(call.Args[0]).(*parser.NumberLiteral); !ok || phi.Val <= 0 || phi.Val >= 1 {
 		return fmt.Errorf("the quantile %s is not a number between 0 and 1 (exclusive), such as 0.99", call.Args[0])
 	}
 	var problem error
@@ -179,13 +181,6 @@ func checkSliceQuery(q string, slice time.Duration) error {
 		problem = fmt.Errorf("the percentile reads no rate over the slice, as in %s", example)
 	}
 	return problem
-}
-
-func unparen(e parser.Expr) parser.Expr {
-	if p, ok := e.(*parser.ParenExpr); ok {
-		return unparen(p.Expr)
-	}
-	return e
 }
 
 func lastNode(path []parser.Node) parser.Node {

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/inferslo/inferslo/compiler/model/capacity"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/model/capacity"
 )
 
 type planCmd struct {

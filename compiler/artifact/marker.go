@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -47,18 +46,6 @@ func RecordedCommand(dir string) string {
 		return ""
 	}
 	return m.line
-}
-
-// withMarker returns the files plus the marker listing them.
-func (s Set) withMarker(command string) Set {
-	paths := make([]string, len(s))
-	for i, f := range s {
-		paths[i] = f.Path
-	}
-	slices.Sort(paths)
-	out := append(Set{markerFile(command, paths)}, s...)
-	out.Sort()
-	return out
 }
 
 // parseMarker reads a marker. A marker of an earlier inferslo lists bare

@@ -197,7 +197,7 @@ func recordedReads(t testing.TB, q string) []seriesRef {
 		var r seriesRef
 		for _, m := range ms {
 			switch {
-			case m.Name == labels.MetricName:
+			case m.Name == prommodel.MetricNameLabel:
 				r.name = m.Value
 			case m.Name == model.LabelSLO && m.Type == labels.MatchEqual:
 				r.slo = m.Value
@@ -327,7 +327,7 @@ func TestRawSeriesAreReadOnlyForPercentilesAndEngineSignals(t *testing.T) {
 			}
 			for _, ms := range parser.ExtractSelectors(e) {
 				for _, m := range ms {
-					if m.Name != labels.MetricName || strings.HasPrefix(m.Value, "inferslo:") {
+					if m.Name != prommodel.MetricNameLabel || strings.HasPrefix(m.Value, "inferslo:") {
 						continue
 					}
 					if !allowed[m.Value] {

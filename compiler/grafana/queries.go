@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	prommodel "github.com/prometheus/common/model"
-
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec/engine"
 )
@@ -47,7 +45,7 @@ func percentileQuery(q, histogram, selector string, native bool, groupBy []strin
 // counterRateQuery rates an engine's counter, or a sum of counters (Triton
 // counts requests as success plus failure), scoped by selector.
 func counterRateQuery(counter, selector string) string {
-	if prommodel.IsValidLegacyMetricName(counter) {
+	if pq.ValidMetricName(counter) {
 		return fmt.Sprintf("sum(rate(%s[%s]))", pq.SeriesSelector(counter, selector), rateInterval)
 	}
 	scoped := scopedQuery(counter, selector)
@@ -112,15 +110,6 @@ func groupLegend(groups []string) string {
 		b.WriteString(" {{" + l + "}}")
 	}
 	return b.String()
-}
-
-// sloRegexMatcher matches exactly the named SLOs.
-func sloRegexMatcher(slos []model.SLO) string {
-	names := make([]string, len(slos))
-	for i, s := range slos {
-		names[i] = regexp.QuoteMeta(s.Name)
-	}
-	return fmt.Sprintf("%s=~%q", model.LabelSLO, strings.Join(names, "|"))
 }
 
 // serviceRegexMatcher matches exactly the named services.

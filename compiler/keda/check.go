@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -134,7 +136,7 @@ func checkPrometheusMetadata(t trigger) error {
 // only allowed metric names, and that it yields at most one element, since
 // KEDA's scaler fails on more.
 func checkQueries(o scaledObject, allowed map[string]bool) error {
-	p := parser.NewParser(parser.Options{})
+	p := query.NewParser()
 	for _, t := range o.Spec.Triggers {
 		if t.Type != "prometheus" {
 			continue
@@ -203,7 +205,7 @@ func single(expr parser.Expr) bool {
 				return false
 			}
 			// Classic buckets summed by le, or native histograms summed whole.
-			inner, ok := unparen(e.Args[1]).(*parser.AggregateExpr)
+			inner, ok := query.Unparen(e.Args[1]).(*parser.AggregateExpr)
 			return ok && inner.Op == parser.SUM && !inner.Without && (len(inner.Grouping) == 1 && inner.Grouping[0] == "le" || len(inner.Grouping) == 0)
 		case "clamp_min", "clamp_max", "histogram_count", "histogram_sum", "histogram_fraction", "abs":
 			// One element in, one out: the vector is the only vector argument.
@@ -216,14 +218,4 @@ func single(expr parser.Expr) bool {
 		}
 	}
 	return false
-}
-
-func unparen(e parser.Expr) parser.Expr {
-	for {
-		p, ok := e.(*parser.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.Expr
-	}
 }

@@ -13,7 +13,7 @@ var checkRenamedMetric = Check{
 			if !ok || (facts.ReplacedBy == "" && facts.Removed == "") {
 				continue
 			}
-			msg := facts.Name + " is gone"
+			var msg string
 			switch {
 			case facts.Removed != "" && facts.ReplacedBy != "":
 				msg = facts.Family + " was replaced by " + facts.ReplacedBy + facts.Suffix

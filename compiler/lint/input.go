@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -231,7 +233,7 @@ func (f *File) validateRule(p *pass, r *Rule) {
 			}
 		}
 	}
-	for _, we := range rr.Validate(rulefmt.RuleNode{}, model.UTF8Validation, parser.NewParser(parser.Options{})) {
+	for _, we := range rr.Validate(rulefmt.RuleNode{}, model.UTF8Validation, query.NewParser()) {
 		p.with(checkRuleFormat).atYAML(f, r.node, "%v", we.Unwrap())
 	}
 }
@@ -290,10 +292,10 @@ func (f *File) query(p *pass, n *yaml.Node, r *Rule, grafana bool) *Query {
 		f.queries = append(f.queries, q)
 		return q
 	}
-	expr, err := parser.NewParser(parser.Options{}).ParseExpr(q.Text)
+	expr, err := query.NewParser().ParseExpr(q.Text)
 	if err != nil && q.Vars {
 		if text, orig, _ := substituteVariables(n.Value, true); text != q.Text {
-			if e, err2 := parser.NewParser(parser.Options{}).ParseExpr(text); err2 == nil {
+			if e, err2 := query.NewParser().ParseExpr(text); err2 == nil {
 				q.Text, q.orig, expr, err = text, orig, e, nil
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -148,7 +150,7 @@ func aggregateFlow(v *parser.AggregateExpr) resultLabels {
 	}
 	var out resultLabels
 	if v.Without {
-		out = in.drop(v, append(slices.Clone(v.Grouping), labels.MetricName)...)
+		out = in.drop(v, append(slices.Clone(v.Grouping), query.MetricNameLabel)...)
 	} else {
 		out = in.keep(v, v.Grouping)
 	}
@@ -167,7 +169,7 @@ func callFlow(v *parser.Call) resultLabels {
 		var names []string
 		for _, vs := range selectorsOf(v.Args) {
 			for _, m := range vs.LabelMatchers {
-				if m.Type == labels.MatchEqual && m.Name != labels.MetricName {
+				if m.Type == labels.MatchEqual && m.Name != query.MetricNameLabel {
 					names = append(names, m.Name)
 				}
 			}

@@ -38,7 +38,7 @@ func (r *reporter) scrapeSelectors(q *Query, fn func(vs *parser.VectorSelector, 
 // usable says whether a matcher can be checked: Grafana variables are not
 // values.
 func usable(q *Query, m *labels.Matcher) bool {
-	if m.Name == labels.MetricName {
+	if m.Name == query.MetricNameLabel {
 		return false
 	}
 	return !isVariable(q, m) && (m.Type == labels.MatchEqual || m.Type == labels.MatchRegexp)
@@ -119,7 +119,7 @@ func anyMatches(series []map[string]string, m *labels.Matcher) bool {
 
 func matchesAll(q *Query, ls map[string]string, ms []*labels.Matcher) bool {
 	for _, m := range ms {
-		if m.Name != labels.MetricName && !isVariable(q, m) && !m.Matches(ls[m.Name]) {
+		if m.Name != query.MetricNameLabel && !isVariable(q, m) && !m.Matches(ls[m.Name]) {
 			return false
 		}
 	}

@@ -45,7 +45,7 @@ func (c *SpecChecker) Check(s model.SLO) []spec.Finding {
 	var out []spec.Finding
 	seen := map[string]bool{}
 	for _, u := range c.uses(s) {
-		expr, err := parser.NewParser(parser.Options{}).ParseExpr(u.query)
+		expr, err := query.NewParser().ParseExpr(u.query)
 		if err != nil {
 			continue // reported where the query is read
 		}
@@ -144,7 +144,7 @@ func (c *SpecChecker) selector(s model.SLO, u use, vs *parser.VectorSelector) []
 	// cannot judge it.
 	var judged []*labels.Matcher
 	for _, m := range vs.LabelMatchers {
-		if m.Name != labels.MetricName && len(scrape.Values(series, m.Name)) > 0 {
+		if m.Name != query.MetricNameLabel && len(scrape.Values(series, m.Name)) > 0 {
 			judged = append(judged, m)
 		}
 	}

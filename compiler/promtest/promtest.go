@@ -21,12 +21,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql"
-	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/template"
 	"gopkg.in/yaml.v3"
 
@@ -138,7 +139,7 @@ func Check(data []byte) error {
 
 // checkSeries checks the series notation of every input series.
 func checkSeries(f File) error {
-	p := parser.NewParser(parser.Options{})
+	p := query.NewParser()
 	for _, t := range f.Tests {
 		for _, s := range t.InputSeries {
 			if _, _, err := p.ParseSeriesDesc(s.Series + " " + s.Values); err != nil {
@@ -223,7 +224,7 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 	if err != nil {
 		return Test{}, err
 	}
-	p := parser.NewParser(parser.Options{})
+	p := query.NewParser()
 	var kept []Series
 	var absentLabels []map[string]string
 	for _, sel := range slo.SLI.ThresholdBuckets() {
@@ -235,7 +236,7 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 		for _, m := range ms {
 			// A grouped SLO names the group and the bucket, not the
 			// selector's other labels.
-			if m.Type == labels.MatchEqual && m.Name != labels.MetricName && (len(slo.GroupBy) == 0 || m.Name == "le") {
+			if m.Type == labels.MatchEqual && m.Name != query.MetricNameLabel && (len(slo.GroupBy) == 0 || m.Name == "le") {
 				lbls[m.Name] = m.Value
 			}
 		}
@@ -668,14 +669,14 @@ func (b builder) rule(slo model.SLO, severity string) (rulefmt.Rule, bool) {
 // window sees the same burn.
 func (b builder) expand(alert, text string, id map[string]string, burn float64, at time.Duration) (string, error) {
 	query := func(_ context.Context, q string, _ time.Time) (promql.Vector, error) {
-		sel, err := parser.NewParser(parser.Options{}).ParseMetricSelector(q)
+		sel, err := query.NewParser().ParseMetricSelector(q)
 		if err != nil {
 			return nil, err
 		}
 		name, slo := "", ""
 		for _, m := range sel {
 			switch m.Name {
-			case labels.MetricName:
+			case query.MetricNameLabel:
 				name = m.Value
 			case model.LabelSLO:
 				slo = m.Value
@@ -684,7 +685,7 @@ func (b builder) expand(alert, text string, id map[string]string, burn float64, 
 		if name != model.BudgetRemaining || slo != id[model.LabelSLO] {
 			return nil, fmt.Errorf("the expected annotations cannot answer query %q", q)
 		}
-		ls := labels.FromMap(map[string]string{labels.MetricName: name, model.LabelSLO: slo})
+		ls := labels.FromMap(map[string]string{query.MetricNameLabel: name, model.LabelSLO: slo})
 		return promql.Vector{promql.Sample{Metric: ls, F: 1 - burn}}, nil
 	}
 	smpl := promql.Sample{Metric: labels.FromMap(id), F: burn}
@@ -703,17 +704,17 @@ func (b builder) expand(alert, text string, id map[string]string, burn float64, 
 func seriesName(ls labels.Labels) string {
 	var parts []string
 	ls.Range(func(l labels.Label) {
-		if l.Name != labels.MetricName {
+		if l.Name != query.MetricNameLabel {
 			parts = append(parts, fmt.Sprintf("%s=%q", l.Name, l.Value))
 		}
 	})
-	return ls.Get(labels.MetricName) + "{" + strings.Join(parts, ", ") + "}"
+	return ls.Get(query.MetricNameLabel) + "{" + strings.Join(parts, ", ") + "}"
 }
 
 // bucketMissing tells whether a threshold bucket the SLO reads has no input
 // series while its events do: SLIMisconfigured then holds its burn alerts.
 func bucketMissing(slo model.SLO, series []labels.Labels) bool {
-	p := parser.NewParser(parser.Options{})
+	p := query.NewParser()
 	for _, sel := range slo.SLI.ThresholdBuckets() {
 		ms, err := p.ParseMetricSelector(sel)
 		if err != nil {

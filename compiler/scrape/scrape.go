@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/textparse"
 
@@ -243,7 +245,7 @@ func parse(source string, data []byte, contentType string, lim Limits) (*Scrape,
 			}
 			m[str(l.Name)] = str(v)
 		})
-		name := m[labels.MetricName]
+		name := m[query.MetricNameLabel]
 		s.series[name] = append(s.series[name], m)
 		s.count++
 	}

@@ -216,7 +216,7 @@ type reach struct{ rng, step time.Duration }
 // projectRange is the longest range a query reads, of a range selector or
 // a subquery.
 func projectRange(qs string) reach {
-	expr, err := parser.NewParser(parser.Options{}).ParseExpr(qs)
+	expr, err := query.NewParser().ParseExpr(qs)
 	if err != nil {
 		return reach{}
 	}

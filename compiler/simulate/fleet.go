@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
@@ -371,7 +373,7 @@ func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
 	ms := epoch().Add(t).UnixMilli()
 	add := func(name string, v float64, extra ...string) error {
 		b := labels.NewBuilder(labels.EmptyLabels())
-		b.Set(labels.MetricName, name)
+		b.Set(query.MetricNameLabel, name)
 		for k, v := range ls {
 			b.Set(k, v)
 		}

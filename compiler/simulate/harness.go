@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/inferslo/inferslo/compiler/model"
 
 	prommodel "github.com/prometheus/common/model"
@@ -115,7 +117,7 @@ type ruleIndex []ruleGroup
 func indexRules(files artifact.Set) (ruleIndex, error) {
 	files = slices.Clone(files)
 	files.Sort()
-	p := parser.NewParser(parser.Options{})
+	p := query.NewParser()
 	var out ruleIndex
 	for _, f := range files {
 		rgs, errs := rulefmt.Parse(f.Data, false, prommodel.UTF8Validation, p, promslog.NewNopLogger())
@@ -151,7 +153,7 @@ func (x ruleIndex) byName() map[string]ruleIndex {
 
 // loadGroups builds rule groups ready to evaluate from the index.
 func loadGroups(x ruleIndex, opts *rules.ManagerOptions) ([]*rules.Group, error) {
-	p := parser.NewParser(parser.Options{})
+	p := query.NewParser()
 	files := map[string]*rulefmt.RuleGroups{}
 	var ids []string
 	for _, g := range x {
@@ -220,7 +222,7 @@ func newIndexedHarness(x ruleIndex, count bool) (*harness, error) {
 		Timeout:              time.Hour,
 		EnableAtModifier:     true,
 		EnableNegativeOffset: true,
-		Parser:               parser.NewParser(parser.Options{}),
+		Parser:               query.NewParser(),
 	})
 	if count {
 		h.counted = &queryCount{}
@@ -296,7 +298,7 @@ func reads(expr parser.Expr, rule *rules.RecordingRule) bool {
 func selects(vs *parser.VectorSelector, rule *rules.RecordingRule) bool {
 	for _, m := range vs.LabelMatchers {
 		v := rule.Labels().Get(m.Name)
-		if m.Name == labels.MetricName {
+		if m.Name == query.MetricNameLabel {
 			v = rule.Name()
 		} else if !rule.Labels().Has(m.Name) {
 			continue

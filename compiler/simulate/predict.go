@@ -112,8 +112,6 @@ func longest(t model.Tier) time.Duration {
 	return out
 }
 
-func sortStrings(s []string) { sort.Strings(s) }
-
 func sortGroups(g []*rules.Group) {
 	sort.Slice(g, func(i, j int) bool { return g[i].Name() < g[j].Name() })
 }

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -239,7 +241,7 @@ func replayService(svc string, slos []model.SLO, queries []string, opts Timeline
 		return Timeline{}, err
 	}
 	parsed := make([]parser.Expr, len(queries))
-	p := parser.NewParser(parser.Options{})
+	p := query.NewParser()
 	for i, q := range queries {
 		if parsed[i], err = p.ParseExpr(q); err != nil {
 			return Timeline{}, fmt.Errorf("query %q: %w", q, err)
@@ -466,7 +468,7 @@ func addSignals(slo model.SLO, w *workload) []gaugeSeries {
 	inf := slo.Inference
 	base := map[string]string{}
 	if inf.Selector != "" {
-		if ms, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + inf.Selector + "}"); err == nil {
+		if ms, err := query.NewParser().ParseMetricSelector("{" + inf.Selector + "}"); err == nil {
 			if v, err := satisfying(ms); err == nil {
 				base = v
 			}
@@ -474,11 +476,11 @@ func addSignals(slo model.SLO, w *workload) []gaugeSeries {
 	}
 	have := map[string]bool{}
 	for _, s := range w.series {
-		have[s.labels.Get(labels.MetricName)] = true
+		have[s.labels.Get(query.MetricNameLabel)] = true
 	}
 	mk := func(name string, pod int) labels.Labels {
 		b := labels.NewBuilder(labels.FromMap(base))
-		b.Set(labels.MetricName, name)
+		b.Set(query.MetricNameLabel, name)
 		b.Set("pod", fmt.Sprintf("sim-%d", pod))
 		b.Set("instance", fmt.Sprintf("sim-%d:8000", pod))
 		return b.Labels()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -30,7 +32,7 @@ func thresholdSeries(slo model.SLO) ([]series, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name := base[labels.MetricName]; !strings.HasSuffix(name, "_bucket") {
+	if name := base[query.MetricNameLabel]; !strings.HasSuffix(name, "_bucket") {
 		return nil, fmt.Errorf("the threshold query reads %q, not the _bucket series of a classic histogram", name)
 	}
 	if _, ok := base["le"]; ok {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
@@ -224,7 +226,7 @@ func copySamples(from, to *harness) error {
 		return fmt.Errorf("copy simulation storage: %w", err)
 	}
 	defer q.Close()
-	set := q.Select(ctx, false, nil, labels.MustNewMatcher(labels.MatchRegexp, labels.MetricName, ".+"))
+	set := q.Select(ctx, false, nil, labels.MustNewMatcher(labels.MatchRegexp, query.MetricNameLabel, ".+"))
 	app := to.db.Appender(ctx)
 	var it chunkenc.Iterator
 	for set.Next() {

@@ -5,10 +5,10 @@ import (
 	"math"
 	"sort"
 
-	prommodel "github.com/prometheus/common/model"
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec/engine"
@@ -123,7 +123,7 @@ func build(slo model.SLO, shape Shape, shapes func(model.SLO) ([]series, error))
 // (all fast).
 func engineSeries(slo model.SLO) ([]series, error) {
 	inf := slo.Inference
-	sel, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + inf.Selector + "}")
+	sel, err := query.NewParser().ParseMetricSelector("{" + inf.Selector + "}")
 	if inf.Selector == "" {
 		sel, err = nil, nil
 	}
@@ -144,13 +144,13 @@ func engineSeries(slo model.SLO) ([]series, error) {
 		for l, v := range extra {
 			b.Set(l, v)
 		}
-		b.Set(labels.MetricName, name)
+		b.Set(query.MetricNameLabel, name)
 		out = append(out, series{labels: b.Labels(), coefN: n, coefK: k})
 	}
 	if h := inf.Histogram; h != "" && inf.Native {
 		good, bad := nativeObservations(inf.NativeThreshold().Float(), inf.NativeSchema)
 		b := labels.NewBuilder(labels.FromMap(base))
-		b.Set(labels.MetricName, h)
+		b.Set(query.MetricNameLabel, h)
 		out = append(out, series{labels: b.Labels(), schema: inf.NativeSchema,
 			hist: []observation{{value: good, coefN: 1, coefK: -1}, {value: bad, coefK: 1}}})
 	} else if h := inf.Histogram; h != "" && len(inf.Buckets) > 0 {
@@ -184,7 +184,7 @@ func engineSeries(slo model.SLO) ([]series, error) {
 	}
 	// The finished-requests counter by finished_reason is vLLM's shape;
 	// a request count written as a sum of counters is left to ratioSeries.
-	if r := inf.Signals.Requests; r != "" && prommodel.IsValidLegacyMetricName(r) {
+	if r := inf.Signals.Requests; r != "" && query.ValidMetricName(r) {
 		if latency {
 			add(r, map[string]string{"finished_reason": "stop"}, 1, 0)
 			add(r, map[string]string{"finished_reason": "error"}, 0, 0)
@@ -395,7 +395,7 @@ func otherModels(slo model.SLO, n int) ([]map[string]string, error) {
 	}
 	var ms []*labels.Matcher
 	if slo.Inference != nil && slo.Inference.Selector != "" {
-		sel, err := parser.NewParser(parser.Options{}).ParseMetricSelector("{" + slo.Inference.Selector + "}")
+		sel, err := query.NewParser().ParseMetricSelector("{" + slo.Inference.Selector + "}")
 		if err != nil {
 			return nil, err
 		}
@@ -408,7 +408,7 @@ func otherModels(slo model.SLO, n int) ([]map[string]string, error) {
 		ms = sels[0].matchers
 	}
 	for _, m := range ms {
-		if m.Name == labels.MetricName || m.Type != labels.MatchEqual {
+		if m.Name == query.MetricNameLabel || m.Type != labels.MatchEqual {
 			continue
 		}
 		var out []map[string]string

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -19,7 +21,7 @@ func TestEngineSeriesCarryTheEnginesNamesAndLeStrings(t *testing.T) {
 	have := map[string]bool{}
 	pods := map[string]bool{}
 	for _, s := range w.series {
-		have[s.labels.Get(labels.MetricName)+" le="+s.labels.Get("le")+" model="+s.labels.Get("model_name")] = true
+		have[s.labels.Get(query.MetricNameLabel)+" le="+s.labels.Get("le")+" model="+s.labels.Get("model_name")] = true
 		pods[s.labels.Get("pod")] = true
 	}
 	for _, want := range []string{

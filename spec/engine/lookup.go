@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -186,11 +188,11 @@ func (va Variant) Range() string {
 
 // MetricNames lists the metric names a PromQL query selects, in order of
 // appearance; a query that does not parse yields none.
-func MetricNames(query string) []string {
-	if strings.TrimSpace(query) == "" {
+func MetricNames(q string) []string {
+	if strings.TrimSpace(q) == "" {
 		return nil
 	}
-	expr, err := parser.NewParser(parser.Options{}).ParseExpr(query)
+	expr, err := query.NewParser().ParseExpr(q)
 	if err != nil {
 		return nil
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -53,10 +55,10 @@ func (e *Engine) AsNative() (*Engine, error) {
 
 // countsAsNative replaces every selector of a histogram's _count series by
 // histogram_count of the histogram's own series, same matchers.
-func countsAsNative(query string, families map[string]string) (string, error) {
-	expr, err := parser.NewParser(parser.Options{}).ParseExpr(query)
+func countsAsNative(q string, families map[string]string) (string, error) {
+	expr, err := query.NewParser().ParseExpr(q)
 	if err != nil {
-		return "", fmt.Errorf("parse %q: %w", query, err)
+		return "", fmt.Errorf("parse %q: %w", q, err)
 	}
 	var swap func(e parser.Expr) parser.Expr
 	swap = func(e parser.Expr) parser.Expr {
@@ -72,8 +74,8 @@ func countsAsNative(query string, families map[string]string) (string, error) {
 			}
 			c.LabelMatchers = nil
 			for _, m := range n.LabelMatchers {
-				if m.Name == labels.MetricName {
-					m = labels.MustNewMatcher(labels.MatchEqual, labels.MetricName, family)
+				if m.Name == query.MetricNameLabel {
+					m = labels.MustNewMatcher(labels.MatchEqual, query.MetricNameLabel, family)
 				}
 				c.LabelMatchers = append(c.LabelMatchers, m)
 			}
@@ -102,7 +104,7 @@ func SelectedName(vs *parser.VectorSelector) string {
 		return vs.Name
 	}
 	for _, m := range vs.LabelMatchers {
-		if m.Name == labels.MetricName && m.Type == labels.MatchEqual {
+		if m.Name == query.MetricNameLabel && m.Type == labels.MatchEqual {
 			return m.Value
 		}
 	}
