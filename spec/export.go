@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/inferslo/inferslo/spec/input"
+
 	"github.com/OpenSLO/go-sdk/pkg/openslosdk"
 
-	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
@@ -37,7 +38,7 @@ func Export(paths ...string) ([]byte, Problems, error) {
 		return nil, l.problems, fmt.Errorf("exported objects do not validate: %w", err)
 	}
 	var buf bytes.Buffer
-	buf.WriteString("# Plain OpenSLO v1 exported by inferslo from " + artifact.SourceList(files) + ".\n")
+	buf.WriteString("# Plain OpenSLO v1 exported by inferslo from " + input.SourceList(files) + ".\n")
 	if err := openslosdk.Encode(&buf, openslosdk.FormatYAML, l.objects...); err != nil {
 		return nil, l.problems, fmt.Errorf("encode OpenSLO: %w", err)
 	}

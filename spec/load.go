@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/inferslo/inferslo/spec/input"
+
 	"gopkg.in/yaml.v3"
 
-	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec/engine"
 )
@@ -51,7 +52,7 @@ func Catalog(files ...string) (*engine.Catalog, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		data, err := artifact.ReadInput("engine catalog", "", f, MaxFileSize)
+		data, err := input.ReadInput("engine catalog", "", f, MaxFileSize)
 		if err != nil {
 			return nil, err
 		}

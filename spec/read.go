@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/spec/input"
 )
 
 // MaxFileSize caps a spec file: specs are hand-written, and a cap keeps a
@@ -102,7 +102,7 @@ func walkRoot(root string) ([]string, error) {
 				refused = fmt.Errorf("spec %s is a broken symbolic link", name)
 				return fs.SkipAll
 			}
-			if !artifact.Within(real, target) {
+			if !input.Within(real, target) {
 				refused = fmt.Errorf("spec %s is a symbolic link out of folder %s; refusing to read it", name, root)
 				return fs.SkipAll
 			}
@@ -148,7 +148,7 @@ func displayName(p string) string {
 	if err != nil {
 		return p
 	}
-	if artifact.Within(wd, p) {
+	if input.Within(wd, p) {
 		if rel, err := filepath.Rel(wd, p); err == nil {
 			return rel
 		}
@@ -159,7 +159,7 @@ func displayName(p string) string {
 // readSpec reads one spec file: a regular file of at most MaxFileSize
 // bytes, so that neither a FIFO nor /dev/zero can hang or exhaust a run.
 func readSpec(name string) ([]byte, error) {
-	return artifact.ReadInput("spec", "", name, MaxFileSize)
+	return input.ReadInput("spec", "", name, MaxFileSize)
 }
 
 // ReadFiles discovers and reads spec files (and other files handed to

@@ -31,10 +31,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/inferslo/inferslo/spec/input"
+
 	"github.com/prometheus/prometheus/promql"
 	promtemplate "github.com/prometheus/prometheus/template"
-
-	"github.com/inferslo/inferslo/compiler/artifact"
 )
 
 //go:embed *.tmpl
@@ -250,7 +250,7 @@ func (t *Text) override(dir string) error {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		src, err := artifact.ReadInput("template", dir, name, maxFileSize)
+		src, err := input.ReadInput("template", dir, name, maxFileSize)
 		if err != nil {
 			return err
 		}

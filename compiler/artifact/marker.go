@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/inferslo/inferslo/spec/input"
 )
 
 // Marker is the file that marks a folder as inferslo output. It names the
@@ -85,7 +87,7 @@ func readMarker(dir string) (marker, error) {
 	if !info.Mode().IsRegular() {
 		return marker{}, fmt.Errorf("%s is not a marker inferslo wrote", p)
 	}
-	data, err := ReadRegular(p, maxMarkerSize)
+	data, err := input.ReadRegular(p, maxMarkerSize)
 	if err != nil {
 		return marker{}, fmt.Errorf("%s is not a marker inferslo wrote: %w", p, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/inferslo/inferslo/spec/input"
 )
 
 func checkPath(p string) error {
@@ -243,9 +245,9 @@ func readCompared(p string, d fs.DirEntry) ([]byte, error) {
 	if !d.Type().IsRegular() {
 		return []byte("(not a regular file)\n"), nil
 	}
-	b, err := ReadRegular(p, maxCompared)
-	var notRegular *NotRegularError
-	var tooLarge *TooLargeError
+	b, err := input.ReadRegular(p, maxCompared)
+	var notRegular *input.NotRegularError
+	var tooLarge *input.TooLargeError
 	switch {
 	case errors.As(err, &notRegular):
 		return []byte("(not a regular file)\n"), nil

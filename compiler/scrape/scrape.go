@@ -19,12 +19,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/spec/input"
+
 	"github.com/inferslo/inferslo/compiler/query"
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/textparse"
-
-	"github.com/inferslo/inferslo/compiler/artifact"
 )
 
 // Limits bound one scrape. Zero fields take the defaults.
@@ -80,7 +80,7 @@ func Load(ctx context.Context, src string, lim Limits) (*Scrape, error) {
 		}
 		return parse(name, data, contentType, lim)
 	}
-	data, err := artifact.ReadRegular(src, lim.MaxBytes)
+	data, err := input.ReadRegular(src, lim.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read metrics %s: %w", src, err)
 	}

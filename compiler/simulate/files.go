@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/inferslo/inferslo/spec/input"
+
 	"github.com/inferslo/inferslo/compiler/artifact"
 )
 
@@ -18,7 +20,7 @@ const maxRuleFile = 64 << 20
 // relative to dir, with forward slashes, in lexical order.
 //
 // A link below dir is read only when it stays inside dir (see
-// artifact.ReadIn); each file is at most maxRuleFile bytes.
+// input.ReadIn); each file is at most maxRuleFile bytes.
 func ReadRuleFiles(dir string) (artifact.Set, error) {
 	var files artifact.Set
 	// WalkDir does not descend into a root that is itself a link.
@@ -37,7 +39,7 @@ func ReadRuleFiles(dir string) (artifact.Set, error) {
 		if err != nil {
 			return err
 		}
-		data, err := artifact.ReadInput("rule file", dir, rel, maxRuleFile)
+		data, err := input.ReadInput("rule file", dir, rel, maxRuleFile)
 		if err != nil {
 			return err
 		}

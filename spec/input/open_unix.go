@@ -1,6 +1,6 @@
 //go:build unix
 
-package artifact
+package input
 
 import "syscall"
 

@@ -1,4 +1,9 @@
-package artifact
+// Package input reads the files inferslo is handed (specs, templates, rule
+// files, catalogs, scrapes) and the outputs it compares, with one set of
+// guards: regular files only, bounded in size, and links kept inside the
+// folder they were found in. It imports nothing of inferslo, so the front
+// end and the backends share it.
+package input
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package artifact
+package input
 
 import (
 	"errors"
@@ -59,7 +59,15 @@ func TestReadRegularRefusesWhatCouldHangOrExhaustARun(t *testing.T) {
 func TestReadInKeepsLinksInsideTheFolder(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "in")
-	writeTree(t, parent, map[string]string{"token": "secret", "in/sub/a.yaml": "a"})
+	for p, data := range map[string]string{"token": "secret", "in/sub/a.yaml": "a"} {
+		p = filepath.Join(parent, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	links := map[string]string{"inside.yaml": "sub/a.yaml", "outside.yaml": "../token", "up": ".."}
 	for name, to := range links {
 		if err := os.Symlink(to, filepath.Join(dir, name)); err != nil {

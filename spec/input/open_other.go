@@ -1,6 +1,6 @@
 //go:build !unix
 
-package artifact
+package input
 
 // openNonBlock is zero where the OS has no non-blocking open; files are
 // checked to be regular before they are opened.
