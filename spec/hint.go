@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 )
 
@@ -14,7 +16,7 @@ import (
 func didYouMean(word string, known []string) string {
 	best, bestDist := "", 0
 	for _, k := range known {
-		d := editDistance(strings.ToLower(word), strings.ToLower(k))
+		d := query.EditDistance(strings.ToLower(word), strings.ToLower(k))
 		if d == 0 {
 			continue
 		}
@@ -28,28 +30,6 @@ func didYouMean(word string, known []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is the Levenshtein distance of two strings.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // fieldNames lists every field name (by struct tag) reachable from t, the
