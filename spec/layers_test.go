@@ -1,0 +1,93 @@
+package spec
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/inferslo/inferslo/"
+
+// imports lists, per package folder below root (relative to the module),
+// the module's packages its non-test files import.
+func imports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	err := filepath.WalkDir(filepath.Join("..", root), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.Contains(p, "testdata") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir, _ := filepath.Rel("..", filepath.Dir(p))
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			if rest, ok := strings.CutPrefix(path, module); ok {
+				out[filepath.ToSlash(dir)] = append(out[filepath.ToSlash(dir)], rest)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The data flows files -> spec -> model -> backends: the front end may use
+// the model and the PromQL leaf below it, never a backend, and the model
+// and the leaf use nothing above them.
+func TestLayersImportOnlyWhatLiesBelowThem(t *testing.T) {
+	tests := []struct {
+		name    string
+		root    string
+		allowed []string
+	}{
+		{"the front end imports only itself, the model and the PromQL leaf", "spec", []string{"spec", "compiler/model", "compiler/query"}},
+		{"the model imports only itself and the PromQL leaf", "compiler/model", []string{"compiler/model", "compiler/query"}},
+		{"the PromQL leaf imports nothing of inferslo", "compiler/query", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			found := imports(t, tt.root)
+			if len(found) == 0 && tt.allowed != nil {
+				t.Fatalf("no package below %s imports anything of inferslo; is the walk reading the right folder?", tt.root)
+			}
+			for dir, ims := range found {
+				for _, im := range ims {
+					ok := false
+					for _, a := range tt.allowed {
+						ok = ok || im == a || strings.HasPrefix(im, a+"/")
+					}
+					if !ok {
+						t.Errorf("%s imports %s; allowed: %v", dir, im, tt.allowed)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Below compiler/, only the callers of the front end (lint reads specs
+// beside rules, review renders them) import it; backends read the model.
+func TestOnlyFrontEndCallersBelowCompilerImportSpec(t *testing.T) {
+	callers := map[string]bool{"compiler/lint": true, "compiler/review": true, "compiler/internal/bench": true}
+	checked := 0
+	for dir, ims := range imports(t, "compiler") {
+		for _, im := range ims {
+			checked++
+			if im == "spec" && !callers[dir] {
+				t.Errorf("%s imports spec; backends read compiler/model instead", dir)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no imports found below compiler/")
+	}
+}
