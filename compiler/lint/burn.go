@@ -3,6 +3,8 @@ package lint
 import (
 	"regexp"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -57,7 +59,7 @@ func (p *pass) burnCondition(n parser.Node) (burnCondition, bool) {
 		return burnCondition{}, false
 	}
 	// ratio / budget > factor: the burn rate.
-	if d, ok := unwrap(c.LHS).(*parser.BinaryExpr); ok && d.Op == parser.DIV {
+	if d, ok := query.Unparen(c.LHS).(*parser.BinaryExpr); ok && d.Op == parser.DIV {
 		if budget, ok := constant(d.RHS); ok && budget > 0 && budget < 1 {
 			if scale, ok := p.ratioScale(d.LHS, 0); ok {
 				return burnCondition{cmp: c, limit: limit * budget / scale, burnRate: true, budget: budget}, true
@@ -80,7 +82,7 @@ func (p *pass) burnCondition(n parser.Node) (burnCondition, bool) {
 // isFactorTimesBudget says whether a constant threshold is written as a
 // product with a factor below 1 (the budget): 14.4 * 0.001, 14 * (1 - 0.99).
 func isFactorTimesBudget(e parser.Expr) bool {
-	b, ok := unwrap(e).(*parser.BinaryExpr)
+	b, ok := query.Unparen(e).(*parser.BinaryExpr)
 	if !ok || b.Op != parser.MUL {
 		return false
 	}
@@ -95,7 +97,7 @@ func (p *pass) ratioScale(e parser.Expr, depth int) (float64, bool) {
 	if depth > 8 {
 		return 0, false
 	}
-	switch v := unwrap(e).(type) {
+	switch v := query.Unparen(e).(type) {
 	case *parser.AggregateExpr:
 		if v.Op == parser.MAX || v.Op == parser.MIN || v.Op == parser.AVG {
 			return p.ratioScale(v.Expr, depth+1)
@@ -121,7 +123,7 @@ func (p *pass) ratioScale(e parser.Expr, depth int) (float64, bool) {
 			}
 		case parser.DIV:
 			num, k := v.LHS, 1.0
-			if m, ok := unwrap(num).(*parser.BinaryExpr); ok && m.Op == parser.MUL {
+			if m, ok := query.Unparen(num).(*parser.BinaryExpr); ok && m.Op == parser.MUL {
 				if c, ok := constant(m.LHS); ok && c > 0 {
 					num, k = m.RHS, c
 				} else if c, ok := constant(m.RHS); ok && c > 0 {
@@ -202,13 +204,13 @@ func (p *pass) containsBurn(e parser.Expr) bool {
 // budgetThreshold reads a threshold written factor * (1 - objective) (in
 // either order).
 func budgetThreshold(e parser.Expr) (factor, objective float64, ok bool) {
-	b, isBin := unwrap(e).(*parser.BinaryExpr)
+	b, isBin := query.Unparen(e).(*parser.BinaryExpr)
 	if !isBin || b.Op != parser.MUL {
 		return 0, 0, false
 	}
 	try := func(f, o parser.Expr) (float64, float64, bool) {
 		fv, ok := constant(f)
-		sub, isSub := unwrap(o).(*parser.BinaryExpr)
+		sub, isSub := query.Unparen(o).(*parser.BinaryExpr)
 		if !ok || !isSub || sub.Op != parser.SUB {
 			return 0, 0, false
 		}

@@ -3,6 +3,8 @@ package lint
 import (
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -35,7 +37,7 @@ var checkAverageOfRatios = Check{
 // isRatio says whether an expression yields a ratio: a division of
 // series, or a recording rule named as one.
 func isRatio(e parser.Expr) bool {
-	switch v := unwrap(e).(type) {
+	switch v := query.Unparen(e).(type) {
 	case *parser.MatrixSelector:
 		return isRatio(v.VectorSelector)
 	case *parser.SubqueryExpr:

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -18,7 +20,7 @@ var checkQuantileWithoutLe = Check{
 			if !ok || call.Func.Name != "histogram_quantile" || len(call.Args) < 2 {
 				return
 			}
-			agg, ok := unwrap(call.Args[1]).(*parser.AggregateExpr)
+			agg, ok := query.Unparen(call.Args[1]).(*parser.AggregateExpr)
 			if !ok || agg.Op == parser.TOPK || agg.Op == parser.BOTTOMK || agg.Op == parser.LIMITK {
 				return
 			}

@@ -1,6 +1,9 @@
 package lint
 
-import "github.com/prometheus/prometheus/promql/parser"
+import (
+	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/prometheus/prometheus/promql/parser"
+)
 
 // avg(a) / avg(b) weighs every series (or every sample) alike, whatever
 // its traffic: the ratio is not the fraction of events.
@@ -18,7 +21,7 @@ var checkRatioOfAverages = Check{
 }
 
 func isAverage(e parser.Expr) bool {
-	switch v := unwrap(e).(type) {
+	switch v := query.Unparen(e).(type) {
 	case *parser.AggregateExpr:
 		return v.Op == parser.AVG
 	case *parser.Call:

@@ -155,7 +155,7 @@ func aggregateFlow(v *parser.AggregateExpr) resultLabels {
 		out = in.keep(v, v.Grouping)
 	}
 	if v.Op == parser.COUNT_VALUES {
-		if s, ok := unwrap(v.Param).(*parser.StringLiteral); ok {
+		if s, ok := query.Unparen(v.Param).(*parser.StringLiteral); ok {
 			out = out.add(s.Val)
 		}
 	}
@@ -181,7 +181,7 @@ func callFlow(v *parser.Call) resultLabels {
 		}
 	case "label_replace", "label_join":
 		if len(v.Args) >= 2 {
-			if s, ok := unwrap(v.Args[1]).(*parser.StringLiteral); ok {
+			if s, ok := query.Unparen(v.Args[1]).(*parser.StringLiteral); ok {
 				return labelFlow(v.Args[0]).add(s.Val)
 			}
 		}
@@ -204,7 +204,7 @@ func callFlow(v *parser.Call) resultLabels {
 func selectorsOf(args parser.Expressions) []*parser.VectorSelector {
 	var out []*parser.VectorSelector
 	for _, a := range args {
-		switch s := unwrap(a).(type) {
+		switch s := query.Unparen(a).(type) {
 		case *parser.VectorSelector:
 			out = append(out, s)
 		case *parser.MatrixSelector:

@@ -44,20 +44,9 @@ func walk(e parser.Expr, fn func(n parser.Node, path []parser.Node)) {
 	})
 }
 
-// unwrap strips parentheses.
-func unwrap(e parser.Expr) parser.Expr {
-	for {
-		p, ok := e.(*parser.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.Expr
-	}
-}
-
 // constant evaluates an expression made of numbers only.
 func constant(e parser.Expr) (float64, bool) {
-	switch v := unwrap(e).(type) {
+	switch v := query.Unparen(e).(type) {
 	case *parser.NumberLiteral:
 		return v.Val, true
 	case *parser.UnaryExpr:
