@@ -4,22 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/inferslo/inferslo/compiler/query"
-
 	"github.com/OpenSLO/go-sdk/pkg/openslo"
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec/engine"
-	"github.com/inferslo/inferslo/spec/querybound"
 )
 
 // Defaults of the shorthand, also used for plain OpenSLO without annotations.
@@ -394,121 +388,6 @@ func objectiveDescription(eng *engine.Engine, o ShorthandObjective) string {
 	return desc
 }
 
-// expandAlerting writes custom tiers as OpenSLO alert policies, one per
-// window pair (OpenSLO allows one condition per policy). Default tiers are
-// left implicit: an SLO without policies gets them.
-func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, scrape, evaluation time.Duration) ([]v1.SLOAlertPolicy, Problems) {
-	var ps Problems
-	a := s.Spec.Alerting
-	ann := slo.Metadata.Annotations
-	ann[AnnotationNoData] = fmt.Sprint(boolOr(a.NoData, true))
-	if a.RunbookURL != "" {
-		ann[AnnotationRunbookURL] = a.RunbookURL
-	}
-	for key, m := range map[string]map[string]string{AnnotationAlertLabels: a.Labels, AnnotationSeverities: a.Severities} {
-		if len(m) == 0 {
-			continue
-		}
-		js, err := json.Marshal(m)
-		if err != nil {
-			ps = append(ps, d.errorf("spec.alerting", "cannot encode: %v", err))
-		}
-		ann[key] = string(js)
-	}
-	if a.MinEventsPerSecond != "" {
-		if _, err := model.ParseDecimal(a.MinEventsPerSecond); err != nil {
-			ps = append(ps, d.errorf("spec.alerting.minEventsPerSecond", "%q is not a number of events per second", a.MinEventsPerSecond))
-		}
-		ann[AnnotationMinEvents] = a.MinEventsPerSecond
-	}
-	tiers := map[string]ShorthandTier{"page": a.Page, "ticket": a.Ticket}
-	// on tells whether a tier is enabled: by the spec, else by the SLO
-	// tier's defaults (a batch SLO raises tickets only).
-	defaults := model.TierSeverities(s.Spec.Tier)
-	on := func(sev string) bool { return boolOr(tiers[sev].Enabled, contains(defaults, sev)) }
-	if !contains(defaults, "page") && (boolOr(a.Page.Enabled, false) || a.Page.For != "") {
-		ps = append(ps, d.errorf("spec.alerting.page", "%s", batchPageProblem))
-	}
-	custom := false
-	var sevs []string
-	fors := map[string]time.Duration{}
-	for _, sev := range model.Severities {
-		t := tiers[sev]
-		if on(sev) {
-			sevs = append(sevs, sev)
-		}
-		if on(sev) != contains(defaults, sev) {
-			custom = true
-		}
-		if t.For != "" {
-			custom = true
-			f, err := model.ParseDuration(t.For)
-			if err != nil || f%time.Minute != 0 {
-				ps = append(ps, d.errorf("spec.alerting."+sev+".for", "%q is not a whole number of minutes (OpenSLO's alertAfter), such as 2m or 1h", t.For))
-			}
-			fors[sev] = f
-		}
-	}
-	if len(sevs) == 0 {
-		ann[AnnotationBurnAlerts] = "false"
-		return nil, ps
-	}
-	if !custom || len(ps) > 0 {
-		return nil, ps
-	}
-	window := slo.Spec.TimeWindow[0].Duration.Duration()
-	all, err := model.WorkbookTiersOf(sevs, window, 4*scrape, evaluation)
-	if err != nil {
-		return nil, append(ps, d.errorf("spec.window", "%v", err))
-	}
-	var policies []v1.SLOAlertPolicy
-	for _, t := range all {
-		target := v1.AlertPolicyNotificationTarget{AlertPolicyNotificationTargetInline: &v1.AlertPolicyNotificationTargetInline{
-			Kind:     openslo.KindAlertNotificationTarget,
-			Metadata: v1.Metadata{Name: s.serviceName() + "-" + t.Severity},
-			Spec: v1.AlertNotificationTargetSpec{Target: "alertmanager",
-				Description: fmt.Sprintf("Alertmanager, routing on severity=%q", t.Severity)},
-		}}
-		for _, p := range t.Windows {
-			long, ok := minutes(p.Long)
-			if !ok {
-				ps = append(ps, d.errorf("spec.window", "the %s tier's %s window is not whole minutes, which OpenSLO's lookbackWindow needs; choose a window in whole days", t.Severity, model.FormatDuration(p.Long)))
-				continue
-			}
-			factor := p.Factor.Float()
-			cond := v1.AlertConditionType{Kind: v1.AlertConditionKindBurnRate, Operator: v1.OperatorGT, Threshold: &factor, LookbackWindow: long}
-			if f, ok := fors[t.Severity]; ok {
-				after, _ := minutes(f)
-				cond.AlertAfter = &after
-			}
-			name := fmt.Sprintf("%s-%s-%s", slo.Metadata.Name, t.Severity, strings.ToLower(long.String()))
-			policies = append(policies, v1.SLOAlertPolicy{SLOAlertPolicyInline: &v1.SLOAlertPolicyInline{
-				Kind:     openslo.KindAlertPolicy,
-				Metadata: v1.Metadata{Name: name},
-				Spec: v1.AlertPolicySpec{
-					AlertWhenBreaching: true,
-					AlertWhenNoData:    boolOr(a.NoData, true),
-					Conditions: []v1.AlertPolicyCondition{{AlertPolicyConditionInline: &v1.AlertPolicyConditionInline{
-						Kind:     openslo.KindAlertCondition,
-						Metadata: v1.Metadata{Name: name, Annotations: v1.Annotations{AnnotationShortWindow: model.FormatDuration(p.Short)}},
-						Spec: v1.AlertConditionSpec{Severity: t.Severity, Condition: cond,
-							Description: fmt.Sprintf("%s of the error budget spent within %s", p.BudgetFraction(window).Percent(), model.FormatDuration(p.Long))},
-					}}},
-					NotificationTargets: []v1.AlertPolicyNotificationTarget{target},
-				},
-			}})
-		}
-	}
-	return policies, ps
-}
-
-func minutes(d time.Duration) (v1.DurationShorthand, bool) {
-	if d%time.Minute != 0 || d <= 0 {
-		return v1.DurationShorthand{}, false
-	}
-	return v1.NewDurationShorthand(int(d/time.Minute), v1.DurationShorthandUnitMinute), true
-}
-
 func promSource(query string) *v1.SLIMetricSpec {
 	return &v1.SLIMetricSpec{MetricSource: v1.SLIMetricSource{Type: "Prometheus", Spec: map[string]any{"query": query}}}
 }
@@ -558,145 +437,11 @@ func secondsText(s float64) string {
 	return time.Duration(math.Round(s * float64(time.Second))).String()
 }
 
-// checkSelector reports selector keys that are not label names.
-func checkSelector(d *doc, path string, sel map[string]string) Problems {
-	var ps Problems
-	for _, k := range sortedKeys(sel) {
-		// Dotted OpenTelemetry attribute names are valid UTF-8 label names.
-		if !query.ValidLabelName(k) && !utf8Label(k) {
-			ps = append(ps, d.errorf(path+"."+k, "%q is not a Prometheus label name", k))
-		}
-		if msg := engineSetLabel(k); msg != "" {
-			ps = append(ps, d.errorf(path+"."+k, "%s", msg))
-		}
-		if msg := textProblem(sel[k], oneLine); msg != "" {
-			ps = append(ps, d.errorf(path+"."+k, "%s", msg))
-		}
-	}
-	return ps
-}
-
-// engineSetLabel says why a selector must not name label k, or "" when it
-// may: the engine or Prometheus sets these per series, so pinning one would
-// keep a single bucket, outcome or name out of every SLI query.
-func engineSetLabel(k string) string {
-	switch {
-	case k == "le" || k == "quantile":
-		return fmt.Sprintf("%q is set on each histogram or summary series; the SLI picks buckets itself from the threshold, so select on labels such as model_name instead", k)
-	case k == "finished_reason":
-		return fmt.Sprintf("%q is set by the engine per request outcome; the errors SLI reads outcomes itself, so select on labels such as model_name instead", k)
-	case strings.HasPrefix(k, "__"):
-		return fmt.Sprintf("%q is reserved for Prometheus' internal labels (the metric name is chosen by the SLI); select on labels such as model_name instead", k)
-	}
-	return ""
-}
-
-// mergeSelector is the spec's selector with an objective's on top: the
-// objective's value wins for a label both name.
-func mergeSelector(spec, objective map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range spec {
-		out[k] = v
-	}
-	for k, v := range objective {
-		out[k] = v
-	}
-	return out
-}
-
-// selectorText prints label equality matchers in name order.
-func selectorText(sel map[string]string) string {
-	keys := make([]string, 0, len(sel))
-	for k := range sel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%q", labelText(k), sel[k])
-	}
-	return strings.Join(parts, ",")
-}
-
-// labelText quotes a label name that is not a legacy Prometheus name
-// (gen_ai.request.model), as PromQL requires.
-func labelText(name string) string {
-	if query.ValidLabelName(name) {
-		return name
-	}
-	return fmt.Sprintf("%q", name)
-}
-
-// seriesSelector prints a selector of one series by name and equality
-// matchers (name, value pairs); a UTF-8 metric name goes inside the braces.
-func seriesSelector(name string, pairs ...string) string {
-	var ms []string
-	head := name
-	if !query.ValidMetricName(name) {
-		head = ""
-		ms = append(ms, fmt.Sprintf("%q", name))
-	}
-	for i := 0; i+1 < len(pairs); i += 2 {
-		ms = append(ms, fmt.Sprintf("%s=%q", labelText(pairs[i]), pairs[i+1]))
-	}
-	if len(ms) == 0 {
-		return head
-	}
-	return head + "{" + strings.Join(ms, ",") + "}"
-}
-
-// utf8Label accepts the dotted attribute names OpenTelemetry keeps under
-// UTF-8 translation (gen_ai.request.model): legacy characters and dots.
-func utf8Label(name string) bool {
-	return dottedLabel.MatchString(name) && !strings.HasPrefix(name, "__")
-}
-
-var dottedLabel = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*(\.[a-zA-Z0-9_]+)+$`)
-
 func engineName(e *engine.Engine) string {
 	if e.Variant != "" {
 		return e.ID + " " + e.Variant
 	}
 	return e.ID
-}
-
-// withSelector adds the service's label matchers to every selector of a query.
-func withSelector(q string, sel map[string]string) (string, error) {
-	if err := querybound.Check(q); err != nil {
-		return "", err
-	}
-	expr, err := query.NewParser().ParseExpr(q)
-	if err != nil {
-		return "", fmt.Errorf("invalid PromQL %q: %v", q, err)
-	}
-	keys := make([]string, 0, len(sel))
-	for k := range sel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok {
-			return nil
-		}
-		for _, k := range keys {
-			if hasMatcher(vs, k) {
-				continue
-			}
-			vs.LabelMatchers = append(vs.LabelMatchers, labels.MustNewMatcher(labels.MatchEqual, k, sel[k]))
-		}
-		return nil
-	})
-	return expr.String(), nil
-}
-
-func hasMatcher(vs *parser.VectorSelector, name string) bool {
-	for _, m := range vs.LabelMatchers {
-		if m.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func durationOr(d *doc, ps *Problems, path, s string, def time.Duration) time.Duration {
@@ -718,19 +463,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func isDNSLabel(s string) bool {
-	if len(s) == 0 || len(s) > 63 {
-		return false
-	}
-	for i, c := range s {
-		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' && i > 0 && i < len(s)-1
-		if !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // shorthandText checks the shorthand's free-text fields with the same rules

@@ -8,9 +8,7 @@ package engine
 import (
 	_ "embed"
 	"fmt"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -432,69 +430,6 @@ func (e *Engine) LabelsOf(metric string) []string {
 	return e.Labels
 }
 
-// UnitOrSeconds is the histogram's unit, seconds unless stated.
-func (h *Histogram) UnitOrSeconds() string {
-	if h.Unit == "" {
-		return Seconds
-	}
-	return h.Unit
-}
-
-// Scale is how many of the histogram's units make one second.
-func (h *Histogram) Scale() float64 {
-	if h.Unit == Milliseconds {
-		return 1000
-	}
-	return 1
-}
-
-// Bucket finds the bucket whose upper bound equals seconds once converted
-// to the histogram's unit, comparing as numbers (Prometheus 3 writes
-// le="1.0" where an exporter wrote "1"); it returns the bound in the
-// histogram's unit, the value of le.
-func (h *Histogram) Bucket(seconds float64) (float64, bool) {
-	native := seconds * h.Scale()
-	for _, b := range h.Buckets {
-		if nearlyEqual(b, native) {
-			return b, true
-		}
-	}
-	return 0, false
-}
-
-// Neighbours returns the closest bucket bounds below and above seconds, in
-// seconds; a missing side is NaN.
-func (h *Histogram) Neighbours(seconds float64) (below, above float64) {
-	below, above = math.NaN(), math.NaN()
-	native := seconds * h.Scale()
-	for _, b := range h.Buckets {
-		if b < native && !nearlyEqual(b, native) {
-			below = b / h.Scale()
-		} else if b > native && !nearlyEqual(b, native) && math.IsNaN(above) {
-			above = b / h.Scale()
-		}
-	}
-	return below, above
-}
-
-// FormatSeconds prints a bucket bound in seconds the shortest exact way.
-func FormatSeconds(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
-func nearlyEqual(a, b float64) bool {
-	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
-}
-
-func hasDuplicate(fs []float64) bool {
-	for i := 1; i < len(fs); i++ {
-		if fs[i] == fs[i-1] {
-			return true
-		}
-	}
-	return false
-}
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -574,72 +509,4 @@ func compareVersions(a, b []int) int {
 		}
 	}
 	return 0
-}
-
-// Custom checks an engine a team declares itself (in a spec or a catalog
-// file) and names it id.
-func Custom(id string, e *Engine) (*Engine, error) {
-	c := *e
-	c.ID = id
-	if c.Title == "" {
-		c.Title = id
-	}
-	if err := c.check(); err != nil {
-		return nil, err
-	}
-	if len(c.Histograms) == 0 && c.Errors.Bad == "" && len(c.Gauges) == 0 {
-		return nil, fmt.Errorf("engine %s declares no histogram, error counter or gauge", id)
-	}
-	return &c, nil
-}
-
-// Marshal writes an engine entry in the catalog's format.
-func (e *Engine) Marshal() (string, error) {
-	out, err := yaml.Marshal(e)
-	if err != nil {
-		return "", fmt.Errorf("engine %s: %w", e.ID, err)
-	}
-	return string(out), nil
-}
-
-// ParseEngine reads one engine entry written by Marshal.
-func ParseEngine(id, text string) (*Engine, error) {
-	var e Engine
-	dec := yaml.NewDecoder(strings.NewReader(text))
-	dec.KnownFields(true)
-	if err := dec.Decode(&e); err != nil {
-		return nil, fmt.Errorf("engine %s: %w", id, err)
-	}
-	return Custom(id, &e)
-}
-
-// WithBuckets returns the engine with the histogram buckets a deployment
-// changed, by SLI role (bounds in the histogram's unit), so that every check
-// uses them. notes says which changed histograms the catalog knows no
-// setting for (their buckets may still have been patched).
-func (e *Engine) WithBuckets(buckets map[string][]float64) (out *Engine, notes []string, err error) {
-	if len(buckets) == 0 {
-		return e, nil, nil
-	}
-	out = e.clone()
-	for _, role := range sortedKeys(buckets) {
-		h, ok := out.Histograms[role]
-		if !ok {
-			return nil, nil, fmt.Errorf("%s: %s has no %s histogram; it has %s", role, e.Title, role, strings.Join(e.Roles(), ", "))
-		}
-		b := buckets[role]
-		if len(b) == 0 || !sort.Float64sAreSorted(b) || hasDuplicate(b) {
-			return nil, nil, fmt.Errorf("%s: the buckets of %s must be ascending and distinct, such as [0.1, 0.25, 0.5, 1]", role, h.Metric)
-		}
-		for _, f := range b {
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, nil, fmt.Errorf("%s: %v is not a bucket bound; +Inf is implied", role, f)
-			}
-		}
-		h.Buckets = append([]float64(nil), b...)
-		if h.Configurable == "" {
-			notes = append(notes, fmt.Sprintf("%s: the catalog knows no setting of %s that changes the buckets of %s; the checks use the ones stated", role, e.Title, h.Metric))
-		}
-	}
-	return out, notes, nil
 }
