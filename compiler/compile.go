@@ -44,67 +44,57 @@ type Output struct {
 	Warnings []string
 }
 
-// backend builds one kind of artifact from the model.
-type backend struct {
-	name string
-	// perService: a service's artifacts depend on its own SLOs only, so
-	// the backend runs service by service and a compilation holds one
-	// service's artifacts at a time.
-	perService bool
-	build      func(model.Set) (artifact.Set, []string, error)
-}
-
-func (o Options) backends() ([]backend, error) {
-	quiet := func(f func(model.Set) (artifact.Set, error)) func(model.Set) (artifact.Set, []string, error) {
-		return func(s model.Set) (artifact.Set, []string, error) {
-			files, err := f(s)
-			return files, nil, err
-		}
-	}
-	// One validator and one dashboard builder per set of backends (a set
-	// per worker): services repeat the same expression shapes and alert
-	// texts, so their caches serve every service the worker compiles.
-	v := rules.NewValidator()
+// backends returns a fresh set of backends: one per worker, since the
+// validator and the dashboard builder cache what services repeat (the same
+// expression shapes and alert texts) and are not locked.
+func (o Options) backends() ([]Backend, error) {
 	dashboards, err := grafana.NewBuilder(o.Text)
 	if err != nil {
 		return nil, err
 	}
-	bs := []backend{
-		{"prometheus rules", true, quiet(func(s model.Set) (artifact.Set, error) { return o.ruleFiles(s, v) })},
-		{"keda scaledobjects", true, keda.Build},
-		{"grafana dashboards", true, quiet(dashboards.Services)},
-		// The overview lists every SLO, and the inhibit rules cover them all.
-		{"grafana overview", false, quiet(dashboards.Overview)},
-		{"alertmanager inhibit rules", false, quiet(alertmanager.Build)},
-	}
-	return bs, nil
+	return []Backend{
+		ruleFiles{o, rules.NewValidator()},
+		keda.Backend{},
+		grafana.ServiceDashboards{Builder: dashboards},
+		grafana.OverviewDashboard{Builder: dashboards},
+		alertmanager.Backend{},
+	}, nil
 }
 
-// ruleFiles builds the rule groups once and encodes them as every artifact
-// that carries them: rule files, PrometheusRule objects, ruler files and,
-// with Tests, the promtool tests of their alerts.
-func (o Options) ruleFiles(set model.Set, v *rules.Validator) (artifact.Set, error) {
-	services, err := v.Services(set, o.Text)
+// ruleFiles is the backend of everything that carries the rule groups:
+// rule files, PrometheusRule objects, ruler files and, with Tests, the
+// promtool tests of their alerts. It builds the groups once for all four.
+type ruleFiles struct {
+	opts Options
+	v    *rules.Validator
+}
+
+func (ruleFiles) Name() string     { return "prometheus rules" }
+func (ruleFiles) PerService() bool { return true }
+
+func (r ruleFiles) Build(set model.Set) (artifact.Set, []string, error) {
+	o := r.opts
+	services, err := r.v.Services(set, o.Text)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	crs, err := kube.PrometheusRules(services, o.Kube)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes rules: %w", err)
+		return nil, nil, fmt.Errorf("kubernetes rules: %w", err)
 	}
 	ruler, err := kube.RulerGroups(services, o.Ruler)
 	if err != nil {
-		return nil, fmt.Errorf("ruler rules: %w", err)
+		return nil, nil, fmt.Errorf("ruler rules: %w", err)
 	}
 	files := append(append(rules.Files(services), crs...), ruler...)
 	if o.Tests {
 		tests, err := promtest.Files(set, services)
 		if err != nil {
-			return nil, fmt.Errorf("promtool tests: %w", err)
+			return nil, nil, fmt.Errorf("promtool tests: %w", err)
 		}
 		files = append(files, tests...)
 	}
-	return files, nil
+	return files, nil, nil
 }
 
 // Compile runs every backend and returns the artifacts, sorted. Any error
@@ -163,12 +153,12 @@ func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) ([]s
 		return nil, err
 	}
 	for _, b := range bs {
-		if !b.perService {
-			files, warns, err := b.build(set)
+		if !b.PerService() {
+			files, warns, err := b.Build(set)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", b.name, err)
+				return nil, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			if err := use([]built{{b.name, files, warns}}); err != nil {
+			if err := use([]built{{b.Name(), files, warns}}); err != nil {
 				return nil, err
 			}
 		}
@@ -188,7 +178,7 @@ type built struct {
 // them to use in service order. At most 2n services' artifacts are held at
 // once. The first error in service order is returned, as a run on one
 // worker would return it.
-func eachService(svcs []model.ServiceSLOs, n int, newBackends func() ([]backend, error), use func([]built) error) error {
+func eachService(svcs []model.ServiceSLOs, n int, newBackends func() ([]Backend, error), use func([]built) error) error {
 	type result struct {
 		built []built
 		err   error
@@ -244,17 +234,17 @@ func eachService(svcs []model.ServiceSLOs, n int, newBackends func() ([]backend,
 }
 
 // serviceBuild runs the per-service backends over one service's SLOs.
-func serviceBuild(bs []backend, slos []model.SLO) ([]built, error) {
+func serviceBuild(bs []Backend, slos []model.SLO) ([]built, error) {
 	var out []built
 	for _, b := range bs {
-		if !b.perService {
+		if !b.PerService() {
 			continue
 		}
-		files, warns, err := b.build(model.Set{SLOs: slos})
+		files, warns, err := b.Build(model.Set{SLOs: slos})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.name, err)
+			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
-		out = append(out, built{b.name, files, warns})
+		out = append(out, built{b.Name(), files, warns})
 	}
 	return out, nil
 }

@@ -31,6 +31,21 @@ type InhibitRule struct {
 	Equal          []string `yaml:"equal"`
 }
 
+// Backend is the inhibit-rule backend of a compilation.
+type Backend struct{}
+
+// Name says what the backend builds.
+func (Backend) Name() string { return "alertmanager inhibit rules" }
+
+// PerService: one rule covers every SLO.
+func (Backend) PerService() bool { return false }
+
+// Build is the package's Build; it has no warnings.
+func (Backend) Build(set model.Set) (artifact.Set, []string, error) {
+	files, err := Build(set)
+	return files, nil, err
+}
+
 // Build returns the inhibit snippet when some SLO has both a page and a
 // ticket tier; nothing otherwise.
 func Build(set model.Set) (artifact.Set, error) {

@@ -79,6 +79,36 @@ func NewBuilder(text *templates.Text) (*Builder, error) {
 	return b, nil
 }
 
+// ServiceDashboards is the backend of the per-service dashboards.
+type ServiceDashboards struct{ *Builder }
+
+// Name says what the backend builds.
+func (ServiceDashboards) Name() string { return "grafana dashboards" }
+
+// PerService: a service's dashboard shows its own SLOs.
+func (ServiceDashboards) PerService() bool { return true }
+
+// Build returns the dashboards of Services; it has no warnings.
+func (d ServiceDashboards) Build(set model.Set) (artifact.Set, []string, error) {
+	files, err := d.Services(set)
+	return files, nil, err
+}
+
+// OverviewDashboard is the backend of the dashboard of every SLO.
+type OverviewDashboard struct{ *Builder }
+
+// Name says what the backend builds.
+func (OverviewDashboard) Name() string { return "grafana overview" }
+
+// PerService: the overview lists every SLO.
+func (OverviewDashboard) PerService() bool { return false }
+
+// Build returns the dashboard of Overview; it has no warnings.
+func (d OverviewDashboard) Build(set model.Set) (artifact.Set, []string, error) {
+	files, err := d.Overview(set)
+	return files, nil, err
+}
+
 // Services returns grafana/<service>.json for every service of the set,
 // each checked.
 func (b *Builder) Services(set model.Set) (artifact.Set, error) {

@@ -50,6 +50,18 @@ func targetAPIVersion(kind string) (string, bool) {
 	return "", false
 }
 
+// Backend is the ScaledObject backend of a compilation.
+type Backend struct{}
+
+// Name says what the backend builds.
+func (Backend) Name() string { return "keda scaledobjects" }
+
+// PerService: a service's ScaledObjects read its own SLOs only.
+func (Backend) PerService() bool { return true }
+
+// Build is the package's Build.
+func (Backend) Build(set model.Set) (artifact.Set, []string, error) { return Build(set) }
+
 // Build returns one validated ScaledObject per scale target (per group of a
 // grouped SLO), and warnings the compiler should print (such as a max
 // replica count below the capacity plan).
