@@ -42,16 +42,24 @@ type env struct {
 	// report, when set, collects the problems and warnings that go into a
 	// JSON document instead of onto stderr.
 	report *report
+	// scratch is the run's own temporary folder, where simulations keep
+	// their storage ("" in tests: the system's).
+	scratch string
 }
 
 // problemsErr says problems were already reported; exit 1 without more text.
 var errReported = errors.New("problems reported")
 
 func main() {
-	os.Exit(withScratch(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }))
+	os.Exit(withScratch(func(dir string) int { return runIn(dir, os.Args[1:], os.Stdout, os.Stderr) }))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// run runs a command line with the system's temporary folder as scratch.
+func run(args []string, stdout, stderr io.Writer) int { return runIn("", args, stdout, stderr) }
+
+// runIn runs a command line whose simulations keep their storage in
+// scratch.
+func runIn(scratch string, args []string, stdout, stderr io.Writer) int {
 	var c cli
 	// --help, --version and completion requests end the run early with
 	// the code kong asks for; the parse error that may follow (no command
@@ -91,7 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "inferslo:", err)
 		return exitUsage
 	}
-	if err := ctx.Run(&env{stdout: stdout, stderr: stderr}); err != nil {
+	if err := ctx.Run(&env{stdout: stdout, stderr: stderr, scratch: scratch}); err != nil {
 		if !errors.Is(err, errReported) {
 			fmt.Fprintln(stderr, "inferslo:", err)
 		}

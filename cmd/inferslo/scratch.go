@@ -12,30 +12,21 @@ import (
 // scratchPrefix names the scratch folders of runs.
 const scratchPrefix = "inferslo-"
 
-// withScratch runs f with a temporary folder of the run's own as the
-// system's (TMPDIR), and removes it when f returns or the run is
+// withScratch runs f with a temporary folder of the run's own, and
+// removes it when f returns or the run is
 // interrupted (SIGINT, SIGTERM): the simulations of test and render keep
 // their storage there, one folder per replay, which an interrupted run
 // would otherwise leave behind. An interrupted run exits 128 plus the
 // signal's number, as shells report it.
-func withScratch(f func() int) int {
+func withScratch(f func(dir string) int) int {
 	// A run killed outright (SIGKILL, out of memory) cannot remove its
 	// folder: the next run removes those no live run holds.
 	_ = artifact.RemoveUnlocked(os.TempDir(), scratchPrefix)
 	dir, lock, err := artifact.LockedTemp("", scratchPrefix+"*")
 	if err != nil {
-		return f()
+		return f("")
 	}
 	defer lock.Release()
-	prev, had := os.LookupEnv("TMPDIR")
-	os.Setenv("TMPDIR", dir)
-	defer func() {
-		if had {
-			os.Setenv("TMPDIR", prev)
-		} else {
-			os.Unsetenv("TMPDIR")
-		}
-	}()
 	// One of the two ends removes the folder: an interrupt, which exits,
 	// or f returning. f may return while an interrupt is being handled
 	// (its replays fail as their folders go), and must then not exit
@@ -49,7 +40,7 @@ func withScratch(f func() int) int {
 		removeScratch(dir)
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
-	code := f()
+	code := f(dir)
 	ending.Lock()
 	signal.Stop(signals)
 	removeScratch(dir)
@@ -58,7 +49,7 @@ func withScratch(f func() int) int {
 
 // removeScratch removes the scratch folder, on an interrupt while replays
 // may still be starting: renamed first, so that no replay can create
-// a folder in it any more (their TMPDIR is gone), then removed until nothing
+// a folder in it any more (their scratch folder is gone), then removed until nothing
 // is left, since a replay already running may add a file while RemoveAll
 // walks the tree. The ".old" name is one the next run's RemoveUnlocked
 // still recognises, should this run be killed while removing.

@@ -63,9 +63,9 @@ func (c *testCmd) Run(e *env) error {
 	p := c.Progress.start(e, "inferslo test", "SLOs done", len(res.Set.SLOs))
 	var r simulate.Result
 	if files != nil {
-		r, err = simulate.RunFiles(res.Set, files, simulate.Options{Done: p.step})
+		r, err = simulate.RunFiles(res.Set, files, simulate.Options{Done: p.step, Scratch: e.scratch})
 	} else {
-		r, err = simulate.Run(res.Set, simulate.Options{Text: text, Done: p.step})
+		r, err = simulate.Run(res.Set, simulate.Options{Text: text, Done: p.step, Scratch: e.scratch})
 	}
 	p.end()
 	if err != nil {
@@ -96,7 +96,7 @@ func (c *testCmd) Run(e *env) error {
 }
 
 func (c *testCmd) cost(e *env, set model.Set) error {
-	report, err := simulate.Cost(set, simulate.CostOptions{Shape: simulate.Shape{Pods: c.Pods, Models: c.Models}})
+	report, err := simulate.Cost(set, simulate.CostOptions{Shape: simulate.Shape{Pods: c.Pods, Models: c.Models}, Scratch: e.scratch})
 	if err != nil {
 		return err
 	}

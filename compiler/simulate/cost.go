@@ -29,6 +29,10 @@ type CostOptions struct {
 	History time.Duration
 	// Evaluations is how many evaluations are timed at the end; default 5.
 	Evaluations int
+	// Scratch is the folder the replays keep their storage in, one
+	// folder each, removed as they end; "" is the system's temporary
+	// folder.
+	Scratch string
 }
 
 // RuleCost is what one way of writing the rules costs per evaluation of all
@@ -158,7 +162,7 @@ func prepareCost(slo model.SLO, g rulefmt.RuleGroup, opts CostOptions, warm bool
 	if err != nil {
 		return nil, err
 	}
-	h, err := newHarness(map[string][]byte{"cost.rules.yaml": data}, func(string) bool { return true }, true)
+	h, err := newHarness(map[string][]byte{"cost.rules.yaml": data}, func(string) bool { return true }, true, opts.Scratch)
 	if err != nil {
 		return nil, err
 	}

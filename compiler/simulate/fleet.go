@@ -141,6 +141,10 @@ type FleetOptions struct {
 	// End of the simulation; the HPA starts acting after Warmup, which
 	// gives the alerts' windows a history.
 	End, Warmup time.Duration
+	// Scratch is the folder the replays keep their storage in, one
+	// folder each, removed as they end; "" is the system's temporary
+	// folder.
+	Scratch string
 }
 
 // FleetStep is the state of every fleet at one HPA sync.
@@ -177,7 +181,7 @@ func RunFleet(opts FleetOptions) ([]FleetStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := newIndexedHarness(x, false)
+	h, err := newIndexedHarness(x, false, opts.Scratch)
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 		c.NotProven = true
 		return []Check{c}, nil
 	}
-	h, err := newIndexedHarness(s.rules, false)
+	h, err := newIndexedHarness(s.rules, false, s.opts.Scratch)
 	if err != nil {
 		return nil, err
 	}

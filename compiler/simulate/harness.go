@@ -180,7 +180,7 @@ func loadGroups(x ruleIndex, opts *rules.ManagerOptions) ([]*rules.Group, error)
 
 // newHarness parses files and loads the groups keep selects; see
 // newIndexedHarness.
-func newHarness(files map[string][]byte, keep func(string) bool, count bool) (*harness, error) {
+func newHarness(files map[string][]byte, keep func(string) bool, count bool, scratch string) (*harness, error) {
 	set := make(artifact.Set, 0, len(files))
 	for path, data := range files {
 		set = append(set, artifact.File{Path: path, Data: data})
@@ -189,13 +189,14 @@ func newHarness(files map[string][]byte, keep func(string) bool, count bool) (*h
 	if err != nil {
 		return nil, err
 	}
-	return newIndexedHarness(x.selected(keep), count)
+	return newIndexedHarness(x.selected(keep), count, scratch)
 }
 
-// newIndexedHarness starts an empty Prometheus evaluating the given groups;
-// count records query statistics.
-func newIndexedHarness(x ruleIndex, count bool) (*harness, error) {
-	dir, err := os.MkdirTemp("", "inferslo-sim-")
+// newIndexedHarness starts an empty Prometheus evaluating the given groups,
+// its storage in a folder of its own in scratch ("" for the system's
+// temporary folder); count records query statistics.
+func newIndexedHarness(x ruleIndex, count bool, scratch string) (*harness, error) {
+	dir, err := os.MkdirTemp(scratch, "inferslo-sim-")
 	if err != nil {
 		return nil, fmt.Errorf("create simulation storage: %w", err)
 	}

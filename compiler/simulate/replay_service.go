@@ -110,7 +110,7 @@ func (r *serviceReplay) replay(slos []model.SLO, queries []string, parsed []pars
 }
 
 func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) {
-	h, err := newIndexedHarness(r.rules[irules.GroupName(slo)], false)
+	h, err := newIndexedHarness(r.rules[irules.GroupName(slo)], false, r.opts.Scratch)
 	if err != nil {
 		return nil, err
 	}

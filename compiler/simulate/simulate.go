@@ -73,6 +73,10 @@ type Options struct {
 	// Done, when set, is called as each SLO's scenarios end, from the
 	// goroutine that ran them (a command shows progress with it).
 	Done func()
+	// Scratch is the folder the replays keep their storage in, one
+	// folder each, removed as they end; "" is the system's temporary
+	// folder.
+	Scratch string
 }
 
 func (o Options) withDefaults() Options {
@@ -311,7 +315,7 @@ func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
 // replay runs a timeline from zero in a Prometheus of its own.
 func (s *sloSim) replay(load traffic, restarts restart, end time.Duration,
 	each func(t time.Duration, st map[alertKey]rules.AlertState) bool, after func(*harness, *driver, time.Duration) error) error {
-	h, err := newIndexedHarness(s.rules, false)
+	h, err := newIndexedHarness(s.rules, false, s.opts.Scratch)
 	if err != nil {
 		return err
 	}

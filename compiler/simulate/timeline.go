@@ -38,6 +38,10 @@ type TimelineOptions struct {
 	// Done, when set, is called as each service's replay ends, from the
 	// goroutine that ran it (a command shows progress with it).
 	Done func()
+	// Scratch is the folder the replays keep their storage in, one
+	// folder each, removed as they end; "" is the system's temporary
+	// folder.
+	Scratch string
 	// everyRule evaluates whole groups at every interval (tests compare).
 	everyRule bool
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -77,7 +78,7 @@ func (s *sloSim) trunk() (*trunk, error) {
 		return s.shared, nil
 	}
 	end, copies := s.trunkSpan()
-	h, err := newIndexedHarness(s.rules, false)
+	h, err := newIndexedHarness(s.rules, false, s.opts.Scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +193,7 @@ func copyOf(h *harness, d *driver, x ruleIndex) (c snapshot, ok bool, err error)
 			return snapshot{}, false, nil
 		}
 	}
-	n, err := newIndexedHarness(x, h.counted != nil)
+	n, err := newIndexedHarness(x, h.counted != nil, filepath.Dir(h.dir))
 	if err != nil {
 		return snapshot{}, false, err
 	}
