@@ -561,6 +561,9 @@ func (b *builder) metadata() {
 		info["budgeting"] = b.slo.Budgeting
 		info[LabelTimeSlice] = model.FormatDuration(ts.Window)
 		info[LabelScrapeInterval] = model.FormatDuration(b.slo.ScrapeInterval)
+		if ts.Evaluation > 0 {
+			info[LabelEvaluationInterval] = model.FormatDuration(ts.Evaluation)
+		}
 	}
 	b.record(Info, "vector(1)", info)
 }
