@@ -100,6 +100,8 @@ func (s *sloSim) slicedLoad(load traffic) traffic {
 // slice, or for a threshold SLI with E-spaced evaluations reading a range R
 // the scrapes up to slice + E + scrape − R in (the scrape ending there is
 // the last the next slice's first evaluation, at slice + E, leaves out).
+// Shorter than one scrape, it holds no scrape: such a range (longer than
+// slice + E) cannot be replayed.
 func (s *sloSim) badStretch() time.Duration {
 	ts, th := s.slo.Timeslices, s.slo.SLI.Threshold
 	if th == nil || ts.Evaluation == 0 {
