@@ -340,11 +340,17 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 	typ := src.Type
 	if src.MetricSourceRef != "" {
 		ds, ok := l.dataSources[src.MetricSourceRef]
-		if !ok {
-			*ps = append(*ps, sli.errorf(path+".metricSourceRef", "no DataSource named %q in the specs given; known data sources: %s", src.MetricSourceRef, fmtList(keysOf(l.dataSources))))
+		switch {
+		case ok:
+			typ = ds.v.Spec.Type
+		case strings.EqualFold(typ, "prometheus"):
+			// A DataSource holds how to connect, which the rules do not
+			// need: the source's own type says what they are.
+			*ps = append(*ps, sli.warnf(path+".metricSourceRef", "no DataSource named %q in the specs given; compiled as the Prometheus source its type says (a DataSource's connection details do not change the rules); known data sources: %s", src.MetricSourceRef, fmtList(keysOf(l.dataSources))))
+		default:
+			*ps = append(*ps, sli.errorf(path+".metricSourceRef", "no DataSource named %q in the specs given, and no type: Prometheus beside it; known data sources: %s", src.MetricSourceRef, fmtList(keysOf(l.dataSources))))
 			return "", false
 		}
-		typ = ds.v.Spec.Type
 	}
 	if !strings.EqualFold(typ, "prometheus") {
 		*ps = append(*ps, sli.errorf(path+".type", "data source type %q is not supported: inferslo compiles to Prometheus rules; use type: Prometheus", typ))
@@ -553,7 +559,8 @@ func (l *loader) policyTiers(o object[v1.SLO], s model.SLO, a *model.Alerting, p
 			for _, t := range pol.v.Spec.NotificationTargets {
 				if t.AlertPolicyNotificationTargetRef != nil {
 					if _, ok := l.targets[t.TargetRef]; !ok {
-						*ps = append(*ps, pol.errorf("spec.notificationTargets", "no AlertNotificationTarget named %q in the specs given", t.TargetRef))
+						// Where alerts go is Alertmanager's routing, not the rules'.
+						*ps = append(*ps, pol.warnf("spec.notificationTargets", "no AlertNotificationTarget named %q in the specs given; the rules do not need it (Alertmanager routes the alerts by their labels), so it is left out", t.TargetRef))
 					}
 				}
 			}

@@ -25,13 +25,17 @@ var thresholdOps = map[v1.Operator]string{v1.OperatorLTE: "<=", v1.OperatorLT: "
 // interval (one evaluation per slice). It reports false when the objective
 // cannot compile.
 func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, path string, s *model.SLO, ps *Problems) bool {
-	threshold := s.SLI.Threshold != nil
+	// The SLI's kind comes from its spec, so a query refused already does
+	// not turn a threshold SLI into a ratio one here; with no SLI at all
+	// (an indicatorRef to nothing) only what holds for both is checked.
+	threshold := s.SLI.Threshold != nil || sli != nil && sli.v.Spec.ThresholdMetric != nil
+	ratio := !threshold && sli != nil
 	if s.Budgeting == model.Occurrences {
 		switch {
 		case threshold:
 			*ps = append(*ps, o.errorf("spec.budgetingMethod", "a thresholdMetric SLI is judged per time slice; use budgetingMethod: Timeslices with timeSliceWindow and timeSliceTarget on the objective, or a ratioMetric SLI"))
 			return false
-		case obj.Operator != "" || obj.Value != nil:
+		case ratio && (obj.Operator != "" || obj.Value != nil):
 			*ps = append(*ps, o.errorf(path+".op", "op and value belong to threshold SLIs (thresholdMetric with budgetingMethod: Timeslices); a ratio SLI needs only target"))
 			return false
 		case obj.TimeSliceWindow != nil || obj.TimeSliceTarget != nil:
@@ -73,17 +77,20 @@ func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, 
 	case threshold && ts.Average:
 		fail(o.errorf("spec.budgetingMethod", "RatioTimeslices averages slice ratios and needs a ratioMetric SLI; a thresholdMetric SLI counts good slices with budgetingMethod: Timeslices"))
 	case threshold:
-		// One value per slice: the slice is good when it meets the
-		// threshold, so a share of good values within it can only be 1.
-		if obj.TimeSliceTarget != nil && *obj.TimeSliceTarget != 1 {
-			fail(o.errorf(path+".timeSliceTarget", "%g: a threshold SLI has one value per slice (the query reads the whole slice), which meets op and value or not; use timeSliceTarget: 1", *obj.TimeSliceTarget))
+		if obj.TimeSliceTarget != nil && *obj.TimeSliceTarget < 1 {
+			// OpenSLO's share of the slice's evaluations that must meet
+			// op and value: the SLI is evaluated every evaluation
+			// interval within the slice.
+			readEvaluations(o, *obj.TimeSliceTarget, path, s, ts, fail, ps)
 		}
-		if !readThreshold(o, sli, obj, path, s, ts.Window, ps) {
+		if s.SLI.Threshold == nil || !readThreshold(o, sli, obj, path, s, ts, ps) {
 			ok = false
 		}
 		if len(s.GroupBy) > 0 {
 			fail(o.errorf("metadata.annotations."+AnnotationGroupBy, "a threshold query decides its own labels; write the grouping into the query's aggregation instead"))
 		}
+	case !ratio:
+		ok = false
 	case obj.Operator != "" || obj.Value != nil:
 		fail(o.errorf(path+".op", "op and value belong to threshold SLIs; a ratio SLI's slice is judged by its share of good events"))
 	case ts.Average && obj.TimeSliceTarget != nil:
@@ -94,7 +101,7 @@ func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, 
 	default:
 		ts.Target = model.DecimalFromFloat(*obj.TimeSliceTarget)
 	}
-	if v, given := o.v.Metadata.Annotations[AnnotationEvaluation]; given && s.Evaluation != ts.Window {
+	if v, given := o.v.Metadata.Annotations[AnnotationEvaluation]; given && ts.Evaluation == 0 && s.Evaluation != ts.Window {
 		fail(o.errorf("metadata.annotations."+AnnotationEvaluation, "%s: time-slice rules evaluate once per slice, so each sample is one slice; drop the annotation or set it to the timeSliceWindow %s", v, obj.TimeSliceWindow))
 	}
 	s.Evaluation = ts.Window
@@ -105,9 +112,32 @@ func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, 
 	return ok
 }
 
+// readEvaluations reads the evaluation interval of a threshold SLI whose
+// slices hold several evaluations (timeSliceTarget below 1): the
+// inferslo.dev/evaluation-interval annotation, by default the scrape
+// interval. The rule group still evaluates once per slice and reads the
+// slice's evaluations with a subquery.
+func readEvaluations(o object[v1.SLO], target float64, path string, s *model.SLO, ts *model.Timeslices, fail func(Problem), ps *Problems) {
+	ts.Target = model.DecimalFromFloat(target)
+	ts.Evaluation = s.ScrapeInterval
+	if _, given := o.v.Metadata.Annotations[AnnotationEvaluation]; given {
+		ts.Evaluation = s.Evaluation
+	}
+	if ts.Evaluation < s.ScrapeInterval || ts.Evaluation%s.ScrapeInterval != 0 || ts.Window%ts.Evaluation != 0 {
+		fail(o.errorf("metadata.annotations."+AnnotationEvaluation, "%s: a threshold SLI with timeSliceTarget %g is evaluated every evaluation interval within each slice; use a whole number of scrape intervals (%s) that divides the slice %s, such as %s",
+			model.FormatDuration(ts.Evaluation), target, model.FormatDuration(s.ScrapeInterval), model.FormatDuration(ts.Window), model.FormatDuration(s.ScrapeInterval)))
+		return
+	}
+	if n := int64(ts.Window / ts.Evaluation); float64(n-1)/float64(n) < target {
+		*ps = append(*ps, o.warnf(path+".timeSliceTarget", "%g of %d evaluations per %s slice (one every %s) means all %d: a slice with one evaluation missing op and value is bad (%d of %d is %.3g)",
+			target, n, model.FormatDuration(ts.Window), model.FormatDuration(ts.Evaluation), n, n-1, n, float64(n-1)/float64(n)))
+	}
+}
+
 // readThreshold reads op and value of a threshold SLI's objective and checks
-// its query reads exactly one slice.
-func readThreshold(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, path string, s *model.SLO, slice time.Duration, ps *Problems) bool {
+// its query: read once per slice, a percentile over exactly the slice; read
+// several times per slice, any query of the moment.
+func readThreshold(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, path string, s *model.SLO, ts *model.Timeslices, ps *Problems) bool {
 	op, known := thresholdOps[obj.Operator]
 	switch {
 	case !known:
@@ -123,10 +153,25 @@ func readThreshold(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, p
 	if sli == nil {
 		return false
 	}
-	if err := checkSliceQuery(th.Query.Expr, slice); err != nil {
-		*ps = append(*ps, sli.errorf("spec.thresholdMetric.metricSource.spec.query", "%v", err))
+	const at = "spec.thresholdMetric.metricSource.spec.query"
+	if ts.Evaluation == 0 {
+		phi, err := checkSliceQuery(th.Query.Expr, ts.Window)
+		if err != nil {
+			*ps = append(*ps, sli.errorf(at, "%v", err))
+			return false
+		}
+		th.Quantile, th.Range = phi, ts.Window
+		return true
+	}
+	phi, rng, warning, err := checkEvaluatedQuery(th.Query.Expr, 4*s.ScrapeInterval, ts.Window)
+	if err != nil {
+		*ps = append(*ps, sli.errorf(at, "%v", err))
 		return false
 	}
+	if warning != "" {
+		*ps = append(*ps, sli.warnf(at, "%s", warning))
+	}
+	th.Quantile, th.Range = phi, rng
 	return true
 }
 
@@ -134,19 +179,20 @@ var errStop = errors.New("stop")
 
 // checkSliceQuery accepts a percentile of a histogram's rates over exactly
 // one slice: histogram_quantile(φ, …rate(x_bucket[slice])…), with no @,
-// offset or subquery that would read other times than the slice.
-func checkSliceQuery(q string, slice time.Duration) error {
+// offset or subquery that would read other times than the slice. It returns φ.
+func checkSliceQuery(q string, slice time.Duration) (float64, error) {
 	expr, err := query.NewParser().ParseExpr(q)
 	if err != nil {
-		return fmt.Errorf("invalid PromQL: %w", err)
+		return 0, fmt.Errorf("invalid PromQL: %w", err)
 	}
 	example := fmt.Sprintf("histogram_quantile(0.99, sum by (le) (rate(x_bucket[%s])))", model.FormatDuration(slice))
 	call, ok := query.Unparen(expr).(*parser.Call)
 	if !ok || call.Func.Name != "histogram_quantile" {
-		return fmt.Errorf("a threshold SLI is a percentile of a histogram over the slice, such as %s", example)
+		return 0, fmt.Errorf("a threshold SLI read once per slice (timeSliceTarget: 1) is a percentile of a histogram over the slice, such as %s; with a timeSliceTarget below 1 any query is evaluated several times per slice", example)
 	}
-	if phi, ok := query.Unparen(call.Args[0]).(*parser.NumberLiteral); !ok || phi.Val <= 0 || phi.Val >= 1 {
-		return fmt.Errorf("the quantile %s is not a number between 0 and 1 (exclusive), such as 0.99", call.Args[0])
+	phi, ok := query.Unparen(call.Args[0]).(*parser.NumberLiteral)
+	if !ok || phi.Val <= 0 || phi.Val >= 1 {
+		return 0, fmt.Errorf("the quantile %s is not a number between 0 and 1 (exclusive), such as 0.99", call.Args[0])
 	}
 	var problem error
 	ranges := 0
@@ -180,7 +226,73 @@ func checkSliceQuery(q string, slice time.Duration) error {
 	if problem == nil && ranges == 0 {
 		problem = fmt.Errorf("the percentile reads no rate over the slice, as in %s", example)
 	}
-	return problem
+	if problem != nil {
+		return 0, problem
+	}
+	return phi.Val, nil
+}
+
+// rateFuncs need samples across their range: four scrape intervals.
+var rateFuncs = map[string]bool{"rate": true, "increase": true, "irate": true, "delta": true, "idelta": true, "deriv": true}
+
+// checkEvaluatedQuery accepts the query of a threshold SLI evaluated several
+// times per slice: any PromQL yielding an instant vector, its value at each
+// evaluation being the SLI (a gauge, or a percentile over a range). It
+// refuses @ and offset, which read another time than the evaluation, and a
+// rate over fewer than four scrapes; it warns about a range longer than the
+// slice, which carries one moment into the evaluations of the slices after.
+// It returns φ and the range when the query is a percentile with one range
+// (what the simulator replays), zero otherwise.
+func checkEvaluatedQuery(q string, shortestRate, slice time.Duration) (float64, time.Duration, string, error) {
+	expr, err := query.NewParser().ParseExpr(q)
+	if err != nil {
+		return 0, 0, "", fmt.Errorf("invalid PromQL: %w", err)
+	}
+	if expr.Type() != parser.ValueTypeVector {
+		return 0, 0, "", fmt.Errorf("the query yields a %s; a threshold SLI is an instant vector, one value per series at each evaluation", expr.Type())
+	}
+	var problem error
+	var longest time.Duration
+	ranges := map[time.Duration]bool{}
+	parser.Inspect(expr, func(n parser.Node, path []parser.Node) error {
+		switch n := n.(type) {
+		case *parser.MatrixSelector:
+			ranges[n.Range] = true
+			longest = max(longest, n.Range)
+			if parent, _ := lastNode(path).(*parser.Call); parent != nil && rateFuncs[parent.Func.Name] && n.Range < shortestRate {
+				problem = fmt.Errorf("the range [%s] of %s holds fewer than four scrapes for %s(); use at least [%s]",
+					model.FormatDuration(n.Range), n.VectorSelector, parent.Func.Name, model.FormatDuration(shortestRate))
+			}
+		case *parser.SubqueryExpr:
+			ranges[n.Range] = true
+			longest = max(longest, n.Range)
+		case *parser.VectorSelector:
+			if n.Timestamp != nil || n.StartOrEnd != 0 || n.OriginalOffset != 0 {
+				problem = fmt.Errorf("%s carries @ or offset, which reads another time than the evaluation; drop it", n)
+			}
+		}
+		if problem != nil {
+			return errStop
+		}
+		return nil
+	})
+	if problem != nil {
+		return 0, 0, "", problem
+	}
+	warning := ""
+	if longest > slice {
+		warning = fmt.Sprintf("the range [%s] is longer than the %s slice: each evaluation reads %s back, so one moment counts in the evaluations of the slices after its own",
+			model.FormatDuration(longest), model.FormatDuration(slice), model.FormatDuration(longest))
+	}
+	call, ok := query.Unparen(expr).(*parser.Call)
+	if !ok || call.Func.Name != "histogram_quantile" || len(ranges) != 1 {
+		return 0, 0, warning, nil
+	}
+	phi, ok := query.Unparen(call.Args[0]).(*parser.NumberLiteral)
+	if !ok || phi.Val <= 0 || phi.Val >= 1 {
+		return 0, 0, warning, nil
+	}
+	return phi.Val, longest, warning, nil
 }
 
 func lastNode(path []parser.Node) parser.Node {

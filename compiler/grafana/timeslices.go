@@ -13,7 +13,8 @@ func sliceValuePanel(slo model.SLO) panel {
 	ts := slo.Timeslices
 	slice := dur(ts.Window)
 	t := []target{query(recorded(model.SliceValue, slo, ts.Window, true), seriesLegend(slo, "SLI per "+slice+" slice"))}
-	if th := slo.SLI.Threshold; th != nil {
+	th := slo.SLI.Threshold
+	if th != nil && ts.Evaluation == 0 {
 		// Red on the side of the threshold where a slice is bad.
 		marks := steps(colorGreen, step{Value: num(th.Value.String()), Color: colorRed})
 		if th.Op == ">=" || th.Op == ">" {
@@ -25,6 +26,12 @@ func sliceValuePanel(slo model.SLO) panel {
 			t, seriesSpec{unit: "none", thresholds: marks, thresholdStyle: "line"})
 	}
 	desc := fmt.Sprintf("Share of good events in each %s slice of %s, from %s. ", slice, slo.Name, model.SliceValue)
+	title := "Good events per " + slice + " slice"
+	if th != nil {
+		desc = fmt.Sprintf("Share of the evaluations in each %s slice of %s (one every %s) whose threshold query is %s %s, from %s; evaluations without traffic are left out. ",
+			slice, slo.Name, dur(ts.Evaluation), th.Op, th.Value, model.SliceValue)
+		title = "Good evaluations per " + slice + " slice"
+	}
 	marks := steps(colorGreen)
 	if ts.Average {
 		desc += "The SLO averages these shares over its window; a slice without traffic counts neither way."
@@ -32,7 +39,7 @@ func sliceValuePanel(slo model.SLO) panel {
 		desc += fmt.Sprintf("A slice is good when its share is at least %s (the line); a slice without traffic counts neither way.", percent(ts.Target))
 		marks = steps(colorRed, step{Value: num(ts.Target.String()), Color: colorGreen})
 	}
-	return timeseriesPanel("Good events per "+slice+" slice", desc, t,
+	return timeseriesPanel(title, desc, t,
 		seriesSpec{unit: "percentunit", max: num("1"), thresholds: marks, thresholdStyle: "line"})
 }
 

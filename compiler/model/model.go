@@ -207,10 +207,17 @@ func (p WindowPair) BudgetFraction(window time.Duration) Decimal {
 }
 
 // Windows returns every distinct window the SLO's rules record, ascending:
-// the alert windows and the SLO window itself.
+// the alert windows and the SLO window itself. A calendar period of weeks or
+// days is labelled as its rolling window would be (1w), so the period's
+// recording takes the label and the rolling SLO window is left out, unless
+// an alert reads it.
 func (s SLO) Windows() []time.Duration {
-	seen := map[time.Duration]bool{s.Window: true}
-	out := []time.Duration{s.Window}
+	seen := map[time.Duration]bool{}
+	var out []time.Duration
+	if s.Calendar == nil || s.Calendar.Label() != FormatDuration(s.Window) {
+		seen[s.Window] = true
+		out = append(out, s.Window)
+	}
 	for _, t := range s.Alerting.Tiers {
 		for _, p := range t.Windows {
 			for _, w := range []time.Duration{p.Long, p.Short} {

@@ -77,6 +77,9 @@ const (
 	// LabelScrapeInterval, on the info series of a time-slice SLO, is the
 	// scrape interval its slices' rates assume.
 	LabelScrapeInterval = "scrape_interval"
+	// LabelEvaluationInterval, on the info series of a threshold SLO whose
+	// slices hold several evaluations, is how often the SLI is evaluated.
+	LabelEvaluationInterval = "evaluation_interval"
 )
 
 // Selector returns a PromQL selector of a recorded series for one SLO and,

@@ -18,10 +18,16 @@ type Timeslices struct {
 	// recorded sample is one slice.
 	Window time.Duration
 	// Target is the share of good events a slice of a ratio SLI needs to
-	// be good (OpenSLO timeSliceTarget). Zero when Average is set, and for
-	// a threshold SLI, whose slice is good when its value meets the
+	// be good, or for a threshold SLI the share of the slice's evaluations
+	// whose value meets the threshold (OpenSLO timeSliceTarget). Zero when
+	// Average is set, and for a threshold SLI read once per slice
+	// (timeSliceTarget 1), whose slice is good when its value meets the
 	// threshold.
 	Target Decimal
+	// Evaluation is how often a threshold SLI with a Target is evaluated
+	// within a slice (the slice holds Window/Evaluation evaluations); zero
+	// otherwise.
+	Evaluation time.Duration
 	// Average is RatioTimeslices: a slice's error is its own bad/total
 	// ratio, not 0 or 1, so the SLO is the average of slice ratios.
 	Average bool
@@ -30,8 +36,12 @@ type Timeslices struct {
 // Threshold is an SLI whose query yields one value per slice (a latency
 // percentile, say); the slice is good when the value meets Op Value.
 type Threshold struct {
-	// Query reads the slice: every range in it is the slice window.
+	// Query reads the slice: every range in it is the slice window, or
+	// Range when the slice has several evaluations.
 	Query Query
+	// Range is the one range of the query's rates; Quantile its φ.
+	Range    time.Duration
+	Quantile float64
 	// Op is the PromQL comparison a good value satisfies: <=, <, >= or >.
 	Op    string
 	Value Decimal

@@ -116,17 +116,24 @@ func indent(s string) string {
 }
 
 // TestNoTwoRulesOfAFileShareNameAndLabels keeps files clean for promtool's
-// duplicate-rules lint, which compares rule names and rule labels only.
+// duplicate-rules lint, which compares rule names and rule labels only. A
+// calendar week or day labels its period as its rolling window would be
+// (1w, 1d): the period's recording alone takes the label.
 func TestNoTwoRulesOfAFileShareNameAndLabels(t *testing.T) {
-	tiers, err := model.WorkbookTiers(28*24*time.Hour, 2*time.Minute, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var set model.Set
-	for _, name := range []string{"a", "b"} {
-		set.SLOs = append(set.SLOs, model.SLO{Name: name, Service: model.Service{Name: "svc"}, Objective: model.NewDecimal(99, 100),
+	day := 24 * time.Hour
+	for _, s := range []struct {
+		name   string
+		window time.Duration
+		cal    *model.Calendar
+	}{{"a", 28 * day, nil}, {"b", 28 * day, nil}, {"week", 7 * day, &model.Calendar{Unit: "w", Count: 1}}, {"day", day, &model.Calendar{Unit: "d", Count: 1}}} {
+		tiers, err := model.WorkbookTiers(s.window, 2*time.Minute, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set.SLOs = append(set.SLOs, model.SLO{Name: s.name, Service: model.Service{Name: "svc"}, Objective: model.NewDecimal(99, 100),
 			SLI:    model.SLI{Counter: true, Total: &model.Query{Expr: "t"}, Bad: &model.Query{Expr: "b"}},
-			Window: 28 * 24 * time.Hour, Evaluation: time.Minute, ScrapeInterval: 30 * time.Second,
+			Window: s.window, Calendar: s.cal, Evaluation: time.Minute, ScrapeInterval: 30 * time.Second,
 			Alerting: model.Alerting{Tiers: tiers, NoData: true}})
 	}
 	groups, _, err := ServiceGroups(set.SLOs, nil)

@@ -562,6 +562,9 @@ func (b *builder) metadata() {
 		info["budgeting"] = b.slo.Budgeting
 		info[model.LabelTimeSlice] = model.FormatDuration(ts.Window)
 		info[model.LabelScrapeInterval] = model.FormatDuration(b.slo.ScrapeInterval)
+		if ts.Evaluation > 0 {
+			info[model.LabelEvaluationInterval] = model.FormatDuration(ts.Evaluation)
+		}
 	}
 	b.record(model.Info, "vector(1)", info)
 }

@@ -20,7 +20,17 @@ func (b *builder) sliceRecordings() error {
 	slice := b.base
 	value := b.sel(model.SliceValue, slice)
 	var bad string
-	if th := b.slo.SLI.Threshold; th != nil {
+	if th := b.slo.SLI.Threshold; th != nil && ts.Evaluation > 0 {
+		// The slice's value is the share of its evaluations, one every
+		// ts.Evaluation, whose value meets the threshold. A subquery's
+		// steps are whole multiples of its step, so the slice holds
+		// slice/step of them wherever the group's evaluations fall. An
+		// evaluation without traffic (a NaN percentile) is left out.
+		q := th.Query.Expr
+		b.record(model.SliceValue, fmt.Sprintf("avg_over_time(((%s == %s) %s bool %s)[%s:%s])",
+			q, q, th.Op, th.Value, model.FormatDuration(slice), model.FormatDuration(ts.Evaluation)), b.identity(slice))
+		bad = fmt.Sprintf("%s < bool %s", value, ts.Target)
+	} else if th != nil {
 		b.record(model.SliceValue, th.Query.Expr, b.identity(slice))
 		// A slice without traffic has a NaN percentile, which no
 		// comparison meets: `v == v` drops it instead of counting it good.

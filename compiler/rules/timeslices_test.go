@@ -107,3 +107,77 @@ func TestATimeSliceSLOCountsBadSlicesAndLeavesQuietOnesOut(t *testing.T) {
 		})
 	}
 }
+
+// TestAThresholdSliceIsGoodWhenItsShareOfGoodEvaluationsMeetsTheTarget
+// replays an hour of 4m slices, each holding four 1m evaluations of a p99
+// over the last 2m (one minute of counter growth: the evaluations tile the
+// slice), through the Prometheus rule engine. Each minute is fast, slow or
+// quiet; a slice is good when at least timeSliceTarget of its evaluations
+// with traffic have a p99 at most 300ms.
+func TestAThresholdSliceIsGoodWhenItsShareOfGoodEvaluationsMeetsTheTarget(t *testing.T) {
+	// Minutes of each slice: s slow, q quiet, anything else fast.
+	minutes := map[int]string{3: "sss.", 5: ".s.s", 7: "ssss", 9: "qqs.", 11: "qqqq", 12: "qss."}
+	state := func(m int) byte { // minute m is (m-1, m]
+		k, p := (m+3)/4, (m-1)%4
+		if pat, ok := minutes[k]; ok {
+			return pat[p]
+		}
+		return '.'
+	}
+	series := func(name string, inc func(s byte) float64) string {
+		v, vals := 0.0, []string{"0"}
+		for m := 1; m <= 60; m++ {
+			if s := state(m); s != 'q' {
+				v += inc(s)
+			}
+			vals = append(vals, fmt.Sprint(v))
+		}
+		return name + " " + strings.Join(vals, " ")
+	}
+	fast := func(s byte) float64 {
+		if s == 's' {
+			return 0
+		}
+		return 100
+	}
+	all := func(byte) float64 { return 100 }
+	histogram := strings.Join([]string{series(`x_bucket{le="0.25"}`, fast), series(`x_bucket{le="0.5"}`, all), series(`x_bucket{le="+Inf"}`, all)}, "\n")
+	tests := []struct {
+		name   string
+		target model.Decimal
+		want   float64
+	}{
+		// Slices 3 (1 of 4 good), 7 (0 of 4) and 12 (1 of 3 with traffic)
+		// are bad; 5 (2 of 4) and 9 (1 of 2) meet half; 11 has no traffic.
+		{"at timeSliceTarget 0.5 a slice with half its evaluations good is good", model.NewDecimal(5, 10), 3.0 / 14},
+		{"at timeSliceTarget 0.75 the same half-good slices are bad", model.NewDecimal(75, 100), 5.0 / 14},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tiers, err := model.WorkbookTiers(30*24*time.Hour, 4*time.Minute, 4*time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := model.Timeslices{Window: 4 * time.Minute, Target: tt.target, Evaluation: time.Minute}
+			slo := model.SLO{Name: "s", Service: model.Service{Name: "svc"}, Source: "t.yaml", Timeslices: &ts,
+				SLI: model.SLI{Threshold: &model.Threshold{Query: model.Query{Expr: `histogram_quantile(0.99, sum by (le) (rate(x_bucket[2m])))`},
+					Op: "<=", Value: model.NewDecimal(3, 10), Range: 2 * time.Minute, Quantile: 0.99}},
+				Objective: model.NewDecimal(99, 100), Window: 30 * 24 * time.Hour, Evaluation: 4 * time.Minute,
+				ScrapeInterval: 15 * time.Second, Alerting: model.Alerting{Tiers: tiers, NoData: true}}
+			ll, _ := evaluate(t, slo, histogram, time.Hour)
+			q, err := ll.QueryEngine().NewInstantQuery(context.Background(), ll.Storage(), nil,
+				model.Selector(model.ErrorRatio, slo, time.Hour), time.Unix(0, 0).UTC().Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := q.Exec(context.Background())
+			v, ok := res.Value.(promql.Vector)
+			if res.Err != nil || !ok || len(v) != 1 {
+				t.Fatalf("error ratio over 1h = %v (%v), want one sample", res.Value, res.Err)
+			}
+			if math.Abs(v[0].F-tt.want) > 1e-9 {
+				t.Errorf("error ratio over 1h = %v, want %v", v[0].F, tt.want)
+			}
+		})
+	}
+}

@@ -494,6 +494,11 @@ func (s *sloSim) unproven() (Check, bool) {
 	switch {
 	case s.slo.SLI.Raw != nil:
 		why = "a raw-ratio SLI has no event counts to synthesize, so its alerts were not replayed"
+	case s.slo.SLI.Threshold != nil && s.slo.Timeslices != nil && s.slo.Timeslices.Evaluation > 0 && s.slo.SLI.Threshold.Quantile == 0:
+		why = "its alerts were not replayed: the threshold query is no percentile of one histogram over one range, which the simulator models"
+	case s.slo.SLI.Threshold != nil && s.slo.Timeslices != nil && s.slo.Timeslices.Evaluation > 0 && s.badStretch() < s.scrape():
+		why = fmt.Sprintf("its alerts were not replayed: the query's range %s reaches back past the slice before, so the simulator cannot make one slice bad without the next",
+			model.FormatDuration(s.slo.SLI.Threshold.Range))
 	case s.slo.SLI.Threshold != nil:
 		if _, err := newWorkload(s.slo, s.opts.Shape); err != nil {
 			why = fmt.Sprintf("its alerts were not replayed: %v", err)

@@ -67,8 +67,15 @@ func thresholdSeries(slo model.SLO) ([]series, error) {
 // at each slice's end, so a slice is all good or all bad. Slice i spans
 // ((i-1)·slice, i·slice], what the rules evaluated at i·slice read. The
 // result keeps state: calls must come in time order, as scrapes do.
+//
+// A threshold SLI evaluated several times per slice reads, at each
+// evaluation, the scrapes of its query's range, which reaches back into the
+// slice before. A bad slice then fails only its first stretch: every
+// evaluation of the slice reads some of it, and none of the next slice's
+// does, so one bad slice of requests is one bad slice of evaluations.
 func (s *sloSim) slicedLoad(load traffic) traffic {
 	slice := s.slo.Timeslices.Window
+	stretch := s.badStretch()
 	var last int64
 	var sum float64
 	bad, started := false, false
@@ -84,11 +91,52 @@ func (s *sloSim) slicedLoad(load traffic) traffic {
 			bad = math.Floor(sum) > math.Floor(prev)
 		}
 		rps, _ := load(t)
-		if bad {
+		if bad && t-time.Duration(i-1)*slice <= stretch {
 			return rps, 1 / s.budget()
 		}
 		return rps, 0
 	}
+}
+
+// badStretch is how much of a bad slice fails, from its start: the whole
+// slice, or for a threshold SLI with E-spaced evaluations reading a range R
+// the scrapes up to slice + E + scrape − R in (the scrape ending there is
+// the last the next slice's first evaluation, at slice + E, leaves out).
+// Shorter than one scrape, it holds no scrape: such a range (longer than
+// slice + E) cannot be replayed.
+func (s *sloSim) badStretch() time.Duration {
+	ts, th := s.slo.Timeslices, s.slo.SLI.Threshold
+	if th == nil || ts.Evaluation == 0 {
+		return ts.Window
+	}
+	return min(ts.Window, ts.Window+ts.Evaluation+s.scrape()-th.Range)
+}
+
+// evaluationsTruth is a slice's error for a threshold SLI evaluated several
+// times per slice, ending at t: each evaluation with traffic is good when the
+// share of bad requests in the scrapes its range reads is at most 1 − φ (the
+// quantile then falls in the good bucket), and the slice is bad when the
+// share of good evaluations is below timeSliceTarget.
+func (s *sloSim) evaluationsTruth(d *driver, t time.Duration) (float64, bool) {
+	ts, th := s.slo.Timeslices, s.slo.SLI.Threshold
+	good, n := 0, 0
+	for e := t - ts.Window + ts.Evaluation; e <= t; e += ts.Evaluation {
+		r, ok := d.truth(e-th.Range+s.scrape(), e)
+		if !ok {
+			continue
+		}
+		n++
+		if r <= 1-th.Quantile {
+			good++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	if float64(good)/float64(n) < ts.Target.Float() {
+		return 1, true
+	}
+	return 0, true
 }
 
 // sliceTruth is what the SLO-window error ratio of a time-slice SLO must be
@@ -101,6 +149,9 @@ func (s *sloSim) sliceTruth(d *driver, end time.Duration) (float64, bool) {
 	sum, n := 0.0, 0
 	for t := time.Duration(0); t <= end; t += ts.Window {
 		r, ok := d.truth(t-ts.Window+s.scrape(), t)
+		if s.slo.SLI.Threshold != nil && ts.Evaluation > 0 {
+			r, ok = s.evaluationsTruth(d, t)
+		}
 		if !ok {
 			continue
 		}
