@@ -236,6 +236,9 @@ func objectivePaths(objective string) func(string) string {
 		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAutoscaling):
 			return "spec.autoscaling" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAutoscaling)
 		case strings.HasPrefix(p, "metadata.annotations"):
+			if sp, ok := signalPaths(p); ok {
+				return sp
+			}
 			return "spec"
 		default:
 			return objective
@@ -420,6 +423,7 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, scrape, evaluation time.D
 		}
 		ann[AnnotationMinEvents] = a.MinEventsPerSecond
 	}
+	ps = append(ps, expandSignals(d, a, ann)...)
 	tiers := map[string]ShorthandTier{"page": a.Page, "ticket": a.Ticket}
 	// on tells whether a tier is enabled: by the spec, else by the SLO
 	// tier's defaults (a batch SLO raises tickets only).
