@@ -52,9 +52,10 @@ type Backlog struct {
 // threshold at which the early warning fires.
 var BacklogShare = NewDecimal(3, 4)
 
-// BacklogFor is the default hold of the early warning: short, since it is
-// meant to come before the page, and one scrape of backlog is noise.
-const BacklogFor = time.Minute
+// BacklogFor is the default hold of the early warning: none, since an
+// overload fills the queue within a scrape and the outage tier pages after
+// 90% of its two minutes; any hold spends the warning's lead.
+const BacklogFor = 0
 
 // Shedding is the load-shedding signals of a TTFT SLO: each is 1 while the
 // TTFT quantile of the objective (p99 for 99%) has stayed above Factor ×
