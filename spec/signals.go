@@ -231,4 +231,3 @@ func shedding(o object[v1.SLO], raw string, ps *Problems) *model.Shedding {
 	}
 	return &out
 }
-
