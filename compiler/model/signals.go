@@ -13,13 +13,17 @@ const OutageTier = "outage"
 // on: (nearly) all of them.
 var OutageErrorRatio = NewDecimal(9, 10)
 
+// OutageWindow is the shortest outage window: 90% of it failing takes
+// 1m48s, so the tier pages about two minutes into a total outage.
+const OutageWindow = 2 * time.Minute
+
 // OutageMinEvents is the fewest events the outage window must hold: one
 // failed request at night is no outage.
 const OutageMinEvents = 10
 
 // OutageTierOf is the outage tier of an SLO whose shortest rate window is
 // minRate: one window of minRate (four scrapes, the shortest rate() reads)
-// at a burn factor of OutageErrorRatio / budget, rounded down to a tenth
+// but at least OutageWindow, at a burn factor of OutageErrorRatio / budget, rounded down to a tenth
 // so that 90% failing requests always reach it. A total outage burns at
 // 1 / budget, so the factor is reachable for every target; and since
 // 0.9 / budget > 14.4 for every target above 93.75%, a burn the workbook's
@@ -32,7 +36,7 @@ func OutageTierOf(objective Decimal, minRate time.Duration) Tier {
 	floor := new(big.Int).Quo(r.Num(), r.Denom())
 	return Tier{
 		Severity: OutageTier,
-		Windows:  []WindowPair{{Long: minRate, Short: minRate, Factor: fromRat(new(big.Rat).SetFrac(floor, big.NewInt(10)))}},
+		Windows:  []WindowPair{{Long: max(minRate, OutageWindow), Short: max(minRate, OutageWindow), Factor: fromRat(new(big.Rat).SetFrac(floor, big.NewInt(10)))}},
 	}
 }
 
