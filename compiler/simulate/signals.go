@@ -141,6 +141,10 @@ func (s *sloSim) ramp() ([]Check, error) {
 		},
 	}
 	end := start + climb + rampHold
+	if s.planned != nil {
+		*s.planned = max(*s.planned, end)
+		return nil, nil
+	}
 	steps, err := runFleet(s.rules, FleetOptions{SLO: s.slo, Fleets: []Fleet{fleet}, End: end, Warmup: warm})
 	if err != nil {
 		return nil, &ruleError{err: err}
