@@ -38,4 +38,5 @@ var sloAnnotations = []string{
 	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
 	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
 	AnnotationAlertLabels, AnnotationSeverities, AnnotationScaleOnBurn, AnnotationTier, AnnotationHistogramType, AnnotationNativeSchema, AnnotationBuckets,
+	AnnotationOutage, AnnotationQueueBacklog, AnnotationLoadShedding,
 }

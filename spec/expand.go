@@ -231,6 +231,9 @@ func objectivePaths(objective string) func(string) string {
 		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAutoscaling):
 			return "spec.autoscaling" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAutoscaling)
 		case strings.HasPrefix(p, "metadata.annotations"):
+			if sp, ok := signalPaths(p); ok {
+				return sp
+			}
 			return "spec"
 		default:
 			return objective

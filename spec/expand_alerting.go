@@ -39,6 +39,7 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, scrape, evaluation time.D
 		}
 		ann[AnnotationMinEvents] = a.MinEventsPerSecond
 	}
+	ps = append(ps, expandSignals(d, a, ann)...)
 	tiers := map[string]ShorthandTier{"page": a.Page, "ticket": a.Ticket}
 	// on tells whether a tier is enabled: by the spec, else by the SLO
 	// tier's defaults (a batch SLO raises tickets only).

@@ -136,6 +136,12 @@ type ShorthandAlerting struct {
 	// Severities renames the severity label's values per tier, such as
 	// {page: critical, ticket: warning}.
 	Severities map[string]string `yaml:"severities,omitempty"`
+	// Outage turns the outage tier off (on beside a page tier).
+	Outage *ShorthandToggle `yaml:"outage,omitempty"`
+	// QueueBacklog tunes the early warning on queue depth per replica.
+	QueueBacklog *ShorthandBacklog `yaml:"queueBacklog,omitempty"`
+	// LoadShedding tunes the load-shedding recordings of a TTFT SLO.
+	LoadShedding *ShorthandShedding `yaml:"loadShedding,omitempty"`
 }
 
 // ShorthandTier enables a tier and sets its `for`.

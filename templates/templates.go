@@ -44,6 +44,8 @@ var builtin embed.FS
 const (
 	BurnSummary              = "alert-burn-summary.tmpl"
 	BurnDescription          = "alert-burn-description.tmpl"
+	BacklogSummary           = "alert-backlog-summary.tmpl"
+	BacklogDescription       = "alert-backlog-description.tmpl"
 	MisconfiguredSummary     = "alert-misconfigured-summary.tmpl"
 	MisconfiguredDescription = "alert-misconfigured-description.tmpl"
 	NoDataSummary            = "alert-nodata-summary.tmpl"
@@ -72,7 +74,7 @@ const (
 // Names lists every template file name, sorted.
 func Names() []string {
 	return []string{
-		BurnDescription, BurnSummary,
+		BacklogDescription, BacklogSummary, BurnDescription, BurnSummary,
 		MisconfiguredDescription, MisconfiguredSummary,
 		NoDataDescription, NoDataSummary,
 		PanelAbout, PanelAlerts, PanelBudgetHistory, PanelBudgetLeftPeriod, PanelBudgetLeft,
@@ -135,6 +137,11 @@ type Alert struct {
 	// slices' error ratios; empty for an SLO budgeted in events.
 	TimeSlice    string
 	SliceAverage bool
+
+	// Queue-backlog alert only: the waiting requests per replica it fires
+	// above, and where that number comes from.
+	BacklogPerReplica string
+	BacklogBasis      string
 
 	// Configuration alert only: the threshold bucket selectors the good
 	// events read, and the total events' query.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	pq "github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/rules"
 
 	"regexp"
 	"sort"
@@ -28,18 +29,7 @@ func percentiles() []struct{ q, name string } {
 // per group of the labels given; a native histogram is one series without
 // le, so its rates are summed whole.
 func percentileQuery(q, histogram, selector string, native bool, groupBy []string) string {
-	by := strings.Join(groupBy, ", ")
-	if native {
-		agg := "sum"
-		if by != "" {
-			agg = "sum by (" + by + ") "
-		}
-		return fmt.Sprintf("histogram_quantile(%s, %s(rate(%s[%s])))", q, agg, pq.SeriesSelector(histogram, selector), rateInterval)
-	}
-	if by != "" {
-		by = ", " + by
-	}
-	return fmt.Sprintf("histogram_quantile(%s, sum by (le%s) (rate(%s[%s])))", q, by, pq.SeriesSelector(histogram+"_bucket", selector), rateInterval)
+	return rules.PercentileQuery(q, histogram, selector, native, groupBy, rateInterval)
 }
 
 // counterRateQuery rates an engine's counter, or a sum of counters (Triton

@@ -176,10 +176,20 @@ type Alerting struct {
 	// SeverityLabels renames the severity label's value per tier ("page":
 	// "critical"); a tier not named keeps its own name.
 	SeverityLabels map[string]string
+	// Outage is the outage tier (OutageTierOf), or nil: a burn alert that
+	// pages within minutes when (nearly) every request fails.
+	Outage *Tier
+	// Backlog is the early warning on queue depth per replica, or nil.
+	Backlog *Backlog
+	// Shedding is the load-shedding signals, or nil.
+	Shedding *Shedding
 }
 
 // SeverityLabel is the severity label's value for a tier.
 func (a Alerting) SeverityLabel(tier string) string {
+	if tier == OutageTier {
+		tier = "page"
+	}
 	if v, ok := a.SeverityLabels[tier]; ok {
 		return v
 	}

@@ -203,6 +203,11 @@ func ServiceTests(svc model.ServiceSLOs, groups []rulefmt.RuleGroup) (File, erro
 			}
 			f.Tests = append(f.Tests, t)
 		}
+		signals, err := b.signalTests(slo)
+		if err != nil {
+			return File{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+		}
+		f.Tests = append(f.Tests, signals...)
 		if len(slo.SLI.ThresholdBuckets()) > 0 && len(slo.Alerting.Tiers) > 0 {
 			t, err := b.missingBucket(slo)
 			if err != nil {
@@ -553,7 +558,7 @@ func (b builder) expected(inputs []simulate.Input, scrape, at time.Duration) ([]
 				}
 			}
 			rate := total / scrape.Seconds()
-			for _, tier := range slo.Alerting.Tiers {
+			for _, tier := range burnTiers(slo) {
 				if !fires(tier, burn, rate, slo.Alerting.MinEventsPerSecond.Float()) {
 					continue
 				}

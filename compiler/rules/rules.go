@@ -337,6 +337,10 @@ func Group(slo model.SLO, text *templates.Text) (rulefmt.RuleGroup, error) {
 	if err := b.recordings(); err != nil {
 		return rulefmt.RuleGroup{}, err
 	}
+	if err := b.outageRecordings(); err != nil {
+		return rulefmt.RuleGroup{}, err
+	}
+	b.shedding()
 	b.metadata()
 	if err := b.alerts(); err != nil {
 		return rulefmt.RuleGroup{}, err
@@ -625,6 +629,12 @@ func (b *builder) alerts() error {
 			Labels:      b.burnLabels(t.Severity),
 			Annotations: annotations,
 		})
+	}
+	if err := b.outageAlert(hold); err != nil {
+		return err
+	}
+	if err := b.backlogAlert(); err != nil {
+		return err
 	}
 	if len(buckets) > 0 {
 		data := b.alertData(false)

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
+	irules "github.com/inferslo/inferslo/compiler/rules"
 
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
 	"gopkg.in/yaml.v3"
@@ -112,8 +114,11 @@ type PrefillClass struct {
 // Fleet is one scale target's engine under load.
 type Fleet struct {
 	// Labels the engine's series carry (model_name="...").
-	Labels     map[string]string
-	Autoscaler Autoscaler
+	Labels map[string]string
+	// AlertLabels pick the fleet's alerts (slo="...", the group's labels);
+	// nil: Labels.
+	AlertLabels map[string]string
+	Autoscaler  Autoscaler
 	// Slots are the requests one replica serves at once, each for
 	// ServiceTime on average.
 	Slots       int
@@ -158,6 +163,11 @@ type FleetStep struct {
 	Load, Share     []float64
 	Values          [][]float64
 	Paging          []bool
+	// Per fleet: the burn_tier of a firing page alert ("" when none
+	// fires; the outage tier before the others), and whether the
+	// queue-backlog warning fires.
+	PageTier []string
+	Backlog  []bool
 }
 
 // hpaSync is the HPA's sync period, and the scrape interval.
@@ -173,14 +183,27 @@ const hpaTolerance = 0.1
 
 // RunFleet simulates the fleets' autoscalers against load-driven latency.
 func RunFleet(opts FleetOptions) ([]FleetStep, error) {
-	inf := opts.SLO.Inference
-	if inf == nil || inf.Role != "ttft" || len(inf.Buckets) == 0 || inf.Native {
-		return nil, fmt.Errorf("slo %s: the fleet simulation needs a TTFT SLO over a classic histogram with known buckets", opts.SLO.Name)
+	if err := fleetReady(opts.SLO); err != nil {
+		return nil, err
 	}
 	x, err := indexRules(opts.Rules)
 	if err != nil {
 		return nil, err
 	}
+	return runFleet(x, opts)
+}
+
+// fleetReady tells why an SLO cannot drive the fleet simulation, if so.
+func fleetReady(slo model.SLO) error {
+	inf := slo.Inference
+	if inf == nil || inf.Role != "ttft" || len(inf.Buckets) == 0 || inf.Native {
+		return fmt.Errorf("slo %s: the fleet simulation needs a TTFT SLO over a classic histogram with known buckets", slo.Name)
+	}
+	return nil
+}
+
+// runFleet is RunFleet over parsed rule groups.
+func runFleet(x ruleIndex, opts FleetOptions) ([]FleetStep, error) {
 	h, err := newIndexedHarness(x, false, opts.Scratch)
 	if err != nil {
 		return nil, err
@@ -242,19 +265,53 @@ func RunFleet(opts FleetOptions) ([]FleetStep, error) {
 			step.Load = append(step.Load, s.lambda)
 			step.Share = append(step.Share, s.share)
 			step.Values = append(step.Values, values)
-			step.Paging = append(step.Paging, paging(h, s.f.Labels))
+			als := s.f.AlertLabels
+			if als == nil {
+				als = s.f.Labels
+			}
+			tier := pageTier(h, als)
+			step.Paging = append(step.Paging, tier != "")
+			step.PageTier = append(step.PageTier, tier)
+			step.Backlog = append(step.Backlog, firing(h, irules.AlertBacklog, als))
 		}
 		steps = append(steps, step)
 	}
 	return steps, nil
 }
 
-// paging tells whether a page-tier alert fires for the fleet's labels.
-func paging(h *harness, ls map[string]string) bool {
+// pageTier is the burn_tier of a page alert firing for the fleet's labels
+// (the outage tier first), or "" when none fires.
+func pageTier(h *harness, ls map[string]string) string {
+	out := ""
 	for _, g := range h.groups {
 		for _, r := range g.Rules() {
 			ar, ok := r.(*rules.AlertingRule)
-			if !ok || ar.Labels().Get(model.LabelBurnTier) != "page" && ar.Labels().Get(model.LabelSeverity) != "page" {
+			tier := ""
+			if ok {
+				tier = ar.Labels().Get(model.LabelBurnTier)
+			}
+			if !ok || tier != "page" && tier != model.OutageTier && ar.Labels().Get(model.LabelSeverity) != "page" {
+				continue
+			}
+			for _, a := range ar.ActiveAlerts() {
+				if a.State == rules.StateFiring && matches(a.Labels, ls) && (out == "" || tier == model.OutageTier) {
+					out = tier
+					if out == "" {
+						out = "page"
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// firing tells whether an alert of the given name fires for the labels.
+func firing(h *harness, name string, ls map[string]string) bool {
+	for _, g := range h.groups {
+		for _, r := range g.Rules() {
+			ar, ok := r.(*rules.AlertingRule)
+			if !ok || ar.Name() != name {
 				continue
 			}
 			for _, a := range ar.ActiveAlerts() {
@@ -300,6 +357,9 @@ type fleetSim struct {
 	failures []int
 	history  []recommendation
 	refs     map[string]storage.SeriesRef
+	// pods is how many pods' queue gauges were ever written: those of
+	// replicas that stopped are marked stale.
+	pods int
 }
 
 type recommendation struct {
@@ -400,9 +460,22 @@ func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
 	if err := add(s.hist+"_count", s.cum[len(s.cum)-1]); err != nil {
 		return err
 	}
-	if s.queue != "" {
-		return add(s.queue, s.backlog+lq)
+	if s.queue == "" {
+		return nil
 	}
+	// Each serving replica exports its share of the queue, as engines
+	// export their own; a stopped replica's series goes stale.
+	ready := s.ready(t)
+	for i := 0; i < max(ready, s.pods); i++ {
+		v := math.Float64frombits(value.StaleNaN)
+		if i < ready {
+			v = (s.backlog + lq) / float64(ready)
+		}
+		if err := add(s.queue, v, "pod", fmt.Sprintf("replica-%d", i)); err != nil {
+			return err
+		}
+	}
+	s.pods = max(s.pods, ready)
 	return nil
 }
 

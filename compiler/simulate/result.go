@@ -19,6 +19,8 @@ const (
 	ScenarioZeroTraffic = "zero traffic"
 	ScenarioReset       = "counter reset"
 	ScenarioDayNight    = "day/night"
+	ScenarioOutage      = "outage"
+	ScenarioRamp        = "load ramp"
 )
 
 // Check is one pass/fail assertion: one SLO, one scenario, one alert (or
@@ -44,6 +46,8 @@ type Check struct {
 	Delay        time.Duration `json:"-"`
 	Resolved     time.Duration `json:"-"`
 	ResolveBound time.Duration `json:"-"`
+	// Lead is how long an early warning fired before the page.
+	Lead time.Duration `json:"-"`
 }
 
 // MarshalJSON writes durations the way rule files do ("4m40s").
@@ -55,7 +59,9 @@ func (c Check) MarshalJSON() ([]byte, error) {
 		Delay        string `json:"delay,omitempty"`
 		Resolved     string `json:"resolved,omitempty"`
 		ResolveBound string `json:"resolve_bound,omitempty"`
+		Lead         string `json:"lead,omitempty"`
 	}{plain: plain(c)}
+	out.Lead = dur(c.Lead)
 	out.Predicted = dur(c.Predicted)
 	out.Delay = dur(c.Delay)
 	out.Resolved = dur(c.Resolved)

@@ -469,6 +469,9 @@ func (s *sloSim) alertsOf() []alertKey {
 	for _, t := range s.slo.Alerting.Tiers {
 		out = append(out, alertKey{model.AlertBurn, t.Severity})
 	}
+	if s.slo.Alerting.Outage != nil {
+		out = append(out, outageKey)
+	}
 	if s.slo.Alerting.NoData {
 		out = append(out, alertKey{model.AlertNoData, "ticket"})
 	}
@@ -524,7 +527,7 @@ func (s *sloSim) scenarios() []scenario {
 	for _, sc := range []scenario{
 		{ScenarioHealthy, (*sloSim).healthy}, {ScenarioFastBurn, (*sloSim).fastBurn}, {ScenarioSlowBurn, (*sloSim).slowBurn},
 		{ScenarioZeroTraffic, (*sloSim).zeroTraffic}, {ScenarioReset, (*sloSim).counterReset}, {ScenarioDayNight, (*sloSim).dayNight},
-		{ScenarioGroupBurn, (*sloSim).groupBurn},
+		{ScenarioGroupBurn, (*sloSim).groupBurn}, {ScenarioOutage, (*sloSim).outage}, {ScenarioRamp, (*sloSim).ramp},
 	} {
 		if len(s.opts.Scenarios) == 0 || slices.Contains(s.opts.Scenarios, sc.name) {
 			out = append(out, sc)
@@ -707,6 +710,10 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 		return []Check{s.check(scenario, key.String(), "fires", fmt.Sprintf("not checked: no pair of the spec fires at %.4gx", b), false)}, nil
 	}
 	base := s.slo.BaseWindow()
+	if tier.Severity == model.OutageTier {
+		// The outage tier reads its own window, not the base window.
+		base = tier.Windows[0].Long
+	}
 	// The run's evaluation interval is only known once the group loads;
 	// the spec's stands in for the prediction and the file's for the run.
 	eval := s.slo.Evaluation
@@ -824,14 +831,19 @@ func (s *sloSim) fastBurn() ([]Check, error) {
 	if !ok {
 		return s.fastBurnWithoutPage()
 	}
-	return s.burnScenario(ScenarioFastBurn, page, s.fastFactor(factors(page)), true, nil)
+	return s.burnScenario(ScenarioFastBurn, page, s.fastFactor(factors(page)), true, s.outageSilent())
 }
 
 // fastFactor is twice the largest of a page tier's factors, kept below a
-// 100% error ratio.
+// 100% error ratio, and below the outage tier's factor: a fast burn is
+// not an outage.
 func (s *sloSim) fastFactor(pageFactors []float64) float64 {
 	maxF := pageFactors[len(pageFactors)-1]
-	return math.Min(2*maxF, (maxF+1/s.budget())/2)
+	ceiling := 1 / s.budget()
+	if o := s.slo.Alerting.Outage; o != nil {
+		ceiling = math.Min(ceiling, o.Windows[0].Factor.Float())
+	}
+	return math.Min(2*maxF, (maxF+ceiling)/2)
 }
 
 // fastBurnWithoutPage: an SLO without a page tier (the batch tier) under
@@ -873,6 +885,7 @@ func (s *sloSim) slowBurn() ([]Check, error) {
 		b = math.Sqrt(pf[0] * tf[len(tf)-1])
 		silent = append(silent, alertKey{model.AlertBurn, "page"})
 	}
+	silent = append(silent, s.outageSilent()...)
 	b = math.Min(b, (tf[len(tf)-1]+1/s.budget())/2)
 	return s.burnScenario(ScenarioSlowBurn, ticket, b, false, silent)
 }
@@ -912,6 +925,9 @@ func (s *sloSim) zeroTraffic() ([]Check, error) {
 			return err
 		}
 		want := len(s.slo.Windows())
+		if o := s.slo.Alerting.Outage; o != nil && o.Windows[0].Long != s.slo.BaseWindow() {
+			want++ // the outage tier's own window
+		}
 		if s.slo.Calendar != nil {
 			want++ // the calendar period so far
 		}
