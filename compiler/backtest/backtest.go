@@ -133,6 +133,9 @@ func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 	}
 	l.stats.Read = time.Since(began)
 	began = time.Now()
+	if err := rp.Record(evalFrom, opts.To); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
 	alerts, err := replay(ctx, rp, evalFrom, opts.To, opts.Parallel, done)
 	if err != nil {
 		return nil, err
