@@ -1,9 +1,9 @@
 // Package backtest replays compiled SLO rules over real history: it reads
 // the raw series the rules need from a Prometheus-compatible HTTP API,
-// stores them in the simulator's in-process Prometheus, evaluates the rule
-// groups with Prometheus' rules engine at every evaluation time of the
-// range, and reports the alerts that would have fired, the SLI and the
-// error budget spent.
+// stores them in the simulator's in-process Prometheus, records the
+// recording rules over the range with range queries, evaluates the alerting
+// rules with Prometheus' rules engine at every evaluation time, and reports
+// the alerts that would have fired, the SLI and the error budget spent.
 package backtest
 
 import (
