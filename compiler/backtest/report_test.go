@@ -1,6 +1,7 @@
 package backtest
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 	"time"
@@ -45,5 +46,26 @@ func TestSumsWeighEvaluationsByTheirEvents(t *testing.T) {
 	n, _ = sums(samples, t0.Add(time.Hour), t0.Add(time.Hour+time.Minute))
 	if n != 1 {
 		t.Errorf("[1h, 1h1m) holds events %g, want the one sample at 1h", n)
+	}
+}
+
+// TestReportJSONHasExactlyTheDocumentedFields: alerts and slos, RFC 3339
+// times, null for an alert still firing, ratios as numbers.
+func TestReportJSONHasExactlyTheDocumentedFields(t *testing.T) {
+	fired := time.Date(2026, 3, 11, 12, 44, 0, 0, time.UTC)
+	sli, spent := 0.995, 0.25
+	r := Report{
+		Alerts: []Alert{{SLO: "fleet-errors", AlertName: "ErrorBudgetBurn", Severity: "page", Labels: map[string]string{"model_name": "model-a"}, FiredAt: fired}},
+		SLOs:   []SLOReport{{SLO: "fleet-errors", Labels: map[string]string{"model_name": "model-a"}, SLI: &sli, BudgetSpent: &spent, Worst: []Period{{Kind: "hour"}}}},
+		Stats:  Stats{Requests: 3},
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"alerts":[{"slo":"fleet-errors","alertname":"ErrorBudgetBurn","severity":"page","labels":{"model_name":"model-a"},"firedAt":"2026-03-11T12:44:00Z","resolvedAt":null}],` +
+		`"slos":[{"slo":"fleet-errors","labels":{"model_name":"model-a"},"sli":0.995,"budgetSpent":0.25}]}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
 	}
 }
