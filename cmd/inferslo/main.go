@@ -27,6 +27,7 @@ type cli struct {
 	Import   importCmd   `cmd:"" help:"Convert Sloth and Pyrra specs into OpenSLO v1, saying what changes in meaning."`
 	Test     testCmd     `cmd:"" help:"Prove the alerts: replay burns through Prometheus' rule engine and check every SLO and tier."`
 	Render   renderCmd   `cmd:"" help:"Render the dashboards over a simulated incident as one static HTML page for review."`
+	Backtest backtestCmd `cmd:"" help:"Replay the alerts over real history read from Prometheus: what the SLOs would have said, and the budget spent."`
 	Plan     planCmd     `cmd:"" help:"Print the capacity plan: replicas needed at peak, with the arithmetic."`
 	Lint     lintCmd     `cmd:"" help:"Lint PromQL in rule files, dashboards, ScaledObjects and specs, with engine and SLO knowledge."`
 	Version  versionCmd  `cmd:"" help:"Print the version, the commit it was built from and the Go version."`

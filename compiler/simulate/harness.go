@@ -249,13 +249,19 @@ func newIndexedHarness(x ruleIndex, count bool, scratch string) (*harness, error
 // rules read, directly or not, and the targets: evaluating that closure
 // records exactly what the whole group would for those series.
 func (h *harness) restrict(target func(*rules.RecordingRule) bool) {
+	h.restrictRules(func(r rules.Rule) bool {
+		rr, ok := r.(*rules.RecordingRule)
+		return ok && target(rr)
+	})
+}
+
+// restrictRules is restrict for any rule, alerting ones included.
+func (h *harness) restrictRules(target func(rules.Rule) bool) {
 	for i, g := range h.groups {
 		all := g.Rules()
 		need := make([]bool, len(all))
 		for j, r := range all {
-			if rr, ok := r.(*rules.RecordingRule); ok && target(rr) {
-				need[j] = true
-			}
+			need[j] = target(r)
 		}
 		for changed := true; changed; {
 			changed = false
@@ -352,11 +358,19 @@ func (h *harness) eval(t time.Duration) error {
 	}
 	ts := epoch().Add(t)
 	for _, g := range h.groups {
-		g.Eval(context.Background(), ts)
-		for _, r := range g.Rules() {
-			if err := r.LastError(); err != nil {
-				return fmt.Errorf("rule %s in group %s: %w", r.Name(), g.Name(), err)
-			}
+		if err := evalGroup(g, ts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evalGroup runs g once at ts and returns its first rule error.
+func evalGroup(g *rules.Group, ts time.Time) error {
+	g.Eval(context.Background(), ts)
+	for _, r := range g.Rules() {
+		if err := r.LastError(); err != nil {
+			return fmt.Errorf("rule %s in group %s: %w", r.Name(), g.Name(), err)
 		}
 	}
 	return nil

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/backtest"
+	"github.com/inferslo/inferslo/compiler/simulate"
+)
+
+type backtestCmd struct {
+	Specs      []string      `arg:"" name:"spec" help:"Spec files or folders."`
+	Catalogs   catalogFlag   `embed:""`
+	Templates  templatesFlag `embed:""`
+	Prometheus string        `required:"" help:"Base URL of the Prometheus-compatible HTTP API holding the history (Prometheus, Thanos, Mimir, VictoriaMetrics)." placeholder:"URL"`
+	From       string        `required:"" help:"Start of the range: RFC 3339, or a duration back from now (-30d)." placeholder:"TIME"`
+	To         string        `default:"now" help:"End of the range: RFC 3339, now, or a duration back from now (-1d)." placeholder:"TIME"`
+	Step       time.Duration `help:"Resolution the raw series are read at; default the SLOs' scrape interval." placeholder:"DUR"`
+	Rules      string        `help:"Replay the rule files in this folder (a compile output, possibly edited) instead of compiling the specs afresh." placeholder:"DIR"`
+	JSON       bool          `help:"Print the alerts and SLO figures as JSON."`
+	Timeout    time.Duration `default:"2m" help:"Time each request to the server may take."`
+	MaxSamples int64         `default:"200000000" help:"Most samples read in all (about 2 bytes of memory each once stored)."`
+	Progress   progressFlag  `embed:""`
+}
+
+func (c *backtestCmd) Run(e *env) error {
+	text, err := c.Templates.load()
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	from, err := backtest.ParseTime(c.From, now)
+	if err != nil {
+		return fmt.Errorf("--from: %w", err)
+	}
+	to, err := backtest.ParseTime(c.To, now)
+	if err != nil {
+		return fmt.Errorf("--to: %w", err)
+	}
+	if c.Step < 0 || c.Timeout <= 0 || c.MaxSamples <= 0 {
+		return fmt.Errorf("--step, --timeout and --max-samples must be positive")
+	}
+	res, err := load(e, c.Specs, c.Catalogs)
+	if err != nil {
+		return err
+	}
+	var files artifact.Set
+	if c.Rules != "" {
+		if files, err = simulate.ReadRuleFiles(c.Rules); err != nil {
+			return fmt.Errorf("read rules: %w", err)
+		}
+	}
+	var p *progress
+	r, err := backtest.Run(context.Background(), res.Set, backtest.Options{
+		Source: backtest.Source{URL: c.Prometheus, Step: c.Step, Timeout: c.Timeout, MaxSamples: c.MaxSamples},
+		From:   from,
+		To:     to,
+		Text:   text,
+		Rules:  files,
+		Progress: func(total int) func() {
+			p = c.Progress.start(e, "inferslo backtest", "steps (requests, replayed days)", total)
+			return p.step
+		},
+	})
+	p.end()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, string(b))
+		return nil
+	}
+	return r.WriteTable(e.stdout)
+}

@@ -1,0 +1,361 @@
+// Package backtest replays compiled SLO rules over real history: it reads
+// the raw series the rules need from a Prometheus-compatible HTTP API,
+// stores them in the simulator's in-process Prometheus, records the
+// recording rules over the range with range queries, evaluates the alerting
+// rules with Prometheus' rules engine at every evaluation time, and reports
+// the alerts that would have fired, the SLI and the error budget spent.
+package backtest
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/rules"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/model"
+	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/templates"
+)
+
+// Options say what to replay and where the history comes from.
+type Options struct {
+	Source Source
+	// From and To bound the reported range. Rules are evaluated from
+	// earlier on (see Warmup), so the first alerts see full windows.
+	From, To time.Time
+	// Text words the alert annotations; nil: the built-in templates.
+	Text *templates.Text
+	// Rules, when set, are the rule files replayed instead of the set
+	// compiled afresh.
+	Rules artifact.Set
+	// Progress, when set, is told the total steps (requests and replayed
+	// days) once known, then called with each step done.
+	Progress func(total int) func()
+	// Parallel is how many groups replay at once; default GOMAXPROCS.
+	Parallel int
+}
+
+// Run backtests the set's SLOs.
+func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
+	src := opts.Source.withDefaults()
+	if !opts.From.Before(opts.To) {
+		return nil, fmt.Errorf("--from %s is not before --to %s", opts.From.Format(time.RFC3339), opts.To.Format(time.RFC3339))
+	}
+	files := opts.Rules
+	if files == nil {
+		var err error
+		if files, err = irules.Build(set, opts.Text); err != nil {
+			return nil, fmt.Errorf("compile rules: %w", err)
+		}
+	}
+	slos := map[string]model.SLO{}
+	names := map[string]bool{}
+	for _, slo := range set.SLOs {
+		slos[slo.Name] = slo
+		names[irules.GroupName(slo)] = true
+	}
+	rp, err := simulate.NewReplay(files, func(g string) bool { return names[g] })
+	if err != nil {
+		return nil, err
+	}
+	defer rp.Close()
+	if len(rp.Groups()) == 0 {
+		return nil, fmt.Errorf("no rule group of the SLOs in the rule files")
+	}
+	// Only the alerts and what they read are evaluated, plus the base
+	// window's recordings the report reads: the SLO window's recordings
+	// (a 4w subquery at every evaluation) would cost more than all the
+	// rest and tell nothing the base window does not.
+	rp.Restrict(func(r rules.Rule) bool {
+		if _, ok := r.(*rules.AlertingRule); ok {
+			return true
+		}
+		slo, ok := slos[r.Labels().Get(irules.LabelSLO)]
+		return ok && reportedRecording(r.Name()) && r.Labels().Get(irules.LabelWindow) == model.FormatDuration(slo.BaseWindow())
+	})
+	a := analyze(rp.Groups())
+	if len(a.selectors) == 0 {
+		return nil, fmt.Errorf("the rules read no raw series")
+	}
+	if src.Step <= 0 {
+		src.Step = defaultStep(set)
+	}
+	if src.Step*2 > a.rawRange {
+		return nil, fmt.Errorf("--step %s leaves fewer than two samples in the rules' %s rate windows; valid: a step of at most %s", src.Step, a.rawRange, a.rawRange/2)
+	}
+	// Evaluation starts one chain of windows before From, so the longest
+	// alert windows hold history when the reported range begins, and reads
+	// one rate window more.
+	evalFrom := opts.From.Add(-a.warmup).Truncate(a.interval)
+	readFrom := evalFrom.Add(-a.rawRange).Truncate(src.Step)
+	l := &loader{src: src, app: rp.Appender, last: map[uint64]int64{}}
+	counts, err := l.plan(ctx, a.selectors, readFrom, opts.To)
+	if err != nil {
+		return nil, err
+	}
+	requests := 0
+	steps := make([]int, len(counts))
+	for i, n := range counts {
+		var c int
+		steps[i], c = l.chunks(n, readFrom, opts.To)
+		requests += c
+	}
+	days := int(opts.To.Sub(evalFrom)/(24*time.Hour)) + 1
+	done := func() {}
+	if opts.Progress != nil {
+		done = opts.Progress(requests + days*len(rp.Groups()))
+	}
+	l.step = done
+	began := time.Now()
+	for i, sel := range a.selectors {
+		if counts[i] == 0 {
+			continue
+		}
+		if err := l.load(ctx, sel, steps[i], readFrom, opts.To); err != nil {
+			return nil, err
+		}
+	}
+	if l.stats.Samples == 0 {
+		return nil, fmt.Errorf("no samples of the rules' series between %s and %s at %s", readFrom.Format(time.RFC3339), opts.To.Format(time.RFC3339), src.URL)
+	}
+	// Prometheus would have started evaluating where the history starts.
+	if first := l.stats.First.Truncate(a.interval); first.After(evalFrom) {
+		evalFrom = first
+	}
+	l.stats.Read = time.Since(began)
+	began = time.Now()
+	if err := rp.Record(evalFrom, opts.To); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	alerts, err := replay(ctx, rp, evalFrom, opts.To, opts.Parallel, done)
+	if err != nil {
+		return nil, err
+	}
+	l.stats.Replayed = time.Since(began)
+	r := &Report{From: opts.From, To: opts.To, Evaluated: evalFrom, Stats: l.stats, Step: src.Step}
+	for _, al := range alerts {
+		if al.ResolvedAt == nil || !al.ResolvedAt.Before(opts.From) {
+			r.Alerts = append(r.Alerts, al)
+		}
+	}
+	sortAlerts(r.Alerts)
+	for _, slo := range set.SLOs {
+		groups, err := summarize(rp, slo, evalFrom, opts.From, opts.To)
+		if err != nil {
+			return nil, fmt.Errorf("slo %s: %w", slo.Name, err)
+		}
+		r.SLOs = append(r.SLOs, groups...)
+	}
+	return r, nil
+}
+
+// reportedRecording tells whether the report reads a recording's base window.
+func reportedRecording(name string) bool {
+	return name == irules.EventsRate || name == irules.BadEventsRate || name == irules.ErrorRatio
+}
+
+// defaultStep is the shortest scrape interval of the set: every sample a
+// rate window is sized for.
+func defaultStep(set model.Set) time.Duration {
+	step := time.Duration(0)
+	for _, slo := range set.SLOs {
+		if slo.ScrapeInterval > 0 && (step == 0 || slo.ScrapeInterval < step) {
+			step = slo.ScrapeInterval
+		}
+	}
+	if step == 0 {
+		step = 30 * time.Second
+	}
+	return step
+}
+
+// analysis is what the loaded rules read.
+type analysis struct {
+	// selectors are the raw series' selectors, deduplicated, sorted.
+	selectors []string
+	// rawRange is the longest range over raw series.
+	rawRange time.Duration
+	// warmup is how far back the alerts' windows reach, through recordings.
+	warmup time.Duration
+	// interval is the longest group interval.
+	interval time.Duration
+}
+
+func analyze(groups []*rules.Group) analysis {
+	recorded := map[string]bool{}
+	for _, g := range groups {
+		for _, r := range g.Rules() {
+			if _, ok := r.(*rules.RecordingRule); ok {
+				recorded[r.Name()] = true
+			}
+		}
+	}
+	var a analysis
+	var recRange time.Duration
+	seen := map[string]bool{}
+	for _, g := range groups {
+		a.interval = max(a.interval, g.Interval())
+		for _, r := range g.Rules() {
+			parser.Inspect(r.Query(), func(n parser.Node, path []parser.Node) error {
+				vs, ok := n.(*parser.VectorSelector)
+				if !ok {
+					return nil
+				}
+				rng := reach(path)
+				if recorded[vs.Name] || vs.Name == "ALERTS" {
+					recRange = max(recRange, rng)
+					return nil
+				}
+				a.rawRange = max(a.rawRange, rng)
+				sel := (&parser.VectorSelector{Name: vs.Name, LabelMatchers: vs.LabelMatchers}).String()
+				if !seen[sel] {
+					seen[sel] = true
+					a.selectors = append(a.selectors, sel)
+				}
+				return nil
+			})
+		}
+	}
+	sort.Strings(a.selectors)
+	a.rawRange = max(a.rawRange, a.interval)
+	a.warmup = recRange + a.rawRange + a.interval
+	return a
+}
+
+// reach is how far back a selector reads through the matrix selectors and
+// subqueries around it.
+func reach(path []parser.Node) time.Duration {
+	var d time.Duration
+	for _, n := range path {
+		switch n := n.(type) {
+		case *parser.MatrixSelector:
+			d += n.Range
+		case *parser.SubqueryExpr:
+			d += n.Range
+		}
+	}
+	return d
+}
+
+// replay evaluates every group from from to to at its interval, groups in
+// parallel, and returns the alert intervals.
+func replay(ctx context.Context, rp *simulate.Replay, from, to time.Time, parallel int, done func()) ([]Alert, error) {
+	if parallel <= 0 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	groups := rp.Groups()
+	out := make([][]Alert, len(groups))
+	errs := make([]error, len(groups))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, g := range groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i], errs[i] = replayGroup(ctx, rp, i, g, from, to, done)
+		}()
+	}
+	wg.Wait()
+	var all []Alert
+	for i := range groups {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		all = append(all, out[i]...)
+	}
+	return all, nil
+}
+
+func replayGroup(ctx context.Context, rp *simulate.Replay, i int, g *rules.Group, from, to time.Time, done func()) ([]Alert, error) {
+	var closed []Alert
+	open := map[uint64]*Alert{}
+	start := from.Truncate(g.Interval())
+	if start.Before(from) {
+		start = start.Add(g.Interval())
+	}
+	nextDay := start.Add(24 * time.Hour)
+	var ts time.Time
+	for ts = start; !ts.After(to); ts = ts.Add(g.Interval()) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := rp.Eval(i, ts); err != nil {
+			return nil, fmt.Errorf("replay at %s: %w", ts.Format(time.RFC3339), err)
+		}
+		firing := map[uint64]bool{}
+		for _, r := range g.Rules() {
+			ar, ok := r.(*rules.AlertingRule)
+			if !ok {
+				continue
+			}
+			for _, a := range ar.ActiveAlerts() {
+				if a.State != rules.StateFiring {
+					continue
+				}
+				h := a.Labels.Hash()
+				firing[h] = true
+				if open[h] == nil {
+					open[h] = newAlert(ar, a.Labels, ts)
+				}
+			}
+		}
+		for h, a := range open {
+			if !firing[h] {
+				at := ts
+				a.ResolvedAt = &at
+				closed = append(closed, *a)
+				delete(open, h)
+			}
+		}
+		if !ts.Before(nextDay) {
+			nextDay = nextDay.Add(24 * time.Hour)
+			done()
+		}
+	}
+	for _, a := range open {
+		closed = append(closed, *a)
+	}
+	return closed, nil
+}
+
+func newAlert(ar *rules.AlertingRule, lset labels.Labels, at time.Time) *Alert {
+	a := &Alert{
+		SLO:       lset.Get(irules.LabelSLO),
+		AlertName: ar.Name(),
+		Severity:  lset.Get(irules.LabelSeverity),
+		Labels:    map[string]string{},
+		FiredAt:   at,
+	}
+	lset.Range(func(l labels.Label) {
+		if l.Name != labels.AlertName {
+			a.Labels[l.Name] = l.Value
+		}
+	})
+	return a
+}
+
+func sortAlerts(as []Alert) {
+	slices.SortStableFunc(as, func(a, b Alert) int {
+		if c := a.FiredAt.Compare(b.FiredAt); c != 0 {
+			return c
+		}
+		if a.SLO != b.SLO {
+			if a.SLO < b.SLO {
+				return -1
+			}
+			return 1
+		}
+		return labels.Compare(labels.FromMap(a.Labels), labels.FromMap(b.Labels))
+	})
+}

@@ -1,0 +1,276 @@
+package backtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/storage"
+)
+
+// Source reads raw series from a Prometheus-compatible HTTP API with
+// query_range, in chunks small enough that no response, and nothing held
+// at once, grows with the history: each request asks for at most
+// PointsPerRequest points (series × steps) and 11,000 steps (Prometheus'
+// own limit per series), and each response is read up to MaxResponse bytes.
+type Source struct {
+	// URL is the server's base URL (http://prometheus:9090, or a path
+	// prefix such as Thanos' or Mimir's /prometheus).
+	URL string
+	// Step is the resolution the series are read at.
+	Step time.Duration
+	// Timeout bounds each request; default 2m.
+	Timeout time.Duration
+	// MaxResponse bounds each response body; default 64 MiB.
+	MaxResponse int64
+	// MaxSamples bounds the samples read in all; default 200 million.
+	MaxSamples int64
+	// MaxSeries bounds the series one selector may match; default 100,000.
+	MaxSeries int
+	// PointsPerRequest bounds series × steps per query_range; default 500,000.
+	PointsPerRequest int
+	// Client sends the requests; default an http.Client with Timeout.
+	Client *http.Client
+}
+
+// maxSteps is the most steps Prometheus answers per series in one
+// query_range.
+const maxSteps = 11000
+
+func (s Source) withDefaults() Source {
+	if s.Timeout == 0 {
+		s.Timeout = 2 * time.Minute
+	}
+	if s.MaxResponse == 0 {
+		s.MaxResponse = 64 << 20
+	}
+	if s.MaxSamples == 0 {
+		s.MaxSamples = 200_000_000
+	}
+	if s.MaxSeries == 0 {
+		s.MaxSeries = 100_000
+	}
+	if s.PointsPerRequest == 0 {
+		s.PointsPerRequest = 500_000
+	}
+	if s.Client == nil {
+		s.Client = &http.Client{Timeout: s.Timeout}
+	}
+	return s
+}
+
+// Stats says what reading the history cost.
+type Stats struct {
+	Requests  int   `json:"requests"`
+	BytesRead int64 `json:"bytesRead"`
+	Series    int   `json:"series"`
+	Samples   int64 `json:"samples"`
+	// First is the earliest sample read (zero when none was).
+	First time.Time `json:"-"`
+	// Read and Replayed are the wall times of reading and of replaying.
+	Read, Replayed time.Duration `json:"-"`
+}
+
+// loader appends what a Source reads, skipping samples a series already
+// holds (two selectors of the rules may match the same series).
+type loader struct {
+	src   Source
+	app   func(ctx context.Context) storage.Appender
+	last  map[uint64]int64
+	stats Stats
+	// step is called after each request.
+	step func()
+}
+
+// plan counts the series each selector matches over [from, to], for
+// chunking; it is one request per selector.
+func (l *loader) plan(ctx context.Context, selectors []string, from, to time.Time) ([]int, error) {
+	counts := make([]int, len(selectors))
+	for i, sel := range selectors {
+		q := url.Values{}
+		q.Set("match[]", sel)
+		q.Set("start", formatTime(from))
+		q.Set("end", formatTime(to))
+		q.Set("limit", strconv.Itoa(l.src.MaxSeries+1))
+		var series []map[string]string
+		if err := l.get(ctx, "/api/v1/series", q, &series); err != nil {
+			return nil, err
+		}
+		if len(series) > l.src.MaxSeries {
+			return nil, fmt.Errorf("%s matches more than %d series; valid: a selector narrowed in the spec, or a larger series limit", sel, l.src.MaxSeries)
+		}
+		counts[i] = len(series)
+	}
+	return counts, nil
+}
+
+// chunks is how many requests reading a selector of n series takes.
+func (l *loader) chunks(n int, from, to time.Time) (steps int, count int) {
+	steps = min(maxSteps, max(1, l.src.PointsPerRequest/max(n, 1)))
+	total := int(to.Sub(from)/l.src.Step) + 1
+	return steps, (total + steps - 1) / steps
+}
+
+// load reads selector over [from, to] in chunks of steps steps.
+func (l *loader) load(ctx context.Context, selector string, steps int, from, to time.Time) error {
+	span := time.Duration(steps-1) * l.src.Step
+	for start := from; !start.After(to); start = start.Add(span + l.src.Step) {
+		end := start.Add(span)
+		if end.After(to) {
+			end = to
+		}
+		q := url.Values{}
+		q.Set("query", selector)
+		q.Set("start", formatTime(start))
+		q.Set("end", formatTime(end))
+		q.Set("step", strconv.FormatFloat(l.src.Step.Seconds(), 'f', -1, 64))
+		var data struct {
+			ResultType string           `json:"resultType"`
+			Result     prommodel.Matrix `json:"result"`
+		}
+		if err := l.get(ctx, "/api/v1/query_range", q, &data); err != nil {
+			return err
+		}
+		if data.ResultType != "matrix" {
+			return fmt.Errorf("query_range %s: the server answered a %q, not a matrix", selector, data.ResultType)
+		}
+		if err := l.append(ctx, selector, data.Result, start, end); err != nil {
+			return err
+		}
+		if l.step != nil {
+			l.step()
+		}
+	}
+	return nil
+}
+
+func (l *loader) append(ctx context.Context, selector string, m prommodel.Matrix, from, to time.Time) error {
+	app := l.app(ctx)
+	lo, hi := from.UnixMilli(), to.UnixMilli()
+	for _, ss := range m {
+		if len(ss.Histograms) > 0 {
+			app.Rollback()
+			return fmt.Errorf("%s: native histogram samples are not read by backtest yet", selector)
+		}
+		b := labels.NewScratchBuilder(len(ss.Metric))
+		for k, v := range ss.Metric {
+			b.Add(string(k), string(v))
+		}
+		b.Sort()
+		lset := b.Labels()
+		if lset.Get(labels.MetricName) == "" {
+			app.Rollback()
+			return fmt.Errorf("%s: the server answered a series without a metric name: %s", selector, lset)
+		}
+		h := lset.Hash()
+		last, seen := l.last[h]
+		if !seen {
+			l.stats.Series++
+			last = math.MinInt64
+		}
+		var ref storage.SeriesRef
+		for _, p := range ss.Values {
+			t := int64(p.Timestamp)
+			// A sample outside what was asked for is the server's error;
+			// dropping it keeps the series in order.
+			if t <= last || t < lo || t > hi {
+				continue
+			}
+			l.stats.Samples++
+			if l.stats.Samples > l.src.MaxSamples {
+				app.Rollback()
+				return fmt.Errorf("the history holds more than %d samples; valid: a shorter --from/--to range, a coarser --step, or a larger --max-samples", l.src.MaxSamples)
+			}
+			var err error
+			if ref, err = app.Append(ref, lset, t, float64(p.Value)); err != nil {
+				app.Rollback()
+				return fmt.Errorf("store %s: %w", lset, err)
+			}
+			last = t
+			if ft := time.UnixMilli(t); l.stats.First.IsZero() || ft.Before(l.stats.First) {
+				l.stats.First = ft
+			}
+		}
+		l.last[h] = last
+	}
+	if err := app.Commit(); err != nil {
+		return fmt.Errorf("store samples: %w", err)
+	}
+	return nil
+}
+
+// apiError is Prometheus' error document.
+type apiResponse struct {
+	Status    string          `json:"status"`
+	Data      json.RawMessage `json:"data"`
+	ErrorType string          `json:"errorType"`
+	Error     string          `json:"error"`
+}
+
+// get calls an API endpoint and decodes its data into out, within the
+// size and time limits.
+func (l *loader) get(ctx context.Context, path string, q url.Values, out any) error {
+	u := strings.TrimSuffix(l.src.URL, "/") + path
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(q.Encode()))
+	if err != nil {
+		return fmt.Errorf("read history: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	l.stats.Requests++
+	resp, err := l.src.Client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) && ue.Timeout() {
+			return fmt.Errorf("read history: %s did not answer within %s", u, l.src.Timeout)
+		}
+		return fmt.Errorf("read history: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.ContentLength > l.src.MaxResponse {
+		return fmt.Errorf("read history: %s answered %d bytes, more than the %d allowed", u, resp.ContentLength, l.src.MaxResponse)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, l.src.MaxResponse+1))
+	l.stats.BytesRead += int64(len(body))
+	if err != nil {
+		var ne interface{ Timeout() bool }
+		if errors.As(err, &ne) && ne.Timeout() {
+			return fmt.Errorf("read history: %s did not answer within %s", u, l.src.Timeout)
+		}
+		return fmt.Errorf("read history from %s: %w", u, err)
+	}
+	if int64(len(body)) > l.src.MaxResponse {
+		return fmt.Errorf("read history: %s answered more than the %d bytes allowed", u, l.src.MaxResponse)
+	}
+	var r apiResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return fmt.Errorf("read history: %s answered %s, not a Prometheus API response: %s", u, resp.Status, excerpt(body))
+	}
+	if r.Status != "success" {
+		return fmt.Errorf("read history: %s answered %s: %s: %s", u, resp.Status, r.ErrorType, r.Error)
+	}
+	if err := json.Unmarshal(r.Data, out); err != nil {
+		return fmt.Errorf("read history: %s: %w", u, err)
+	}
+	return nil
+}
+
+// excerpt is the start of a body, printable, for an error message.
+func excerpt(b []byte) string {
+	s := strings.ToValidUTF8(string(b[:min(len(b), 120)]), "?")
+	return strconv.Quote(s)
+}
+
+func formatTime(t time.Time) string {
+	return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64)
+}
