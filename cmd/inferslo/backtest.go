@@ -55,11 +55,12 @@ func (c *backtestCmd) Run(e *env) error {
 	}
 	var p *progress
 	r, err := backtest.Run(context.Background(), res.Set, backtest.Options{
-		Source: backtest.Source{URL: c.Prometheus, Step: c.Step, Timeout: c.Timeout, MaxSamples: c.MaxSamples},
-		From:   from,
-		To:     to,
-		Text:   text,
-		Rules:  files,
+		Source:  backtest.Source{URL: c.Prometheus, Step: c.Step, Timeout: c.Timeout, MaxSamples: c.MaxSamples},
+		From:    from,
+		To:      to,
+		Text:    text,
+		Rules:   files,
+		Scratch: e.scratch,
 		Progress: func(total int) func() {
 			p = c.Progress.start(e, "inferslo backtest", "steps (requests, replayed days)", total)
 			return p.step

@@ -42,6 +42,9 @@ type Options struct {
 	Progress func(total int) func()
 	// Parallel is how many groups replay at once; default GOMAXPROCS.
 	Parallel int
+	// Scratch is the folder the replay keeps its storage in; "" is the
+	// system's temporary folder.
+	Scratch string
 }
 
 // Run backtests the set's SLOs.
@@ -63,7 +66,7 @@ func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 		slos[slo.Name] = slo
 		names[irules.GroupName(slo)] = true
 	}
-	rp, err := simulate.NewReplay(files, func(g string) bool { return names[g] })
+	rp, err := simulate.NewReplay(files, func(g string) bool { return names[g] }, opts.Scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -79,8 +82,8 @@ func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 		if _, ok := r.(*rules.AlertingRule); ok {
 			return true
 		}
-		slo, ok := slos[r.Labels().Get(irules.LabelSLO)]
-		return ok && reportedRecording(r.Name()) && r.Labels().Get(irules.LabelWindow) == model.FormatDuration(slo.BaseWindow())
+		slo, ok := slos[r.Labels().Get(model.LabelSLO)]
+		return ok && reportedRecording(r.Name()) && r.Labels().Get(model.LabelWindow) == model.FormatDuration(slo.BaseWindow())
 	})
 	a := analyze(rp.Groups())
 	if len(a.selectors) == 0 {
@@ -160,7 +163,7 @@ func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 
 // reportedRecording tells whether the report reads a recording's base window.
 func reportedRecording(name string) bool {
-	return name == irules.EventsRate || name == irules.BadEventsRate || name == irules.ErrorRatio
+	return name == model.EventsRate || name == model.BadEventsRate || name == model.ErrorRatio
 }
 
 // defaultStep is the shortest scrape interval of the set: every sample a
@@ -331,9 +334,9 @@ func replayGroup(ctx context.Context, rp *simulate.Replay, i int, g *rules.Group
 
 func newAlert(ar *rules.AlertingRule, lset labels.Labels, at time.Time) *Alert {
 	a := &Alert{
-		SLO:       lset.Get(irules.LabelSLO),
+		SLO:       lset.Get(model.LabelSLO),
 		AlertName: ar.Name(),
-		Severity:  lset.Get(irules.LabelSeverity),
+		Severity:  lset.Get(model.LabelSeverity),
 		Labels:    map[string]string{},
 		FiredAt:   at,
 	}

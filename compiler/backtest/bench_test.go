@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/internal/bench"
 	"github.com/inferslo/inferslo/spec"
@@ -49,7 +50,7 @@ func fleetServer(pods, models int, from time.Time) *httptest.Server {
 		}
 	}
 	matching := func(sel string) []labels.Labels {
-		ms, err := parser.NewParser(parser.Options{}).ParseMetricSelector(sel)
+		ms, err := query.NewParser().ParseMetricSelector(sel)
 		if err != nil {
 			return nil
 		}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"gopkg.in/yaml.v3"
 
 	prommodel "github.com/prometheus/common/model"
@@ -253,8 +255,8 @@ func TestBacktestFindsTheKnownIncidentsAsPrometheusDoes(t *testing.T) {
 		got[k] = append(got[k], a)
 		t.Logf("backtest: %s %s %s fired %s resolved %v", a.AlertName, a.Severity, a.Labels["model_name"], a.FiredAt.Format(time.RFC3339), a.ResolvedAt)
 	}
-	page := key{irules.AlertBurn, "page", "model-a"}
-	ticket := key{irules.AlertBurn, "ticket", "model-b"}
+	page := key{model.AlertBurn, "page", "model-a"}
+	ticket := key{model.AlertBurn, "ticket", "model-b"}
 	if len(got) != 2 || len(got[page]) != 1 || len(got[ticket]) != 1 {
 		t.Fatalf("alerts: got %v, want exactly one page on model-a and one ticket on model-b", got)
 	}
@@ -328,7 +330,7 @@ func prometheusFirings(t *testing.T, p *prometheus, toolBin string, set model.Se
 	}
 	// level: one more than the deepest recording a rule reads.
 	reads := func(expr string, rec rulefmt.Rule) bool {
-		e, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
+		e, err := query.NewParser().ParseExpr(expr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -350,7 +352,7 @@ func prometheusFirings(t *testing.T, p *prometheus, toolBin string, set model.Se
 	}
 	need := make([]bool, len(all))
 	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].Record == "inferslo_test:alert_condition" && all[i].Labels["alertname"] == irules.AlertBurn {
+		if all[i].Record == "inferslo_test:alert_condition" && all[i].Labels["alertname"] == model.AlertBurn {
 			need[i] = true
 		}
 		if !need[i] {

@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	irules "github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/compiler/simulate"
 )
 
@@ -102,15 +101,15 @@ func summarize(rp *simulate.Replay, slo model.SLO, evalFrom, from, to time.Time)
 		}
 		return len(m) > 0, nil
 	}
-	found, err := read(irules.EventsRate, func(s *sample, v float64) { s.n += v })
+	found, err := read(model.EventsRate, func(s *sample, v float64) { s.n += v })
 	if err != nil {
 		return nil, err
 	}
 	if found {
-		if _, err := read(irules.BadEventsRate, func(s *sample, v float64) { s.k += v }); err != nil {
+		if _, err := read(model.BadEventsRate, func(s *sample, v float64) { s.k += v }); err != nil {
 			return nil, err
 		}
-	} else if _, err := read(irules.ErrorRatio, func(s *sample, v float64) { s.n, s.k = 1, v }); err != nil {
+	} else if _, err := read(model.ErrorRatio, func(s *sample, v float64) { s.n, s.k = 1, v }); err != nil {
 		// A time-averaged SLI records no events: each evaluation's ratio
 		// counts the same.
 		return nil, err

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/storage"
@@ -168,7 +170,7 @@ func (l *loader) append(ctx context.Context, selector string, m prommodel.Matrix
 		}
 		b.Sort()
 		lset := b.Labels()
-		if lset.Get(labels.MetricName) == "" {
+		if lset.Get(query.MetricNameLabel) == "" {
 			app.Rollback()
 			return fmt.Errorf("%s: the server answered a series without a metric name: %s", selector, lset)
 		}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/query"
+
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/promql"
@@ -24,8 +26,9 @@ type Replay struct {
 }
 
 // NewReplay parses rule files and loads the groups keep accepts (all when
-// keep is nil) over empty storage. Close releases it.
-func NewReplay(files artifact.Set, keep func(group string) bool) (*Replay, error) {
+// keep is nil) over empty storage, kept in a folder of its own in scratch
+// ("" for the system's temporary folder). Close releases it.
+func NewReplay(files artifact.Set, keep func(group string) bool, scratch string) (*Replay, error) {
 	x, err := indexRules(files)
 	if err != nil {
 		return nil, err
@@ -33,7 +36,7 @@ func NewReplay(files artifact.Set, keep func(group string) bool) (*Replay, error
 	if keep != nil {
 		x = x.selected(keep)
 	}
-	h, err := newIndexedHarness(x, false)
+	h, err := newIndexedHarness(x, false, scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +132,7 @@ func (r *Replay) record(rr *rules.RecordingRule, from, to time.Time, step time.D
 			}
 			b := labels.NewBuilder(sm.Metric)
 			rr.Labels().Range(func(l labels.Label) { b.Set(l.Name, l.Value) })
-			b.Set(labels.MetricName, rr.Name())
+			b.Set(query.MetricNameLabel, rr.Name())
 			lset := b.Labels()
 			s := series[lset.Hash()]
 			if s == nil {
