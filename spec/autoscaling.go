@@ -1,12 +1,14 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 
@@ -230,4 +232,85 @@ func httpURLProblem(s, example string) string {
 		return fmt.Sprintf("%q is not an http(s) URL such as %s", s, example)
 	}
 	return ""
+}
+
+// autoscaling reads the KEDA section from its annotation.
+func autoscaling(o object[v1.SLO], ps *Problems, groupBy []string) *model.Autoscaling {
+	raw, ok := o.v.Metadata.Annotations[AnnotationAutoscaling]
+	if !ok {
+		return nil
+	}
+	path := "metadata.annotations." + AnnotationAutoscaling
+	var a ShorthandAutoscaling
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		*ps = append(*ps, o.errorf(path, "invalid autoscaling JSON: %v", err))
+		return nil
+	}
+	out := &model.Autoscaling{
+		TargetKind:             a.Target.Kind,
+		TargetName:             a.Target.Name,
+		Namespace:              a.Namespace,
+		MinReplicas:            1,
+		MaxReplicas:            a.MaxReplicas,
+		ServerAddress:          a.Prometheus,
+		AuthenticationRef:      a.AuthenticationRef,
+		Headroom:               model.NewDecimal(8, 10),
+		BurnRateTrigger:        a.BurnRateTrigger,
+		ScaleUpStabilization:   30 * time.Second,
+		ScaleDownStabilization: 120 * time.Second,
+	}
+	if out.TargetKind == "" {
+		out.TargetKind = "Deployment"
+	}
+	if out.TargetName == "" {
+		*ps = append(*ps, o.errorf(path+".target.name", "required: the Deployment (or other scale target) to scale"))
+	}
+	if out.ServerAddress == "" {
+		*ps = append(*ps, o.errorf(path+".prometheus", "required: the Prometheus URL KEDA queries, such as http://prometheus.monitoring:9090"))
+	}
+	if a.MinReplicas != nil {
+		out.MinReplicas = *a.MinReplicas
+	}
+	if out.MaxReplicas < 1 || out.MaxReplicas < out.MinReplicas {
+		*ps = append(*ps, o.errorf(path+".maxReplicas", "must be at least 1 and at least minReplicas (%d)", out.MinReplicas))
+	}
+	checkAutoscaling(o, ps, path, a, out)
+	out.Groups = scaleGroups(o, ps, path, a, groupBy)
+	if a.FallbackReplicas != nil {
+		out.FallbackReplicas = *a.FallbackReplicas
+	}
+	dec2 := func(field, v string, dst *model.Decimal) {
+		if v == "" {
+			return
+		}
+		d, err := model.ParseDecimal(v)
+		if err != nil {
+			*ps = append(*ps, o.errorf(path+"."+field, "%q is not a number", v))
+			return
+		}
+		*dst = d
+	}
+	dur := func(field, v string, dst *time.Duration) {
+		if v == "" {
+			return
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			*ps = append(*ps, o.errorf(path+"."+field, "%q is not a duration such as 30s", v))
+			return
+		}
+		*dst = d
+	}
+	dec2("headroom", a.Headroom, &out.Headroom)
+	dec2("queuePerReplica", a.QueuePerReplica, &out.QueuePerReplica)
+	dur("scaleUpStabilization", a.ScaleUpStabilization, &out.ScaleUpStabilization)
+	dur("scaleDownStabilization", a.ScaleDownStabilization, &out.ScaleDownStabilization)
+	if c := a.Capacity; c != nil {
+		dec2("capacity.peakRPS", c.PeakRPS, &out.Capacity.PeakRPS)
+		dec2("capacity.replicaConcurrency", c.ReplicaConcurrency, &out.Capacity.ReplicaConcurrency)
+		dur("capacity.meanServiceTime", c.MeanServiceTime, &out.Capacity.MeanServiceTime)
+	}
+	return out
 }

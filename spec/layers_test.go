@@ -1,9 +1,11 @@
 package spec
 
 import (
+	"bytes"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -89,5 +91,33 @@ func TestOnlyFrontEndCallersBelowCompilerImportSpec(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no imports found below compiler/")
+	}
+}
+
+// A file a newcomer reads should fit in one sitting: code past 600 lines
+// goes into a file named for what it holds.
+func TestNoSourceFileIsLongerThan600Lines(t *testing.T) {
+	files := 0
+	for _, root := range []string{"cmd", "spec", "compiler", "templates"} {
+		err := filepath.WalkDir(filepath.Join("..", root), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			files++
+			if n := bytes.Count(data, []byte("\n")); n > 600 {
+				t.Errorf("%s has %d lines; split it by subject", p, n)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files < 50 {
+		t.Fatalf("read only %d source files; is the walk reading the right folders?", files)
 	}
 }
