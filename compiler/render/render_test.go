@@ -278,6 +278,18 @@ func TestAlertBandsFollowTheFiringIntervals(t *testing.T) {
 			t.Error("the checkout alert is not drawn on its dashboard")
 		}
 	})
+	t.Run("an alert of a minute over a day keeps a visible width", func(t *testing.T) {
+		alerts := []Alert{{Name: "ErrorBudgetBurn", Severity: "ticket", SLO: "checkout-availability", Service: "checkout",
+			From: start.Add(3 * time.Hour), To: start.Add(3*time.Hour + time.Minute)}}
+		p := page(t, set, files, data, Options{Alerts: alerts})
+		m := regexp.MustCompile(`class="band band-ticket" x="[^"]*" y="[^"]*" width="([^"]*)"`).FindStringSubmatch(p)
+		if m == nil {
+			t.Fatal("no ticket band drawn")
+		}
+		if w, _ := strconv.ParseFloat(m[1], 64); w < minBand {
+			t.Errorf("band %v wide, want at least %v", w, minBand)
+		}
+	})
 }
 
 func TestPageIsSelfContainedAndEscapesSpecText(t *testing.T) {
