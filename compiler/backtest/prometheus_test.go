@@ -273,6 +273,23 @@ func TestBacktestFindsTheKnownIncidentsAsPrometheusDoes(t *testing.T) {
 		}
 	}
 
+	// The HTML report shades the page on model-a's charts and the ticket
+	// on model-b's, each on its own group only.
+	html, err := rep.HTML(set, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range strings.Split(string(html), `<section class="dashboard"`)[1:] {
+		want := map[string]string{"model-a": "band-page", "model-b": "band-ticket"}
+		for m, band := range want {
+			if strings.Contains(s, "model_name="+m) {
+				if n := strings.Count(s, `class="band `); n != 2 || strings.Count(s, `class="band `+band) != 2 {
+					t.Errorf("%s: %d bands, want one %s on each of its 2 charts", m, n, band)
+				}
+			}
+		}
+	}
+
 	began = time.Now()
 	fired := prometheusFirings(t, p, toolBin, set, rep.Evaluated, h.end())
 	t.Logf("prometheus rule backfill: %s", time.Since(began).Round(time.Millisecond))

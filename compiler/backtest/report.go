@@ -55,6 +55,54 @@ type SLOReport struct {
 	Periods []Period `json:"-"`
 	// Worst are the hours with the highest error ratio, worst first.
 	Worst []Period `json:"-"`
+	// Timeline is the range in even buckets, for the HTML report.
+	Timeline []Bucket `json:"-"`
+}
+
+// Bucket is one stretch of a timeline: its error ratio, and the share of
+// the window's budget spent from the range's start to the bucket's end,
+// counted as the report's BudgetSpent is, so the last bucket's is it.
+type Bucket struct {
+	From, To   time.Time
+	ErrorRatio float64
+	Spent      float64
+}
+
+// bucketSizes are the timeline's bucket widths, the first that cuts the
+// range in at most maxBuckets.
+var bucketSizes = []time.Duration{5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour}
+
+const maxBuckets = 400
+
+// timeline sums the samples in even buckets from from to to; buckets
+// without events are left out. A bucket's spend is its bad events over
+// the bad events the window allows at the range's traffic.
+func timeline(samples []*sample, from, to time.Time, budget float64, window time.Duration) []Bucket {
+	size := bucketSizes[len(bucketSizes)-1]
+	for _, d := range bucketSizes {
+		if to.Sub(from)/d <= maxBuckets {
+			size = d
+			break
+		}
+	}
+	total, _ := sums(samples, from, to)
+	if total == 0 {
+		return nil
+	}
+	allowed := total * budget * float64(window) / float64(to.Sub(from))
+	var out []Bucket
+	bad := 0.0
+	for p := from.Truncate(size); p.Before(to); p = p.Add(size) {
+		lo, hi := later(p, from), earlier(p.Add(size), to)
+		n, k := sums(samples, lo, hi)
+		if n == 0 {
+			continue
+		}
+		bad += k
+		out = append(out, Bucket{From: lo, To: hi, ErrorRatio: k / n, Spent: bad / allowed})
+	}
+	return out
 }
 
 // Period is a stretch of the range and its figures.
@@ -155,6 +203,7 @@ func summarize(rp *simulate.Replay, slo model.SLO, evalFrom, from, to time.Time)
 			return 0
 		})
 		r.Worst = hours[:min(len(hours), 3)]
+		r.Timeline = timeline(samples, from, to, budget, slo.Window)
 		out = append(out, r)
 	}
 	if len(out) == 0 {
