@@ -39,9 +39,24 @@ func (r *Report) HTML(set model.Set, source string) ([]byte, error) {
 			ID:     fmt.Sprintf("slo-%d", i),
 			Title:  sectionTitle(g),
 			Note:   r.sectionNote(slo, g, alerts),
-			Charts: []render.Chart{budgetChart(slo, g, r.From, r.To), burnChart(slo, g)},
+			Charts: []render.Chart{budgetChart(slo, g, r.From, r.To), burnChart(slo, render.Series{Name: "burn rate"}, g.Timeline)},
 			Alerts: alerts,
 		})
+		if len(g.Zoom) > 0 {
+			lo, hi := g.Zoom[0].From, g.Zoom[len(g.Zoom)-1].To
+			zoomed := burnChart(slo, render.Series{Name: "burn rate"}, g.Zoom)
+			zoomed.Title = "Burn rate around the first page, zoomed"
+			sections = append(sections, render.Section{
+				ID:    fmt.Sprintf("slo-%d-page", i),
+				Title: sectionTitle(g) + ": first page",
+				Note: fmt.Sprintf("%s to %s in %s buckets: the six hours before the page fired to two hours after it resolved.",
+					lo.UTC().Format("Jan 2 15:04"), hi.UTC().Format("Jan 2 15:04"), model.FormatDuration(g.Zoom[0].To.Sub(g.Zoom[0].From))),
+				Charts: []render.Chart{zoomed},
+				Alerts: alerts,
+				From:   lo,
+				To:     hi,
+			})
+		}
 	}
 	if len(sections) == 0 {
 		return nil, fmt.Errorf("no SLO of the report is in the set")
@@ -148,11 +163,10 @@ func budgetChart(slo model.SLO, g SLOReport, from, to time.Time) render.Chart {
 }
 
 // burnChart is the error ratio over the budget in each bucket, beside the
-// tiers' factors.
-func burnChart(slo model.SLO, g SLOReport) render.Chart {
+// tiers' factors, drawn as burn.
+func burnChart(slo model.SLO, burn render.Series, buckets []Bucket) render.Chart {
 	budget := slo.ErrorBudget().Float()
-	burn := render.Series{Name: "burn rate"}
-	for _, b := range g.Timeline {
+	for _, b := range buckets {
 		burn.Points = append(burn.Points, render.Point{Time: b.From.Add(b.To.Sub(b.From) / 2), Value: b.ErrorRatio / budget})
 	}
 	c := render.Chart{

@@ -3,6 +3,7 @@ package backtest
 import (
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,16 +84,40 @@ func TestTheHTMLReportShadesEachGroupsAlertsOverItsCharts(t *testing.T) {
 	rep := &Report{From: from, To: to, SLOs: []SLOReport{group("model-a"), group("model-b")},
 		Alerts: []Alert{{SLO: slo.Name, AlertName: "ErrorBudgetBurn", Severity: "page", Labels: map[string]string{"model_name": "model-a", "slo": slo.Name},
 			FiredAt: from.Add(3*24*time.Hour + 20*time.Minute), ResolvedAt: &resolved}}}
+	for i, g := range rep.SLOs {
+		if lo, hi, ok := zoomSpan(rep.Alerts, g, from, to); ok {
+			rep.SLOs[i].Zoom = timeline(samples, lo, hi, slo.ErrorBudget().Float(), slo.Window)
+		}
+	}
+	if rep.SLOs[0].Zoom == nil || rep.SLOs[1].Zoom != nil {
+		t.Fatalf("zoomed buckets: model-a %d, model-b %d; want model-a's page only", len(rep.SLOs[0].Zoom), len(rep.SLOs[1].Zoom))
+	}
 	b, err := rep.HTML(res.Set, "http://user:secret@prometheus:9090/?token=hush")
 	if err != nil {
 		t.Fatal(err)
 	}
 	page := string(b)
-	a, bb := strings.Index(page, `id="dashboard-slo-0"`), strings.Index(page, `id="dashboard-slo-1"`)
-	if a < 0 || bb < a {
-		t.Fatalf("sections at %d and %d", a, bb)
+	a, z, bb := strings.Index(page, `id="dashboard-slo-0"`), strings.Index(page, `id="dashboard-slo-0-page"`), strings.Index(page, `id="dashboard-slo-1"`)
+	if a < 0 || z < a || bb < z {
+		t.Fatalf("sections at %d, %d and %d", a, z, bb)
 	}
-	secA, secB := page[a:bb], page[bb:]
+	secA, zoom, secB := page[a:z], page[z:bb], page[bb:]
+	// The 30-minute page is a sliver of the week and a good part of the
+	// 8h30m zoomed around it.
+	width := func(sec string) float64 {
+		m := regexp.MustCompile(`class="band band-page" x="[^"]*" y="[^"]*" width="([^"]*)"`).FindStringSubmatch(sec)
+		if m == nil {
+			t.Fatalf("no page band in %.200s", sec)
+		}
+		w, _ := strconv.ParseFloat(m[1], 64)
+		return w
+	}
+	if w, zw := width(secA), width(zoom); zw < 10*w {
+		t.Errorf("page band %v wide zoomed, %v over the week", zw, w)
+	}
+	if !strings.Contains(zoom, "Mar 3 18:20 to Mar 4 02:50") {
+		t.Errorf("the zoomed section does not say its stretch: %.400s", zoom)
+	}
 	if !strings.Contains(secA, "model_name=model-a") || !strings.Contains(secB, "model_name=model-b") {
 		t.Error("the sections do not name their groups")
 	}

@@ -279,15 +279,24 @@ func TestBacktestFindsTheKnownIncidentsAsPrometheusDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	zoomed := 0
 	for _, s := range strings.Split(string(html), `<section class="dashboard"`)[1:] {
+		charts := 2
+		if strings.HasPrefix(s, ` id="dashboard-slo-0-page"`) {
+			charts = 1 // the page zoomed
+			zoomed++
+		}
 		want := map[string]string{"model-a": "band-page", "model-b": "band-ticket"}
 		for m, band := range want {
 			if strings.Contains(s, "model_name="+m) {
-				if n := strings.Count(s, `class="band `); n != 2 || strings.Count(s, `class="band `+band) != 2 {
-					t.Errorf("%s: %d bands, want one %s on each of its 2 charts", m, n, band)
+				if n := strings.Count(s, `class="band `); n != charts || strings.Count(s, `class="band `+band) != charts {
+					t.Errorf("%s: %d bands, want one %s on each of its %d charts", m, n, band, charts)
 				}
 			}
 		}
+	}
+	if zoomed != 1 {
+		t.Errorf("%d zoomed views of model-a's page, want 1", zoomed)
 	}
 
 	began = time.Now()

@@ -57,6 +57,10 @@ type SLOReport struct {
 	Worst []Period `json:"-"`
 	// Timeline is the range in even buckets, for the HTML report.
 	Timeline []Bucket `json:"-"`
+	// Zoom is the stretch around the group's first page in finer
+	// buckets (their Spent counts over that stretch only); nil without a
+	// page.
+	Zoom []Bucket `json:"-"`
 }
 
 // Bucket is one stretch of a timeline: its error ratio, and the share of
@@ -123,7 +127,7 @@ type sample struct {
 // summarize reads the base window's recordings of the replay and sums
 // them per group and period: each evaluation's rate stands for one
 // interval, which cancels out of every ratio.
-func summarize(rp *simulate.Replay, slo model.SLO, evalFrom, from, to time.Time) ([]SLOReport, error) {
+func summarize(rp *simulate.Replay, slo model.SLO, evalFrom, from, to time.Time, alerts []Alert) ([]SLOReport, error) {
 	sel := fmt.Sprintf("{slo=%s,window=%s}[%dms]", strconv.Quote(slo.Name), strconv.Quote(model.FormatDuration(slo.BaseWindow())), to.Sub(from).Milliseconds()+1)
 	series := map[string]map[int64]*sample{}
 	groupLabels := map[string]map[string]string{}
@@ -204,12 +208,31 @@ func summarize(rp *simulate.Replay, slo model.SLO, evalFrom, from, to time.Time)
 		})
 		r.Worst = hours[:min(len(hours), 3)]
 		r.Timeline = timeline(samples, from, to, budget, slo.Window)
+		if lo, hi, ok := zoomSpan(alerts, r, from, to); ok {
+			r.Zoom = timeline(samples, lo, hi, budget, slo.Window)
+		}
 		out = append(out, r)
 	}
 	if len(out) == 0 {
 		out = append(out, SLOReport{SLO: slo.Name, Labels: map[string]string{}})
 	}
 	return out, nil
+}
+
+// zoomSpan is the stretch around a group's first page: six hours before
+// it fired, while the burn built up, to two hours after it resolved.
+func zoomSpan(alerts []Alert, g SLOReport, from, to time.Time) (time.Time, time.Time, bool) {
+	for _, a := range alerts { // sorted by fire time
+		if a.SLO != g.SLO || a.Severity != "page" || !sameGroup(a.Labels, g.Labels) {
+			continue
+		}
+		end := to
+		if a.ResolvedAt != nil {
+			end = earlier(a.ResolvedAt.Add(2*time.Hour), to)
+		}
+		return later(a.FiredAt.Add(-6*time.Hour), from), end, true
+	}
+	return time.Time{}, time.Time{}, false
 }
 
 // sums adds the samples in [from, to): rates at evaluation times.

@@ -32,6 +32,9 @@ type Section struct {
 	ID, Title, Note string
 	Charts          []Chart
 	Alerts          []Alert
+	// From and To, when set, zoom the section's charts into a stretch of
+	// the page's range.
+	From, To time.Time
 }
 
 // Charts draws a page of sections over one time range, with the review
@@ -57,6 +60,11 @@ func Charts(title, intro string, from, to time.Time, sections []Section) ([]byte
 			}
 			d.Panels = append(d.Panels, p)
 			data[p.Targets[0].Expr] = c.Series
+		}
+		if !s.From.IsZero() && s.To.After(s.From) {
+			zoom := span{from: s.From, to: s.To, ok: true}
+			writeDashboard(&b, d, clipData(data, zoom), s.Alerts, zoom)
+			continue
 		}
 		writeDashboard(&b, d, data, s.Alerts, sp)
 	}
