@@ -21,6 +21,7 @@ type backtestCmd struct {
 	Step       time.Duration `help:"Resolution the raw series are read at; default the SLOs' scrape interval." placeholder:"DUR"`
 	Rules      string        `help:"Replay the rule files in this folder (a compile output, possibly edited) instead of compiling the specs afresh." placeholder:"DIR"`
 	JSON       bool          `help:"Print the alerts and SLO figures as JSON."`
+	Output     string        `short:"o" help:"Also write an HTML report (index.html: budget spent, burn rates against the alert tiers, fired alerts) to this folder; replaced as a whole, atomically." placeholder:"DIR"`
 	Timeout    time.Duration `default:"2m" help:"Time each request to the server may take."`
 	MaxSamples int64         `default:"200000000" help:"Most samples read in all (about 2 bytes of memory each once stored)."`
 	Progress   progressFlag  `embed:""`
@@ -69,6 +70,16 @@ func (c *backtestCmd) Run(e *env) error {
 	p.end()
 	if err != nil {
 		return err
+	}
+	if c.Output != "" {
+		page, err := r.HTML(res.Set, c.Prometheus)
+		if err != nil {
+			return err
+		}
+		if err := (artifact.Set{{Path: "index.html", Data: page}}).Write(c.Output, "backtest"); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "wrote %s/index.html: %d SLO groups, %d alert intervals\n", c.Output, len(r.SLOs), len(r.Alerts))
 	}
 	if c.JSON {
 		b, err := json.MarshalIndent(r, "", "  ")

@@ -24,7 +24,7 @@ import (
 	"github.com/inferslo/inferslo/spec"
 )
 
-var updateScreenshot = flag.Bool("update-screenshot", false, "write the browser test's screenshot to docs/review-chat.png")
+var updateScreenshot = flag.Bool("update-screenshot", false, "write the browser tests' screenshots to docs/review-chat.png and docs/backtest-report.png")
 
 // reviewPanel is a dashboard panel as the generated JSON has it.
 type reviewPanel struct {
@@ -137,6 +137,10 @@ func panelProblems(page string, panels []reviewPanel) []string {
 	}
 	if !pageBand.MatchString(sections["dashboard-chat"]) {
 		out = append(out, "the chat dashboard draws no page-alert band")
+	}
+	// The fast burn's page, zoomed, opens the chat dashboard.
+	if inc := sections["dashboard-incident-chat"]; !pageBand.MatchString(inc) || !seriesPathD.MatchString(inc) {
+		out = append(out, "no incident view with a page band and drawn lines before the chat dashboard")
 	}
 	return out
 }

@@ -152,7 +152,7 @@ func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 	}
 	sortAlerts(r.Alerts)
 	for _, slo := range set.SLOs {
-		groups, err := summarize(rp, slo, evalFrom, opts.From, opts.To)
+		groups, err := summarize(rp, slo, evalFrom, opts.From, opts.To, r.Alerts)
 		if err != nil {
 			return nil, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}

@@ -273,6 +273,32 @@ func TestBacktestFindsTheKnownIncidentsAsPrometheusDoes(t *testing.T) {
 		}
 	}
 
+	// The HTML report shades the page on model-a's charts and the ticket
+	// on model-b's, each on its own group only.
+	html, err := rep.HTML(set, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zoomed := 0
+	for _, s := range strings.Split(string(html), `<section class="dashboard"`)[1:] {
+		charts := 2
+		if strings.HasPrefix(s, ` id="dashboard-slo-0-page"`) {
+			charts = 1 // the page zoomed
+			zoomed++
+		}
+		want := map[string]string{"model-a": "band-page", "model-b": "band-ticket"}
+		for m, band := range want {
+			if strings.Contains(s, "model_name="+m) {
+				if n := strings.Count(s, `class="band `); n != charts || strings.Count(s, `class="band `+band) != charts {
+					t.Errorf("%s: %d bands, want one %s on each of its %d charts", m, n, band, charts)
+				}
+			}
+		}
+	}
+	if zoomed != 1 {
+		t.Errorf("%d zoomed views of model-a's page, want 1", zoomed)
+	}
+
 	began = time.Now()
 	fired := prometheusFirings(t, p, toolBin, set, rep.Evaluated, h.end())
 	t.Logf("prometheus rule backfill: %s", time.Since(began).Round(time.Millisecond))

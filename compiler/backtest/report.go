@@ -55,6 +55,58 @@ type SLOReport struct {
 	Periods []Period `json:"-"`
 	// Worst are the hours with the highest error ratio, worst first.
 	Worst []Period `json:"-"`
+	// Timeline is the range in even buckets, for the HTML report.
+	Timeline []Bucket `json:"-"`
+	// Zoom is the stretch around the group's first page in finer
+	// buckets (their Spent counts over that stretch only); nil without a
+	// page.
+	Zoom []Bucket `json:"-"`
+}
+
+// Bucket is one stretch of a timeline: its error ratio, and the share of
+// the window's budget spent from the range's start to the bucket's end,
+// counted as the report's BudgetSpent is, so the last bucket's is it.
+type Bucket struct {
+	From, To   time.Time
+	ErrorRatio float64
+	Spent      float64
+}
+
+// bucketSizes are the timeline's bucket widths, the first that cuts the
+// range in at most maxBuckets.
+var bucketSizes = []time.Duration{5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour}
+
+const maxBuckets = 400
+
+// timeline sums the samples in even buckets from from to to; buckets
+// without events are left out. A bucket's spend is its bad events over
+// the bad events the window allows at the range's traffic.
+func timeline(samples []*sample, from, to time.Time, budget float64, window time.Duration) []Bucket {
+	size := bucketSizes[len(bucketSizes)-1]
+	for _, d := range bucketSizes {
+		if to.Sub(from)/d <= maxBuckets {
+			size = d
+			break
+		}
+	}
+	total, _ := sums(samples, from, to)
+	if total == 0 {
+		return nil
+	}
+	allowed := total * budget * float64(window) / float64(to.Sub(from))
+	var out []Bucket
+	bad := 0.0
+	for p := from.Truncate(size); p.Before(to); p = p.Add(size) {
+		lo, hi := later(p, from), earlier(p.Add(size), to)
+		n, k := sums(samples, lo, hi)
+		if n == 0 {
+			continue
+		}
+		bad += k
+		out = append(out, Bucket{From: lo, To: hi, ErrorRatio: k / n, Spent: bad / allowed})
+	}
+	return out
 }
 
 // Period is a stretch of the range and its figures.
@@ -75,7 +127,7 @@ type sample struct {
 // summarize reads the base window's recordings of the replay and sums
 // them per group and period: each evaluation's rate stands for one
 // interval, which cancels out of every ratio.
-func summarize(rp *simulate.Replay, slo model.SLO, evalFrom, from, to time.Time) ([]SLOReport, error) {
+func summarize(rp *simulate.Replay, slo model.SLO, evalFrom, from, to time.Time, alerts []Alert) ([]SLOReport, error) {
 	sel := fmt.Sprintf("{slo=%s,window=%s}[%dms]", strconv.Quote(slo.Name), strconv.Quote(model.FormatDuration(slo.BaseWindow())), to.Sub(from).Milliseconds()+1)
 	series := map[string]map[int64]*sample{}
 	groupLabels := map[string]map[string]string{}
@@ -155,12 +207,32 @@ func summarize(rp *simulate.Replay, slo model.SLO, evalFrom, from, to time.Time)
 			return 0
 		})
 		r.Worst = hours[:min(len(hours), 3)]
+		r.Timeline = timeline(samples, from, to, budget, slo.Window)
+		if lo, hi, ok := zoomSpan(alerts, r, from, to); ok {
+			r.Zoom = timeline(samples, lo, hi, budget, slo.Window)
+		}
 		out = append(out, r)
 	}
 	if len(out) == 0 {
 		out = append(out, SLOReport{SLO: slo.Name, Labels: map[string]string{}})
 	}
 	return out, nil
+}
+
+// zoomSpan is the stretch around a group's first page: six hours before
+// it fired, while the burn built up, to two hours after it resolved.
+func zoomSpan(alerts []Alert, g SLOReport, from, to time.Time) (time.Time, time.Time, bool) {
+	for _, a := range alerts { // sorted by fire time
+		if a.SLO != g.SLO || a.Severity != "page" || !sameGroup(a.Labels, g.Labels) {
+			continue
+		}
+		end := to
+		if a.ResolvedAt != nil {
+			end = earlier(a.ResolvedAt.Add(2*time.Hour), to)
+		}
+		return later(a.FiredAt.Add(-6*time.Hour), from), end, true
+	}
+	return time.Time{}, time.Time{}, false
 }
 
 // sums adds the samples in [from, to): rates at evaluation times.

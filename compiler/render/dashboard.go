@@ -17,6 +17,7 @@ import (
 type dashboard struct {
 	path        string
 	service     string  // empty for the overview
+	note        string  // a sentence under the title, for views drawn here
 	UID         string  `json:"uid"`
 	Title       string  `json:"title"`
 	Description string  `json:"description"`

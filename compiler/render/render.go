@@ -153,6 +153,9 @@ func (r *Review) Draw(service string, data map[string][]Series, alerts []Alert) 
 		return
 	}
 	var b bytes.Buffer
+	if d.service != "" {
+		writeIncident(&b, d, data, bandsFor(d, alerts), own)
+	}
 	writeDashboard(&b, d, data, bandsFor(d, alerts), own)
 	r.mu.Lock()
 	r.sections[i] = b.Bytes()
@@ -172,16 +175,8 @@ func (r *Review) Page(scenario string) []byte {
 	}
 	var b bytes.Buffer
 	b.Grow(size)
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", esc(r.title))
-	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>\n" + css + "</style>\n</head>\n<body>\n")
-	fmt.Fprintf(&b, "<header><h1>%s</h1>\n", esc(r.title))
-	if scenario != "" {
-		fmt.Fprintf(&b, "<p class=\"scenario\">Scenario: %s</p>\n", esc(scenario))
-	}
 	sp := r.span.widened()
-	if sp.ok {
-		fmt.Fprintf(&b, "<p class=\"span\">Data from %s to %s (UTC).</p>\n", sp.from.UTC().Format("2006-01-02 15:04"), sp.to.UTC().Format("2006-01-02 15:04"))
-	}
+	writeHead(&b, r.title, "Scenario: "+scenario, sp)
 	b.WriteString("<nav><ul>\n<li><a href=\"#slos\">SLOs</a></li>\n")
 	for _, d := range r.ds {
 		fmt.Fprintf(&b, "<li><a href=\"#%s\">%s</a></li>\n", esc(anchor(d)), esc(d.Title))
@@ -203,6 +198,20 @@ func (r *Review) Page(scenario string) []byte {
 	writeArtifacts(&b, r.files)
 	b.WriteString("</main>\n</body>\n</html>\n")
 	return b.Bytes()
+}
+
+// writeHead writes the page up to its navigation: title, the sentence on
+// what the data shows (none when it ends in a colon and space) and its span.
+func writeHead(b *bytes.Buffer, title, scenario string, sp span) {
+	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", esc(title))
+	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>\n" + css + "</style>\n</head>\n<body>\n")
+	fmt.Fprintf(b, "<header><h1>%s</h1>\n", esc(title))
+	if scenario != "" && !strings.HasSuffix(scenario, ": ") {
+		fmt.Fprintf(b, "<p class=\"scenario\">%s</p>\n", esc(scenario))
+	}
+	if sp.ok {
+		fmt.Fprintf(b, "<p class=\"span\">Data from %s to %s (UTC).</p>\n", sp.from.UTC().Format("2006-01-02 15:04"), sp.to.UTC().Format("2006-01-02 15:04"))
+	}
 }
 
 func anchor(d dashboard) string {

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"html"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -277,6 +278,18 @@ func TestAlertBandsFollowTheFiringIntervals(t *testing.T) {
 			t.Error("the checkout alert is not drawn on its dashboard")
 		}
 	})
+	t.Run("an alert of a minute over a day keeps a visible width", func(t *testing.T) {
+		alerts := []Alert{{Name: "ErrorBudgetBurn", Severity: "ticket", SLO: "checkout-availability", Service: "checkout",
+			From: start.Add(3 * time.Hour), To: start.Add(3*time.Hour + time.Minute)}}
+		p := page(t, set, files, data, Options{Alerts: alerts})
+		m := regexp.MustCompile(`class="band band-ticket" x="[^"]*" y="[^"]*" width="([^"]*)"`).FindStringSubmatch(p)
+		if m == nil {
+			t.Fatal("no ticket band drawn")
+		}
+		if w, _ := strconv.ParseFloat(m[1], 64); w < minBand {
+			t.Errorf("band %v wide, want at least %v", w, minBand)
+		}
+	})
 }
 
 func TestPageIsSelfContainedAndEscapesSpecText(t *testing.T) {
@@ -535,4 +548,61 @@ func TestThresholdLabelsKeepApartWithinThePlot(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestTheIncidentViewZoomsIntoTheFirstPage(t *testing.T) {
+	set := fixture(t)
+	files := artifacts(t, set)
+	data := scenario(t, files)
+	bandWidth := func(t *testing.T, fig string) float64 {
+		t.Helper()
+		m := regexp.MustCompile(`class="band band-page" x="[^"]*" y="[^"]*" width="([^"]*)"`).FindStringSubmatch(fig)
+		if m == nil {
+			t.Fatalf("no page band in:\n%.300s", fig)
+		}
+		w, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+
+	t.Run("a page gets a zoomed view of its dashboard's threshold panels, before the dashboard", func(t *testing.T) {
+		p := page(t, set, files, data, Options{})
+		i, j := strings.Index(p, `id="dashboard-incident-chat"`), strings.Index(p, `id="dashboard-chat"`)
+		if i < 0 || j < i {
+			t.Fatalf("incident view at %d, chat dashboard at %d", i, j)
+		}
+		incident, day := figures(t, p[i:j]), figures(t, p[j:])
+		title := "Time to first token (p50, p95, p99)"
+		if len(incident[title]) != 1 {
+			t.Fatalf("incident panels: %v", slices.Sorted(maps.Keys(incident)))
+		}
+		// The page fires for the last 90 minutes of 26 hours: a sliver of
+		// the day, most of the zoomed 2h30m.
+		zoomed, whole := bandWidth(t, incident[title][0]), bandWidth(t, day[title][0])
+		if zoomed < 5*whole {
+			t.Errorf("page band %.1f wide zoomed, %.1f over the day: not zoomed", zoomed, whole)
+		}
+		for _, fig := range incident[title] {
+			svg := svgOf(fig)
+			w, _ := strconv.ParseFloat(regexp.MustCompile(`viewBox="0 0 ([0-9.]+)`).FindStringSubmatch(svg)[1], 64)
+			for _, d := range svgPaths(t, svg)["series"] {
+				for _, m := range regexp.MustCompile(`[MLH]([0-9.-]+)`).FindAllStringSubmatch(d, -1) {
+					if x, _ := strconv.ParseFloat(m[1], 64); x < marginLeft || x > w {
+						t.Fatalf("a line is drawn at x=%v, outside the plot (0..%v): %s", x, w, d)
+					}
+				}
+			}
+		}
+		if !strings.Contains(p[i:j], "Nov 2 00:30") {
+			t.Error("the incident view does not say when the page fired")
+		}
+	})
+	t.Run("without a page there is no incident view", func(t *testing.T) {
+		tickets := []Alert{{Name: "ErrorBudgetBurn", Severity: "ticket", SLO: "chat-ttft", Service: "chat", From: start.Add(25 * time.Hour), To: start.Add(26 * time.Hour)}}
+		if p := page(t, set, files, data, Options{Alerts: tickets}); strings.Contains(p, "Incident:") {
+			t.Error("an incident view is drawn for a ticket")
+		}
+	})
 }

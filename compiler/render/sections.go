@@ -127,7 +127,12 @@ func sliText(s model.SLO) string {
 // writeDashboard draws one dashboard on Grafana's 24-column grid.
 func writeDashboard(b *bytes.Buffer, d dashboard, data map[string][]Series, alerts []Alert, sp span) {
 	fmt.Fprintf(b, "<section class=\"dashboard\" id=\"%s\">\n<h2>%s</h2>\n", esc(anchor(d)), esc(d.Title))
-	fmt.Fprintf(b, "<p class=\"file\">%s · uid %s</p>\n", esc(d.path), esc(d.UID))
+	if d.path != "" {
+		fmt.Fprintf(b, "<p class=\"file\">%s · uid %s</p>\n", esc(d.path), esc(d.UID))
+	}
+	if d.note != "" {
+		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(d.note))
+	}
 	b.WriteString("<div class=\"grid\">\n")
 	for _, p := range d.Panels {
 		style := fmt.Sprintf("grid-column:%d / span %d;grid-row:%d / span %d", p.GridPos.X+1, p.GridPos.W, p.GridPos.Y+1, p.GridPos.H)

@@ -20,6 +20,7 @@ const (
 	marginRight  = 14.0
 	marginTop    = 8.0
 	marginBottom = 22.0
+	minBand      = 3.0 // narrowest alert band drawn
 )
 
 func chartSize(p panel) (w, h float64) {
@@ -140,9 +141,15 @@ func writeTimeseries(b *bytes.Buffer, p panel, data map[string][]Series, alerts 
 			if !a.To.After(from) || !a.From.Before(to) {
 				continue
 			}
+			// An alert of minutes over a month is narrower than a pixel:
+			// it keeps a width the eye finds.
 			x1, x2 := x(maxTime(a.From, from)), x(minTime(a.To, to))
+			if x2-x1 < minBand {
+				x1 = math.Max(marginLeft, math.Min((x1+x2-minBand)/2, right-minBand))
+				x2 = x1 + minBand
+			}
 			fmt.Fprintf(b, "<rect class=\"band %s\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"><title>%s</title></rect>\n",
-				esc(bandClass(a)), f1(x1), f1(marginTop), f1(math.Max(1, x2-x1)), f1(plotH), esc(alertText(a)))
+				esc(bandClass(a)), f1(x1), f1(marginTop), f1(x2-x1), f1(plotH), esc(alertText(a)))
 		}
 	}
 

@@ -6,6 +6,7 @@ package review
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler"
@@ -73,12 +74,13 @@ func Build(set model.Set, opts Options) (Result, error) {
 	// Each service keeps, once its dashboard is drawn, only its overview
 	// series, alerts and burn; they are merged in service order as one
 	// replay over every service would have them.
+	windows := RollingWindows(set)
 	kept := make([]simulate.Timeline, len(set.Services()))
 	err = simulate.RunServiceTimelines(set, func(svc string) []string {
 		return append(evaluable(page.Queries(svc)), overviewEval...)
 	}, opts.Timeline, func(i int, svc string, tl simulate.Timeline) error {
 		own := page.Queries(svc)
-		page.Draw(svc, data(own, evaluable(own), tl.Series), alerts(tl.Alerts))
+		page.Draw(svc, AsSpent(data(own, evaluable(own), tl.Series), windows, tl.From), alerts(tl.Alerts))
 		series := map[string][]simulate.TimeSeries{}
 		for _, q := range overviewEval {
 			if ss, ok := tl.Series[q]; ok {
@@ -93,8 +95,8 @@ func Build(set model.Set, opts Options) (Result, error) {
 		return res, fmt.Errorf("replay the review scenario: %w", err)
 	}
 	all := simulate.Merge(kept)
-	page.Draw("", data(overview, overviewEval, all.Series), alerts(all.Alerts))
-	res.Page, res.Skipped, res.Replayed = page.Page(all.Describe()), all.Skipped, all.To.Sub(all.From)
+	page.Draw("", AsSpent(data(overview, overviewEval, all.Series), windows, all.From), alerts(all.Alerts))
+	res.Page, res.Skipped, res.Replayed = page.Page(all.Describe()+" "+SpentNote), all.Skipped, all.To.Sub(all.From)
 	return res, nil
 }
 
@@ -119,4 +121,46 @@ func alerts(in []simulate.AlertInterval) []render.Alert {
 		out = append(out, render.Alert{Name: a.Name, Severity: a.Severity, SLO: a.SLO, Service: a.Service, Group: a.Group, From: a.From, To: a.To})
 	}
 	return out
+}
+
+// SpentNote tells the page's reader how budgets are drawn.
+const SpentNote = "Budgets remaining are drawn as spent during the replay: one rolling window's budget less what the replayed traffic used of it, not the replay's error ratio taken for a whole window's."
+
+// RollingWindows maps each rolling-window SLO to its window. Calendar
+// SLOs are left out: their budget restarts at each period's boundary.
+func RollingWindows(set model.Set) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, s := range set.SLOs {
+		if s.Calendar == nil {
+			out[s.Name] = s.Window
+		}
+	}
+	return out
+}
+
+// AsSpent redraws the budget-remaining series of data as spent during a
+// replay that started at start. The recording is 1 - error ratio / budget
+// over the window, and a Prometheus started with the replay has only the
+// replay in the window: after one healthy day at half the budget rate it
+// reads 50% gone, as if the whole 4w had burned that way. The share of the
+// window's budget the replayed traffic spent is that ratio scaled by the
+// time elapsed over the window, assuming the traffic seen so far.
+func AsSpent(data map[string][]render.Series, windows map[string]time.Duration, start time.Time) map[string][]render.Series {
+	for q, ss := range data {
+		if !strings.HasPrefix(q, model.BudgetRemaining+"{") {
+			continue
+		}
+		for _, s := range ss {
+			window := windows[s.Labels[model.LabelSLO]]
+			if window <= 0 {
+				continue
+			}
+			for i, p := range s.Points {
+				if elapsed := p.Time.Sub(start); elapsed < window {
+					s.Points[i].Value = 1 - (1-p.Value)*max(0, float64(elapsed))/float64(window)
+				}
+			}
+		}
+	}
+	return data
 }

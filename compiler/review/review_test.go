@@ -2,6 +2,7 @@ package review_test
 
 import (
 	"bytes"
+	"math"
 	"testing"
 	"time"
 
@@ -58,6 +59,7 @@ func TestTheStreamedPageEqualsThePageOfOneReplay(t *testing.T) {
 			data[q] = append(data[q], render.Series{Labels: s.Labels, Points: pts})
 		}
 	}
+	data = review.AsSpent(data, review.RollingWindows(res.Set), tl.From)
 	alerts := []render.Alert{}
 	for _, a := range tl.Alerts {
 		alerts = append(alerts, render.Alert{Name: a.Name, Severity: a.Severity, SLO: a.SLO, Service: a.Service, Group: a.Group, From: a.From, To: a.To})
@@ -65,7 +67,7 @@ func TestTheStreamedPageEqualsThePageOfOneReplay(t *testing.T) {
 	if len(alerts) == 0 {
 		t.Fatal("the burn fired no alert; the pages would not show bands")
 	}
-	want, err := render.Page(res.Set, out.Files, data, render.Options{Scenario: tl.Describe(), Alerts: alerts})
+	want, err := render.Page(res.Set, out.Files, data, render.Options{Scenario: tl.Describe() + " " + review.SpentNote, Alerts: alerts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,5 +77,32 @@ func TestTheStreamedPageEqualsThePageOfOneReplay(t *testing.T) {
 			i++
 		}
 		t.Errorf("the streamed page differs from byte %d on:\n got: %.200s\nwant: %.200s", i, got.Page[i:], want[i:])
+	}
+}
+
+func TestBudgetsAreDrawnAsSpentDuringTheReplay(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	windows := map[string]time.Duration{"chat-errors": 28 * 24 * time.Hour}
+	series := func(slo string, at time.Duration, v float64) []render.Series {
+		return []render.Series{{Labels: map[string]string{"slo": slo}, Points: []render.Point{{Time: start.Add(at), Value: v}}}}
+	}
+	cases := []struct {
+		name, query, slo string
+		at               time.Duration
+		remaining, want  float64
+	}{
+		{"a day at half the budget rate spends a 56th of a 4w budget, not half", `inferslo:error_budget_remaining:ratio{slo="chat-errors"}`, "chat-errors", 24 * time.Hour, 0.5, 1 - 0.5/28},
+		{"once the replay fills the window the recording is the spend", `inferslo:error_budget_remaining:ratio{slo="chat-errors"}`, "chat-errors", 28 * 24 * time.Hour, 0.5, 0.5},
+		{"the replay's first instant has spent nothing", `inferslo:error_budget_remaining:ratio{slo="chat-errors"}`, "chat-errors", 0, -3, 1},
+		{"a calendar SLO's budget is left as recorded", `inferslo:error_budget_remaining:ratio{slo="monthly"}`, "monthly", 24 * time.Hour, 0.5, 0.5},
+		{"other queries are left alone", `slo:burn_rate{slo="chat-errors"}`, "chat-errors", 24 * time.Hour, 0.5, 0.5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := review.AsSpent(map[string][]render.Series{c.query: series(c.slo, c.at, c.remaining)}, windows, start)
+			if v := got[c.query][0].Points[0].Value; math.Abs(v-c.want) > 1e-12 {
+				t.Errorf("got %v, want %v", v, c.want)
+			}
+		})
 	}
 }
