@@ -160,8 +160,10 @@ func engineSeries(slo model.SLO) ([]series, error) {
 		good, bad := observations(buckets, threshold, latency)
 		for _, le := range buckets {
 			n, k := 0.0, 0.0
-			if good <= le {
-				n, k = 1, -1
+			for _, g := range good {
+				if g.value <= le {
+					n, k = n+g.share, k-g.share
+				}
 			}
 			if latency && bad <= le {
 				n, k = 1, 0
@@ -176,10 +178,14 @@ func engineSeries(slo model.SLO) ([]series, error) {
 		}
 		add(h+"_bucket", map[string]string{"le": "+Inf"}, 1, obsK)
 		add(h+"_count", nil, 1, obsK)
+		mean := 0.0
+		for _, g := range good {
+			mean += g.share * g.value
+		}
 		if latency {
-			add(h+"_sum", nil, good, bad-good)
+			add(h+"_sum", nil, mean, bad-mean)
 		} else {
-			add(h+"_sum", nil, good, -good)
+			add(h+"_sum", nil, mean, -mean)
 		}
 	}
 	// The finished-requests counter by finished_reason is vLLM's shape;
@@ -206,25 +212,58 @@ func engineSeries(slo model.SLO) ([]series, error) {
 	return out, nil
 }
 
-// observations picks the latency of a good and of a slow request: the
-// midpoints of the buckets just below and just above the threshold, so each
-// lands in exactly the bucket intended whatever the bucket layout.
-func observations(buckets []float64, threshold float64, latency bool) (good, bad float64) {
+// spreadMedian and spreadSigma shape the good requests' latencies: a
+// lognormal with its median at a quarter of the threshold, as served
+// traffic looks (most requests well under the objective, a tail towards it),
+// so percentiles drawn from the synthetic histogram sit apart instead of
+// all on the threshold's bucket boundary.
+const (
+	spreadMedian = 0.25
+	spreadSigma  = 0.8
+)
+
+// goodShare is the share of the good requests observed at one latency.
+type goodShare struct {
+	value, share float64
+}
+
+// observations picks the latencies of good requests, spread over every
+// bucket up to the threshold (each at the middle of its bucket, with the
+// lognormal's share of it), and of a slow request: the middle of the bucket
+// just above the threshold. Every good observation lands at or under the
+// threshold and the slow one above it, whatever the bucket layout, so the
+// SLI reads exactly the scenario's bad share.
+func observations(buckets []float64, threshold float64, latency bool) (good []goodShare, bad float64) {
 	if !latency || threshold == 0 {
-		return buckets[0] / 2, buckets[0] / 2
+		return []goodShare{{buckets[0] / 2, 1}}, buckets[0] / 2
 	}
-	lower := 0.0
 	upper := threshold * 2
+	bounds := []float64{}
 	for _, b := range buckets {
 		if b < threshold {
-			lower = b
+			bounds = append(bounds, b)
 		}
 		if b > threshold {
 			upper = b
 			break
 		}
 	}
-	return (lower + threshold) / 2, (threshold + upper) / 2
+	bounds = append(bounds, threshold)
+	cdf := func(x float64) float64 {
+		if x <= 0 {
+			return 0
+		}
+		return 0.5 * math.Erfc(-math.Log(x/(spreadMedian*threshold))/(spreadSigma*math.Sqrt2))
+	}
+	total := cdf(threshold)
+	lo := 0.0
+	for _, hi := range bounds {
+		if share := (cdf(hi) - cdf(lo)) / total; share > 0 {
+			good = append(good, goodShare{(lo + hi) / 2, share})
+		}
+		lo = hi
+	}
+	return good, (threshold + upper) / 2
 }
 
 // nativeObservations picks the latency of a good and of a slow request for
