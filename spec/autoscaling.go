@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/url"
@@ -236,18 +235,11 @@ func httpURLProblem(s, example string) string {
 
 // autoscaling reads the KEDA section from its annotation.
 func autoscaling(o object[v1.SLO], ps *Problems, groupBy []string) *model.Autoscaling {
-	raw, ok := o.v.Metadata.Annotations[AnnotationAutoscaling]
-	if !ok {
+	if extensionProblem(o, AnnotationAutoscaling, ps) || o.ext.Autoscaling == nil {
 		return nil
 	}
 	path := "metadata.annotations." + AnnotationAutoscaling
-	var a ShorthandAutoscaling
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		*ps = append(*ps, o.errorf(path, "invalid autoscaling JSON: %v", err))
-		return nil
-	}
+	a := *o.ext.Autoscaling
 	out := &model.Autoscaling{
 		TargetKind:             a.Target.Kind,
 		TargetName:             a.Target.Name,
