@@ -250,7 +250,7 @@ func (l *loader) check(o object[v1.SLO], s model.SLO) Problems {
 	var ps Problems
 	for _, c := range l.checks {
 		for _, f := range c(s) {
-			if f.Warning {
+			if f.Severity == Warning {
 				ps = append(ps, o.warnf(f.Path, "%s", f.Message))
 			} else {
 				ps = append(ps, o.errorf(f.Path, "%s", f.Message))
