@@ -61,23 +61,28 @@ type extension struct {
 	key       string
 	shorthand string
 	nested    bool
-	text      textCheck
+	// text says why the annotation's text is unusable, or ""; nil: one
+	// line of safe text.
+	text func(s string) string
 	// encode returns the annotation text, "" when the fact is unset.
 	encode func(e *Extensions) (string, error)
 	// decode sets the fact from annotation text, returning a problem or "".
 	decode func(e *Extensions, s string) string
 }
 
-// textCheck is how the loader checks an annotation's text before use.
-type textCheck int
+// Text checks of the table's rows besides one line of safe text.
+func proseText(s string) string   { return textProblem(s, prose) }
+func oneLineText(s string) string { return textProblem(s, oneLine) }
 
-const (
-	checkLine    textCheck = iota // one line of safe text
-	checkProse                    // several lines of safe text
-	checkBool                     // true or false
-	checkRunbook                  // an http(s) URL
-	checkNone                     // JSON whose decoding checks each of its fields
-)
+// jsonChecked leaves the text to decoding, which checks each field.
+func jsonChecked(string) string { return "" }
+
+func boolProblem(s string) string {
+	if s != "true" && s != "false" {
+		return fmt.Sprintf("%q is not true or false", s)
+	}
+	return ""
+}
 
 const objectivePath = "{objective}"
 
@@ -85,18 +90,18 @@ func extensionTable() []extension {
 	return []extension{
 		text(AnnotationEngine, "", func(e *Extensions) *string { return &e.Engine }),
 		text(AnnotationEngineVersion, "", func(e *Extensions) *string { return &e.EngineVersion }),
-		{key: AnnotationEngineMetrics, text: checkProse, encode: stringOf(func(e *Extensions) *string { return &e.EngineMetrics }), decode: setString(func(e *Extensions) *string { return &e.EngineMetrics })},
+		{key: AnnotationEngineMetrics, text: proseText, encode: stringOf(func(e *Extensions) *string { return &e.EngineMetrics }), decode: setString(func(e *Extensions) *string { return &e.EngineMetrics })},
 		text(AnnotationSLI, "", func(e *Extensions) *string { return &e.SLI }),
 		text(AnnotationThreshold, objectivePath+".threshold", func(e *Extensions) *string { return &e.Threshold }),
 		text(AnnotationSelector, "spec.selector", func(e *Extensions) *string { return &e.Selector }),
 		text(AnnotationTTFTDenominator, "", func(e *Extensions) *string { return &e.TTFTDenominator }),
 		duration(AnnotationScrapeInterval, "spec.scrapeInterval", func(e *Extensions) *time.Duration { return &e.ScrapeInterval }),
 		duration(AnnotationEvaluation, "spec.evaluationInterval", func(e *Extensions) *time.Duration { return &e.Evaluation }),
-		{key: AnnotationRunbookURL, text: checkRunbook, encode: stringOf(func(e *Extensions) *string { return &e.RunbookURL }), decode: setString(func(e *Extensions) *string { return &e.RunbookURL })},
-		boolean(AnnotationNoData, "", checkBool, func(e *Extensions) **bool { return &e.NoData }),
+		{key: AnnotationRunbookURL, text: runbookProblem, encode: stringOf(func(e *Extensions) *string { return &e.RunbookURL }), decode: setString(func(e *Extensions) *string { return &e.RunbookURL })},
+		boolean(AnnotationNoData, "", boolProblem, func(e *Extensions) **bool { return &e.NoData }),
 		text(AnnotationMinEvents, "", func(e *Extensions) *string { return &e.MinEvents }),
 		jsonOf(AnnotationAutoscaling, "spec.autoscaling", "invalid autoscaling JSON: %v", func(e *Extensions) **ShorthandAutoscaling { return &e.Autoscaling }),
-		boolean(AnnotationBurnAlerts, "", checkBool, func(e *Extensions) **bool { return &e.BurnAlerts }),
+		boolean(AnnotationBurnAlerts, "", boolProblem, func(e *Extensions) **bool { return &e.BurnAlerts }),
 		{
 			key: AnnotationGroupBy, shorthand: "spec.groupBy", nested: true,
 			encode: func(e *Extensions) (string, error) { return strings.Join(e.GroupBy, ","), nil },
@@ -109,7 +114,7 @@ func extensionTable() []extension {
 		},
 		labelsOf(AnnotationAlertLabels, "spec.alerting.labels", func(e *Extensions) *map[string]string { return &e.AlertLabels }),
 		labelsOf(AnnotationSeverities, "spec.alerting.severities", func(e *Extensions) *map[string]string { return &e.Severities }),
-		boolean(AnnotationScaleOnBurn, "", checkLine, func(e *Extensions) **bool { return &e.ScaleOnBurn }),
+		boolean(AnnotationScaleOnBurn, "", nil, func(e *Extensions) **bool { return &e.ScaleOnBurn }),
 		text(AnnotationTier, "spec.tier", func(e *Extensions) *string { return &e.Tier }),
 		text(AnnotationHistogramType, "", func(e *Extensions) *string { return &e.HistogramType }),
 		{
@@ -130,7 +135,7 @@ func extensionTable() []extension {
 			},
 		},
 		{
-			key: AnnotationBuckets, shorthand: "spec.buckets", text: checkNone,
+			key: AnnotationBuckets, shorthand: "spec.buckets", text: jsonChecked,
 			encode: func(e *Extensions) (string, error) { return jsonText(e.Buckets, len(e.Buckets) > 0) },
 			decode: func(e *Extensions, s string) string {
 				if json.Unmarshal([]byte(s), &e.Buckets) != nil {
@@ -275,7 +280,7 @@ func duration(key, shorthand string, field func(*Extensions) *time.Duration) ext
 	}
 }
 
-func boolean(key, shorthand string, check textCheck, field func(*Extensions) **bool) extension {
+func boolean(key, shorthand string, check func(string) string, field func(*Extensions) **bool) extension {
 	return extension{
 		key: key, shorthand: shorthand, text: check,
 		encode: func(e *Extensions) (string, error) { return boolText(*field(e)), nil },
@@ -291,8 +296,8 @@ func boolText(b *bool) string {
 }
 
 func setBool(dst **bool, s string) string {
-	if s != "true" && s != "false" {
-		return fmt.Sprintf("%q is not true or false", s)
+	if msg := boolProblem(s); msg != "" {
+		return msg
 	}
 	v := s == "true"
 	*dst = &v
@@ -316,7 +321,7 @@ func strictJSON(s string, v any) error {
 
 func jsonOf[T any](key, shorthand, invalid string, field func(*Extensions) **T) extension {
 	return extension{
-		key: key, shorthand: shorthand, nested: true, text: checkNone,
+		key: key, shorthand: shorthand, nested: true, text: jsonChecked,
 		encode: func(e *Extensions) (string, error) { return jsonText(*field(e), *field(e) != nil) },
 		decode: func(e *Extensions, s string) string {
 			v := new(T)
@@ -331,7 +336,7 @@ func jsonOf[T any](key, shorthand, invalid string, field func(*Extensions) **T) 
 
 func labelsOf(key, shorthand string, field func(*Extensions) *map[string]string) extension {
 	return extension{
-		key: key, shorthand: shorthand, nested: true, text: checkNone,
+		key: key, shorthand: shorthand, nested: true, text: jsonChecked,
 		encode: func(e *Extensions) (string, error) { return jsonText(*field(e), len(*field(e)) > 0) },
 		decode: func(e *Extensions, s string) string {
 			if err := json.Unmarshal([]byte(s), field(e)); err != nil {
@@ -346,7 +351,7 @@ func labelsOf(key, shorthand string, field func(*Extensions) *map[string]string)
 // it; an enabled signal with nothing tuned is not written.
 func signal[T any](key, shorthand, invalid string, field func(*Extensions) **T, enabled func(*T) **bool) extension {
 	x := jsonOf(key, shorthand, invalid, field)
-	x.text = checkLine
+	x.text = nil // "false" or a JSON object, on one line
 	encodeJSON, decodeJSON := x.encode, x.decode
 	x.encode = func(e *Extensions) (string, error) {
 		if v := *field(e); v != nil && !boolOr(*enabled(v), true) {

@@ -219,20 +219,16 @@ func checkAnnotations(o object[v1.SLO], text *Problems) {
 		}
 		path := "metadata.annotations." + k
 		x, ok := rows[k]
-		switch {
-		case !ok:
+		if !ok {
 			*text = append(*text, o.errorf(path, "unknown annotation %q%s; inferslo reads %s", k, didYouMean(k, known), fmtList(known)))
-		case x.text == checkNone:
-		case x.text == checkProse:
-			checkText(o, text, path, ann[k], prose)
-		case x.text == checkBool:
-			extensionProblem(o, k, text)
-		case x.text == checkRunbook:
-			if msg := runbookProblem(ann[k]); msg != "" {
-				*text = append(*text, o.errorf(path, "%s", msg))
-			}
-		default:
-			checkText(o, text, path, ann[k], oneLine)
+			continue
+		}
+		check := x.text
+		if check == nil {
+			check = oneLineText
+		}
+		if msg := check(ann[k]); msg != "" {
+			*text = append(*text, o.errorf(path, "%s", msg))
 		}
 	}
 }
