@@ -18,7 +18,7 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, ext *Extensions, scrape, 
 	var ps Problems
 	a := s.Spec.Alerting
 	noData := boolOr(a.NoData, true)
-	ext.NoData, ext.RunbookURL = &noData, a.RunbookURL
+	ext.NoData, ext.RunbookURL, ext.DashboardURL = &noData, a.RunbookURL, a.DashboardURL
 	ext.AlertLabels, ext.Severities = a.Labels, a.Severities
 	if a.MinEventsPerSecond != "" {
 		if _, err := model.ParseDecimal(a.MinEventsPerSecond); err != nil {

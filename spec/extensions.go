@@ -29,6 +29,7 @@ type Extensions struct {
 	ScrapeInterval  time.Duration // zero: not given
 	Evaluation      time.Duration // zero: not given
 	RunbookURL      string
+	DashboardURL    string
 	NoData          *bool
 	MinEvents       string
 	Autoscaling     *ShorthandAutoscaling
@@ -98,6 +99,7 @@ func extensionTable() []extension {
 		duration(AnnotationScrapeInterval, "spec.scrapeInterval", func(e *Extensions) *time.Duration { return &e.ScrapeInterval }),
 		duration(AnnotationEvaluation, "spec.evaluationInterval", func(e *Extensions) *time.Duration { return &e.Evaluation }),
 		{key: AnnotationRunbookURL, text: runbookProblem, encode: stringOf(func(e *Extensions) *string { return &e.RunbookURL }), decode: setString(func(e *Extensions) *string { return &e.RunbookURL })},
+		{key: annotationPrefix + "dashboard-url", shorthand: "spec.alerting.dashboardURL", text: dashboardProblem, encode: stringOf(func(e *Extensions) *string { return &e.DashboardURL }), decode: setString(func(e *Extensions) *string { return &e.DashboardURL })},
 		boolean(AnnotationNoData, "", boolProblem, func(e *Extensions) **bool { return &e.NoData }),
 		text(AnnotationMinEvents, "", func(e *Extensions) *string { return &e.MinEvents }),
 		jsonOf(AnnotationAutoscaling, "spec.autoscaling", "invalid autoscaling JSON: %v", func(e *Extensions) **ShorthandAutoscaling { return &e.Autoscaling }),

@@ -20,7 +20,7 @@ import (
 func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Problems) {
 	var ps Problems
 	ext := o.ext
-	a := model.Alerting{RunbookURL: ext.RunbookURL, NoData: boolOr(ext.NoData, false)}
+	a := model.Alerting{RunbookURL: ext.RunbookURL, DashboardURL: ext.DashboardURL, NoData: boolOr(ext.NoData, false)}
 	if v := ext.MinEvents; v != "" {
 		d, err := model.ParseDecimal(v)
 		if err != nil {
