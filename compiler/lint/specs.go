@@ -166,10 +166,10 @@ func (c *SpecChecker) selector(s model.SLO, u use, vs *parser.VectorSelector) []
 		}
 		vals := scrape.Values(series, m.Name)
 		if m.Name == "le" {
-			out = append(out, found(path, "%s{%s}, but the scrape's %s has no such bucket; its buckets are le=%s%s", name, m, name, quoteSome(vals, 40), nearestBuckets(m, vals)))
+			out = append(out, found(path, "%s{%s}, but the scrape's %s has no such bucket; its buckets are le=%s%s", name, m, name, quoteList(vals, 40), nearestBuckets(m, vals)))
 			continue
 		}
-		out = append(out, found(path, "%s{%s}, but the scrape has %s=%s", name, m, m.Name, quoteSome(vals, 12)))
+		out = append(out, found(path, "%s{%s}, but the scrape has %s=%s", name, m, m.Name, quoteList(vals, 12)))
 	}
 	if len(out) > 0 {
 		return out
@@ -283,19 +283,7 @@ func seriesMatch(ls map[string]string, ms []*labels.Matcher) bool {
 	return true
 }
 
-// quoteSome quotes at most max values, then says how many more there are.
-func quoteSome(vs []string, max int) string {
-	qs := make([]string, 0, len(vs))
-	for _, v := range truncate(vs, max) {
-		if strings.HasPrefix(v, "…") {
-			qs = append(qs, v)
-			continue
-		}
-		qs = append(qs, strconv.Quote(v))
-	}
-	return strings.Join(qs, ", ")
-}
-
+// truncate keeps at most max values, then says how many more there are.
 func truncate(vs []string, max int) []string {
 	if len(vs) <= max {
 		return vs
