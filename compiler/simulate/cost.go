@@ -12,7 +12,6 @@ import (
 
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
-	"github.com/prometheus/prometheus/promql/parser"
 	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -212,34 +211,6 @@ func (r *costRun) evalOnce() (time.Duration, error) {
 }
 
 func (r *costRun) close() { r.h.close() }
-
-// reach is how far back a query reads: its longest range, and the step
-// when that range is a subquery's.
-type reach struct{ rng, step time.Duration }
-
-// projectRange is the longest range a query reads, of a range selector or
-// a subquery.
-func projectRange(qs string) reach {
-	expr, err := query.NewParser().ParseExpr(qs)
-	if err != nil {
-		return reach{}
-	}
-	var longest reach
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		switch m := n.(type) {
-		case *parser.MatrixSelector:
-			if m.Range > longest.rng {
-				longest = reach{rng: m.Range}
-			}
-		case *parser.SubqueryExpr:
-			if m.Range > longest.rng && m.Step > 0 {
-				longest = reach{rng: m.Range, step: m.Step}
-			}
-		}
-		return nil
-	})
-	return longest
-}
 
 // NaiveGroup is the baseline: every window's error ratio straight from raw
 // series, and the same burn-rate alerts over those ratios.

@@ -306,33 +306,6 @@ func pageTier(h *harness, ls map[string]string) string {
 	return out
 }
 
-// firing tells whether an alert of the given name fires for the labels.
-func firing(h *harness, name string, ls map[string]string) bool {
-	for _, g := range h.groups {
-		for _, r := range g.Rules() {
-			ar, ok := r.(*rules.AlertingRule)
-			if !ok || ar.Name() != name {
-				continue
-			}
-			for _, a := range ar.ActiveAlerts() {
-				if a.State == rules.StateFiring && matches(a.Labels, ls) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-func matches(l labels.Labels, want map[string]string) bool {
-	for k, v := range want {
-		if l.Get(k) != v {
-			return false
-		}
-	}
-	return true
-}
-
 // fleetSim is one fleet's engine and HPA state.
 type fleetSim struct {
 	f     Fleet

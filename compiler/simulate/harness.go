@@ -3,9 +3,9 @@ package simulate
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
-	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
 	"github.com/prometheus/prometheus/tsdb/chunks"
 
@@ -452,131 +451,34 @@ func (k alertKey) String() string {
 	return fmt.Sprintf("%s{severity=%q}", k.name, k.severity)
 }
 
-// driver feeds a workload's counters into the harness at scrape times.
-type driver struct {
-	h      *harness
-	w      *workload
-	budget float64
-	scrape time.Duration
-	// next is the next scrape time; scrapes run from -prehistory on.
-	next time.Duration
-	// cumulative (fractional) requests and bad requests per pod, the whole
-	// counts exposed, and the counts at each pod's last restart.
-	cumN, cumK     []float64
-	intN, intK     []float64
-	resetN, resetK []float64
-	refs           []storage.SeriesRef
-	// truth: whole requests and bad requests over all pods, per scrape.
-	ledger []ledgerPoint
-}
+// reach is how far back a query reads: its longest range, and the step
+// when that range is a subquery's.
+type reach struct{ rng, step time.Duration }
 
-type ledgerPoint struct {
-	t    time.Duration
-	n, k float64
-}
-
-// traffic is the load at simulated time t: requests per second per pod
-// (pods get unequal shares around it) and the burn rate (error ratio over
-// error budget).
-type traffic func(t time.Duration) (rps, burn float64)
-
-// restart says whether pod restarts (its counters start from zero) in the
-// scrape interval ending at t.
-type restart func(pod int, t time.Duration) bool
-
-func newDriver(h *harness, w *workload, budget float64, scrape, prehistory time.Duration) *driver {
-	d := &driver{h: h, w: w, budget: budget, scrape: scrape, next: -prehistory}
-	d.cumN = make([]float64, w.pods)
-	d.cumK = make([]float64, w.pods)
-	d.intN = make([]float64, w.pods)
-	d.intK = make([]float64, w.pods)
-	d.resetN = make([]float64, w.pods)
-	d.resetK = make([]float64, w.pods)
-	d.refs = make([]storage.SeriesRef, len(w.series))
-	return d
-}
-
-// podShare spreads load unevenly over pods (0.5x to 1.5x), as a load
-// balancer with warm and cold replicas would.
-func podShare(pod, pods int) float64 {
-	if pods == 1 {
-		return 1
+// projectRange is the longest range a query reads, of a range selector or
+// a subquery.
+func projectRange(qs string) reach {
+	expr, err := query.NewParser().ParseExpr(qs)
+	if err != nil {
+		return reach{}
 	}
-	return 0.5 + float64(pod)/float64(pods-1)
-}
-
-// advance appends every scrape up to and including t.
-func (d *driver) advance(t time.Duration, load traffic, restarts restart) error {
-	for ; d.next <= t; d.next += d.scrape {
-		now := d.next
-		rps, burn := load(now)
-		frac := math.Min(burn*d.budget, 1)
-		sec := d.scrape.Seconds()
-		down := make([]bool, d.w.pods)
-		for p := range d.cumN {
-			d.cumN[p] += rps * podShare(p, d.w.pods) * sec
-			d.cumK[p] += rps * podShare(p, d.w.pods) * sec * frac
-			// Whole bad requests grow by at most the whole requests of the
-			// scrape, so good counts (requests minus bad ones, as a bucket
-			// below a latency threshold holds) never decrease when every
-			// request fails and rounding would otherwise differ.
-			n := math.Floor(d.cumN[p])
-			d.intK[p] += min(math.Floor(d.cumK[p])-d.intK[p], n-d.intN[p])
-			d.intN[p] = n
-			if restarts != nil && restarts(p, now) {
-				// The restarted pod misses this scrape and comes back from zero.
-				d.resetN[p], d.resetK[p] = d.intN[p], d.intK[p]
-				down[p] = true
+	var longest reach
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		switch m := n.(type) {
+		case *parser.MatrixSelector:
+			if m.Range > longest.rng {
+				longest = reach{rng: m.Range}
+			}
+		case *parser.SubqueryExpr:
+			if m.Range > longest.rng && m.Step > 0 {
+				longest = reach{rng: m.Range, step: m.Step}
 			}
 		}
-		app := d.h.db.Appender(context.Background())
-		ms := epoch().Add(now).UnixMilli()
-		for i, s := range d.w.series {
-			if down[s.pod] {
-				continue
-			}
-			n := d.intN[s.pod] - d.resetN[s.pod]
-			k := d.intK[s.pod] - d.resetK[s.pod]
-			var ref storage.SeriesRef
-			var err error
-			if s.hist != nil {
-				ref, err = app.AppendHistogram(d.refs[i], s.labels, ms, s.histogram(n, k), nil)
-			} else {
-				ref, err = app.Append(d.refs[i], s.labels, ms, s.coefN*n+s.coefK*k)
-			}
-			if err != nil {
-				app.Rollback()
-				return fmt.Errorf("append synthetic sample: %w", err)
-			}
-			d.refs[i] = ref
-		}
-		if err := app.Commit(); err != nil {
-			return fmt.Errorf("commit synthetic samples: %w", err)
-		}
-		var n, k float64
-		for p := range d.cumN {
-			n += d.intN[p]
-			k += d.intK[p]
-		}
-		d.ledger = append(d.ledger, ledgerPoint{t: now, n: n, k: k})
-	}
-	return nil
+		return nil
+	})
+	return longest
 }
 
-// truth is the count-weighted error ratio over scrapes in (from, to].
-func (d *driver) truth(from, to time.Duration) (ratio float64, ok bool) {
-	var first, last *ledgerPoint
-	for i := range d.ledger {
-		p := &d.ledger[i]
-		if p.t <= from {
-			first = p
-		}
-		if p.t <= to {
-			last = p
-		}
-	}
-	if first == nil || last == nil || last.n == first.n {
-		return 0, false
-	}
-	return (last.k - first.k) / (last.n - first.n), true
+func sortGroups(g []*rules.Group) {
+	sort.Slice(g, func(i, j int) bool { return g[i].Name() < g[j].Name() })
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/prometheus/prometheus/rules"
 )
 
 // windowBurn is the burn rate a window of length w sees t after a step from
@@ -110,10 +109,6 @@ func longest(t model.Tier) time.Duration {
 		}
 	}
 	return out
-}
-
-func sortGroups(g []*rules.Group) {
-	sort.Slice(g, func(i, j int) bool { return g[i].Name() < g[j].Name() })
 }
 
 func roundUp(d, step time.Duration) time.Duration {

@@ -37,7 +37,7 @@ func (r *serviceReplay) query(queries []string, parsed []parser.Expr) error {
 					continue
 				}
 				var err error
-				if one, err = s.h.rangeQuery(one, q, sp.from, sp.to, sp.step); err != nil {
+				if one, err = rangeQuery(s.h, one, q, sp.from, sp.to, sp.step); err != nil {
 					return fmt.Errorf("query %q: %w", q, err)
 				}
 			}
@@ -93,7 +93,7 @@ func mayRead(expr parser.Expr, slo model.SLO) bool {
 // to out. The result is copied before the query closes: closing hands the
 // matrix's points back to a pool that other queries, in other goroutines,
 // fill again.
-func (h *harness) rangeQuery(out []TimeSeries, qs string, from, to, step time.Duration) ([]TimeSeries, error) {
+func rangeQuery(h *harness, out []TimeSeries, qs string, from, to, step time.Duration) ([]TimeSeries, error) {
 	q, err := h.engine.NewRangeQuery(context.Background(), h.db, nil, qs, epoch().Add(from), epoch().Add(to), step)
 	if err != nil {
 		return nil, err

@@ -61,10 +61,6 @@ func (s *sloSim) silence(scenario string, load traffic, restarts restart, end ti
 	return out, nil
 }
 
-func constant(rps, burn float64) traffic {
-	return func(time.Duration) (float64, float64) { return rps, burn }
-}
-
 // healthy: half the budget rate for as long as the page tier's longest
 // window (at most 2h) plus the longest `for`: no alert may fire. Constant
 // traffic looks the same to every window once they hold data, so a longer

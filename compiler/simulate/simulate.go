@@ -210,9 +210,6 @@ type sloSim struct {
 	cores chan struct{}
 }
 
-// healthyBurn is the burn rate of healthy traffic: half the budget rate.
-const healthyBurn = 0.5
-
 func (s *sloSim) scrape() time.Duration {
 	if s.slo.ScrapeInterval > 0 {
 		return s.slo.ScrapeInterval

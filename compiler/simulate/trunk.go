@@ -208,15 +208,7 @@ func copyOf(h *harness, d *driver, x ruleIndex) (c snapshot, ok bool, err error)
 	for i, g := range n.groups {
 		g.CopyState(h.groups[i])
 	}
-	nd := *d
-	nd.h = n
-	nd.cumN, nd.cumK = slices.Clone(d.cumN), slices.Clone(d.cumK)
-	nd.intN, nd.intK = slices.Clone(d.intN), slices.Clone(d.intK)
-	nd.resetN, nd.resetK = slices.Clone(d.resetN), slices.Clone(d.resetK)
-	// Series references belong to the storage that issued them.
-	nd.refs = make([]storage.SeriesRef, len(d.refs))
-	nd.ledger = slices.Clone(d.ledger)
-	return snapshot{at: -1, h: n, d: &nd}, true, nil
+	return snapshot{at: -1, h: n, d: d.copyTo(n)}, true, nil
 }
 
 // copySamples appends every sample of from's storage to to's.

@@ -1,0 +1,65 @@
+package simulate
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/rules"
+)
+
+// groupAlertStates reads the state of every alert instance after an
+// evaluation, by the group its labels name (`model_name="x"`; empty values
+// for an alert without the grouping labels).
+func groupAlertStates(h *harness, groupBy []string) map[string]map[alertKey]rules.AlertState {
+	out := map[string]map[alertKey]rules.AlertState{}
+	h.eachAlert(func(key alertKey, active []*rules.Alert) {
+		for _, a := range active {
+			name := groupName(a.Labels, groupBy)
+			if out[name] == nil {
+				out[name] = map[alertKey]rules.AlertState{}
+			}
+			if a.State > out[name][key] {
+				out[name][key] = a.State
+			}
+		}
+	})
+	return out
+}
+
+// groupName names the group a label set belongs to: `model_name="x"`, the
+// grouping labels in order, joined by commas.
+func groupName(ls labels.Labels, groupBy []string) string {
+	parts := make([]string, len(groupBy))
+	for i, l := range groupBy {
+		parts[i] = l + "=" + strconv.Quote(ls.Get(l))
+	}
+	return strings.Join(parts, ",")
+}
+
+// firing tells whether an alert of the given name fires for the labels.
+func firing(h *harness, name string, ls map[string]string) bool {
+	for _, g := range h.groups {
+		for _, r := range g.Rules() {
+			ar, ok := r.(*rules.AlertingRule)
+			if !ok || ar.Name() != name {
+				continue
+			}
+			for _, a := range ar.ActiveAlerts() {
+				if a.State == rules.StateFiring && matches(a.Labels, ls) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func matches(l labels.Labels, want map[string]string) bool {
+	for k, v := range want {
+		if l.Get(k) != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,75 @@
+package simulate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/prometheus/prometheus/model/labels"
+)
+
+// simGroup is one group's synthetic series and its name, `model_name="x"`.
+type simGroup struct {
+	name string
+	w    *workload
+}
+
+// groupWorkloads builds the series of n groups of a grouped SLO: the SLO's
+// workload with every grouping label set to one value per group, named
+// after the engine (vllm-a, vllm-b) or else the SLO. Other values are tried
+// until every group's series drive the SLI exactly (a selector may
+// constrain a grouping label); a grouping label the selector pins to one
+// value leaves one group, which no scenario can split.
+func groupWorkloads(slo model.SLO, shape Shape, n int) ([]simGroup, error) {
+	proto, err := newWorkload(slo, shape)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]string{}
+	if len(proto.series) > 0 {
+		have = proto.series[0].labels.Map()
+	}
+	var bases []func(label string) string
+	if slo.Inference != nil {
+		bases = append(bases, func(string) string { return slo.Inference.Engine })
+	}
+	bases = append(bases, func(string) string { return slo.Name }, func(l string) string { return have[l] })
+	var lastErr error
+	for _, base := range bases {
+		var out []simGroup
+		for i := range n {
+			suffix := string(rune('a' + i))
+			values := map[string]string{}
+			var name []string
+			for _, l := range slo.GroupBy {
+				v := suffix
+				if b := base(l); b != "" {
+					v = b + "-" + suffix
+				}
+				values[l] = v
+				name = append(name, l+"="+strconv.Quote(v))
+			}
+			w, err := newWorkload(slo, shape)
+			if err != nil {
+				return nil, err
+			}
+			for i := range w.series {
+				lb := labels.NewBuilder(w.series[i].labels)
+				for k, v := range values {
+					lb.Set(k, v)
+				}
+				w.series[i].labels = lb.Labels()
+			}
+			if err := w.check(slo); err != nil {
+				lastErr = err
+				break
+			}
+			out = append(out, simGroup{name: strings.Join(name, ","), w: w})
+		}
+		if len(out) == n {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("no %d values of %s select the SLI's series (the selector may pin them): %w", n, strings.Join(slo.GroupBy, ", "), lastErr)
+}
