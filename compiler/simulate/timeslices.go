@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 )
 
 // slicedLoad turns a load's burn into whole bad slices for Timeslices: a
@@ -20,7 +21,7 @@ import (
 // slice before. A bad slice then fails only its first stretch: every
 // evaluation of the slice reads some of it, and none of the next slice's
 // does, so one bad slice of requests is one bad slice of evaluations.
-func (s *sloSim) slicedLoad(load traffic) traffic {
+func (s *sloSim) slicedLoad(load workload.Traffic) workload.Traffic {
 	slice := s.slo.Timeslices.Window
 	stretch := s.badStretch()
 	var last int64
@@ -64,11 +65,11 @@ func (s *sloSim) badStretch() time.Duration {
 // share of bad requests in the scrapes its range reads is at most 1 − φ (the
 // quantile then falls in the good bucket), and the slice is bad when the
 // share of good evaluations is below timeSliceTarget.
-func (s *sloSim) evaluationsTruth(d *driver, t time.Duration) (float64, bool) {
+func (s *sloSim) evaluationsTruth(d *workload.Driver, t time.Duration) (float64, bool) {
 	ts, th := s.slo.Timeslices, s.slo.SLI.Threshold
 	good, n := 0, 0
 	for e := t - ts.Window + ts.Evaluation; e <= t; e += ts.Evaluation {
-		r, ok := d.truth(e-th.Range+s.scrape(), e)
+		r, ok := d.Truth(e-th.Range+s.scrape(), e)
 		if !ok {
 			continue
 		}
@@ -91,11 +92,11 @@ func (s *sloSim) evaluationsTruth(d *driver, t time.Duration) (float64, bool) {
 // slice's error, counted from the requests the driver sent within the
 // scrapes its rates read. A Timeslices slice is bad when most of its
 // requests failed (sliceBurn makes slices all good or all bad).
-func (s *sloSim) sliceTruth(d *driver, end time.Duration) (float64, bool) {
+func (s *sloSim) sliceTruth(d *workload.Driver, end time.Duration) (float64, bool) {
 	ts := s.slo.Timeslices
 	sum, n := 0.0, 0
 	for t := time.Duration(0); t <= end; t += ts.Window {
-		r, ok := d.truth(t-ts.Window+s.scrape(), t)
+		r, ok := d.Truth(t-ts.Window+s.scrape(), t)
 		if s.slo.SLI.Threshold != nil && ts.Evaluation > 0 {
 			r, ok = s.evaluationsTruth(d, t)
 		}

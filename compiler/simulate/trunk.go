@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/rules"
@@ -28,7 +30,7 @@ type trunk struct {
 	load [][2]float64
 	// states are the alert states after each evaluation, from 0 in steps
 	// of eval.
-	states []map[alertKey]rules.AlertState
+	states []map[prom.AlertKey]rules.AlertState
 	// err is what stopped the trunk at evaluation len(states); a rule
 	// error is a finding the scenarios sharing that step report.
 	err   error
@@ -39,13 +41,13 @@ type trunk struct {
 // evaluation at step at.
 type snapshot struct {
 	at time.Duration
-	h  *harness
-	d  *driver
+	h  *prom.Harness
+	d  *workload.Driver
 }
 
 func (tr *trunk) close() {
 	for _, s := range tr.snaps {
-		s.h.close()
+		s.h.Close()
 	}
 }
 
@@ -78,28 +80,28 @@ func (s *sloSim) trunk() (*trunk, error) {
 		return s.shared, nil
 	}
 	end, copies := s.trunkSpan()
-	h, err := newIndexedHarness(s.rules, false, s.opts.Scratch)
+	h, err := prom.NewIndexedHarness(s.rules, false, s.opts.Scratch)
 	if err != nil {
 		return nil, err
 	}
-	if len(h.groups) == 0 {
-		h.close()
+	if len(h.Groups) == 0 {
+		h.Close()
 		return nil, &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
 	}
-	tr := &trunk{eval: h.groups[0].Interval()}
+	tr := &trunk{eval: h.Groups[0].Interval()}
 	s.shared = tr
 	s.eval = tr.eval
-	w, err := newWorkload(s.slo, s.opts.Shape)
+	w, err := workload.New(s.slo, s.opts.Shape)
 	if err == nil {
 		err = s.checkSteps(end, s.prehistory())
 	}
 	if err != nil {
-		h.close()
+		h.Close()
 		tr.err = err
 		return tr, nil
 	}
-	d := newDriver(h, w, s.budget(), s.scrape(), s.prehistory())
-	load := s.scaled(constant(1, healthyBurn))
+	d := workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory())
+	load := s.scaled(workload.Constant(1, workload.HealthyBurn))
 	recorded := func(t time.Duration) (float64, float64) {
 		rps, burn := load(t)
 		tr.load = append(tr.load, [2]float64{rps, burn})
@@ -111,15 +113,15 @@ func (s *sloSim) trunk() (*trunk, error) {
 	slices.Sort(copies)
 	copies = slices.Compact(copies)
 	for t := time.Duration(0); t <= end; t += tr.eval {
-		if err := d.advance(t, recorded, nil); err != nil {
+		if err := d.Advance(t, recorded, nil); err != nil {
 			tr.err = err
 			break
 		}
-		if err := h.eval(t); err != nil {
+		if err := h.Eval(t); err != nil {
 			tr.err = &ruleError{at: t, err: err}
 			break
 		}
-		tr.states = append(tr.states, h.alertStates())
+		tr.states = append(tr.states, h.AlertStates())
 		if len(copies) == 0 || copies[0] != t {
 			continue
 		}
@@ -141,7 +143,7 @@ func (s *sloSim) trunk() (*trunk, error) {
 		}
 	}
 	if h != nil {
-		h.close()
+		h.Close()
 	}
 	s.simulated += time.Duration(len(tr.states)) * tr.eval
 	return tr, nil
@@ -152,7 +154,7 @@ func (s *sloSim) trunk() (*trunk, error) {
 // any, and whether the run shares the step where the trunk stopped on
 // tr.err. A step is shared when every scrape up to it sends the trunk's
 // traffic without restarts.
-func (tr *trunk) replayed(load traffic, restarts restart, end, scrape, prehistory time.Duration, pods int) (states []map[alertKey]rules.AlertState, snap *snapshot, stops bool) {
+func (tr *trunk) replayed(load workload.Traffic, restarts workload.Restart, end, scrape, prehistory time.Duration, pods int) (states []map[prom.AlertKey]rules.AlertState, snap *snapshot, stops bool) {
 	// Scrapes run from -prehistory in steps of scrape; the evaluation at t
 	// sees the scrapes at or before it.
 	differs := time.Duration(math.MaxInt64)
@@ -187,40 +189,40 @@ func (tr *trunk) replayed(load traffic, restarts restart, end, scrape, prehistor
 // copyOf starts a Prometheus holding h's samples and group state and a
 // driver continuing d there. It declines (ok false) while an alert is
 // pending or firing: alert instances would be shared between the copies.
-func copyOf(h *harness, d *driver, x ruleIndex) (c snapshot, ok bool, err error) {
-	for _, st := range h.alertStates() {
+func copyOf(h *prom.Harness, d *workload.Driver, x prom.RuleIndex) (c snapshot, ok bool, err error) {
+	for _, st := range h.AlertStates() {
 		if st != rules.StateInactive {
 			return snapshot{}, false, nil
 		}
 	}
-	n, err := newIndexedHarness(x, h.counted != nil, filepath.Dir(h.dir))
+	n, err := prom.NewIndexedHarness(x, h.Counted != nil, filepath.Dir(h.Dir))
 	if err != nil {
 		return snapshot{}, false, err
 	}
 	if err := copySamples(h, n); err != nil {
-		n.close()
+		n.Close()
 		return snapshot{}, false, err
 	}
-	if len(n.groups) != len(h.groups) {
-		n.close()
-		return snapshot{}, false, fmt.Errorf("copy of the rule groups has %d groups, not %d", len(n.groups), len(h.groups))
+	if len(n.Groups) != len(h.Groups) {
+		n.Close()
+		return snapshot{}, false, fmt.Errorf("copy of the rule groups has %d groups, not %d", len(n.Groups), len(h.Groups))
 	}
-	for i, g := range n.groups {
-		g.CopyState(h.groups[i])
+	for i, g := range n.Groups {
+		g.CopyState(h.Groups[i])
 	}
-	return snapshot{at: -1, h: n, d: d.copyTo(n)}, true, nil
+	return snapshot{at: -1, h: n, d: d.CopyTo(n)}, true, nil
 }
 
 // copySamples appends every sample of from's storage to to's.
-func copySamples(from, to *harness) error {
+func copySamples(from, to *prom.Harness) error {
 	ctx := context.Background()
-	q, err := from.db.Querier(math.MinInt64, math.MaxInt64)
+	q, err := from.DB.Querier(math.MinInt64, math.MaxInt64)
 	if err != nil {
 		return fmt.Errorf("copy simulation storage: %w", err)
 	}
 	defer q.Close()
 	set := q.Select(ctx, false, nil, labels.MustNewMatcher(labels.MatchRegexp, query.MetricNameLabel, ".+"))
-	app := to.db.Appender(ctx)
+	app := to.DB.Appender(ctx)
 	var it chunkenc.Iterator
 	for set.Next() {
 		series := set.At()

@@ -1,4 +1,4 @@
-package simulate
+package workload
 
 import (
 	"context"
@@ -7,20 +7,21 @@ import (
 	"slices"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/prometheus/prometheus/storage"
 )
 
 // healthyBurn is the burn rate of healthy traffic: half the budget rate.
-const healthyBurn = 0.5
+const HealthyBurn = 0.5
 
 // driver feeds a workload's counters into the harness at scrape times.
-type driver struct {
-	h      *harness
-	w      *workload
-	budget float64
-	scrape time.Duration
+type Driver struct {
+	h        *prom.Harness
+	Workload *Workload
+	budget   float64
+	scrape   time.Duration
 	// next is the next scrape time; scrapes run from -prehistory on.
-	next time.Duration
+	Next time.Duration
 	// cumulative (fractional) requests and bad requests per pod, the whole
 	// counts exposed, and the counts at each pod's last restart.
 	cumN, cumK     []float64
@@ -39,27 +40,27 @@ type ledgerPoint struct {
 // traffic is the load at simulated time t: requests per second per pod
 // (pods get unequal shares around it) and the burn rate (error ratio over
 // error budget).
-type traffic func(t time.Duration) (rps, burn float64)
+type Traffic func(t time.Duration) (rps, burn float64)
 
 // restart says whether pod restarts (its counters start from zero) in the
 // scrape interval ending at t.
-type restart func(pod int, t time.Duration) bool
+type Restart func(pod int, t time.Duration) bool
 
-func newDriver(h *harness, w *workload, budget float64, scrape, prehistory time.Duration) *driver {
-	d := &driver{h: h, w: w, budget: budget, scrape: scrape, next: -prehistory}
-	d.cumN = make([]float64, w.pods)
-	d.cumK = make([]float64, w.pods)
-	d.intN = make([]float64, w.pods)
-	d.intK = make([]float64, w.pods)
-	d.resetN = make([]float64, w.pods)
-	d.resetK = make([]float64, w.pods)
-	d.refs = make([]storage.SeriesRef, len(w.series))
+func NewDriver(h *prom.Harness, w *Workload, budget float64, scrape, prehistory time.Duration) *Driver {
+	d := &Driver{h: h, Workload: w, budget: budget, scrape: scrape, Next: -prehistory}
+	d.cumN = make([]float64, w.Pods)
+	d.cumK = make([]float64, w.Pods)
+	d.intN = make([]float64, w.Pods)
+	d.intK = make([]float64, w.Pods)
+	d.resetN = make([]float64, w.Pods)
+	d.resetK = make([]float64, w.Pods)
+	d.refs = make([]storage.SeriesRef, len(w.Series))
 	return d
 }
 
 // podShare spreads load unevenly over pods (0.5x to 1.5x), as a load
 // balancer with warm and cold replicas would.
-func podShare(pod, pods int) float64 {
+func PodShare(pod, pods int) float64 {
 	if pods == 1 {
 		return 1
 	}
@@ -67,16 +68,16 @@ func podShare(pod, pods int) float64 {
 }
 
 // advance appends every scrape up to and including t.
-func (d *driver) advance(t time.Duration, load traffic, restarts restart) error {
-	for ; d.next <= t; d.next += d.scrape {
-		now := d.next
+func (d *Driver) Advance(t time.Duration, load Traffic, restarts Restart) error {
+	for ; d.Next <= t; d.Next += d.scrape {
+		now := d.Next
 		rps, burn := load(now)
 		frac := math.Min(burn*d.budget, 1)
 		sec := d.scrape.Seconds()
-		down := make([]bool, d.w.pods)
+		down := make([]bool, d.Workload.Pods)
 		for p := range d.cumN {
-			d.cumN[p] += rps * podShare(p, d.w.pods) * sec
-			d.cumK[p] += rps * podShare(p, d.w.pods) * sec * frac
+			d.cumN[p] += rps * PodShare(p, d.Workload.Pods) * sec
+			d.cumK[p] += rps * PodShare(p, d.Workload.Pods) * sec * frac
 			// Whole bad requests grow by at most the whole requests of the
 			// scrape, so good counts (requests minus bad ones, as a bucket
 			// below a latency threshold holds) never decrease when every
@@ -90,20 +91,20 @@ func (d *driver) advance(t time.Duration, load traffic, restarts restart) error 
 				down[p] = true
 			}
 		}
-		app := d.h.db.Appender(context.Background())
-		ms := epoch().Add(now).UnixMilli()
-		for i, s := range d.w.series {
-			if down[s.pod] {
+		app := d.h.DB.Appender(context.Background())
+		ms := prom.Epoch().Add(now).UnixMilli()
+		for i, s := range d.Workload.Series {
+			if down[s.Pod] {
 				continue
 			}
-			n := d.intN[s.pod] - d.resetN[s.pod]
-			k := d.intK[s.pod] - d.resetK[s.pod]
+			n := d.intN[s.Pod] - d.resetN[s.Pod]
+			k := d.intK[s.Pod] - d.resetK[s.Pod]
 			var ref storage.SeriesRef
 			var err error
 			if s.hist != nil {
-				ref, err = app.AppendHistogram(d.refs[i], s.labels, ms, s.histogram(n, k), nil)
+				ref, err = app.AppendHistogram(d.refs[i], s.Labels, ms, s.histogram(n, k), nil)
 			} else {
-				ref, err = app.Append(d.refs[i], s.labels, ms, s.coefN*n+s.coefK*k)
+				ref, err = app.Append(d.refs[i], s.Labels, ms, s.CoefN*n+s.coefK*k)
 			}
 			if err != nil {
 				app.Rollback()
@@ -125,7 +126,7 @@ func (d *driver) advance(t time.Duration, load traffic, restarts restart) error 
 }
 
 // truth is the count-weighted error ratio over scrapes in (from, to].
-func (d *driver) truth(from, to time.Duration) (ratio float64, ok bool) {
+func (d *Driver) Truth(from, to time.Duration) (ratio float64, ok bool) {
 	var first, last *ledgerPoint
 	for i := range d.ledger {
 		p := &d.ledger[i]
@@ -142,12 +143,12 @@ func (d *driver) truth(from, to time.Duration) (ratio float64, ok bool) {
 	return (last.k - first.k) / (last.n - first.n), true
 }
 
-func constant(rps, burn float64) traffic {
+func Constant(rps, burn float64) Traffic {
 	return func(time.Duration) (float64, float64) { return rps, burn }
 }
 
 // copyTo is a driver continuing d in h, a copy of d's harness.
-func (d *driver) copyTo(h *harness) *driver {
+func (d *Driver) CopyTo(h *prom.Harness) *Driver {
 	nd := *d
 	nd.h = h
 	nd.cumN, nd.cumK = slices.Clone(d.cumN), slices.Clone(d.cumK)

@@ -1,4 +1,4 @@
-package simulate
+package prom
 
 import (
 	"strconv"
@@ -11,13 +11,13 @@ import (
 // groupAlertStates reads the state of every alert instance after an
 // evaluation, by the group its labels name (`model_name="x"`; empty values
 // for an alert without the grouping labels).
-func groupAlertStates(h *harness, groupBy []string) map[string]map[alertKey]rules.AlertState {
-	out := map[string]map[alertKey]rules.AlertState{}
-	h.eachAlert(func(key alertKey, active []*rules.Alert) {
+func GroupAlertStates(h *Harness, groupBy []string) map[string]map[AlertKey]rules.AlertState {
+	out := map[string]map[AlertKey]rules.AlertState{}
+	h.eachAlert(func(key AlertKey, active []*rules.Alert) {
 		for _, a := range active {
 			name := groupName(a.Labels, groupBy)
 			if out[name] == nil {
-				out[name] = map[alertKey]rules.AlertState{}
+				out[name] = map[AlertKey]rules.AlertState{}
 			}
 			if a.State > out[name][key] {
 				out[name][key] = a.State
@@ -38,15 +38,15 @@ func groupName(ls labels.Labels, groupBy []string) string {
 }
 
 // firing tells whether an alert of the given name fires for the labels.
-func firing(h *harness, name string, ls map[string]string) bool {
-	for _, g := range h.groups {
+func Firing(h *Harness, name string, ls map[string]string) bool {
+	for _, g := range h.Groups {
 		for _, r := range g.Rules() {
 			ar, ok := r.(*rules.AlertingRule)
 			if !ok || ar.Name() != name {
 				continue
 			}
 			for _, a := range ar.ActiveAlerts() {
-				if a.State == rules.StateFiring && matches(a.Labels, ls) {
+				if a.State == rules.StateFiring && Matches(a.Labels, ls) {
 					return true
 				}
 			}
@@ -55,7 +55,7 @@ func firing(h *harness, name string, ls map[string]string) bool {
 	return false
 }
 
-func matches(l labels.Labels, want map[string]string) bool {
+func Matches(l labels.Labels, want map[string]string) bool {
 	for k, v := range want {
 		if l.Get(k) != v {
 			return false

@@ -1,4 +1,4 @@
-package simulate
+package workload
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 )
 
 // simGroup is one group's synthetic series and its name, `model_name="x"`.
-type simGroup struct {
-	name string
-	w    *workload
+type Group struct {
+	Name     string
+	Workload *Workload
 }
 
 // groupWorkloads builds the series of n groups of a grouped SLO: the SLO's
@@ -21,14 +21,14 @@ type simGroup struct {
 // until every group's series drive the SLI exactly (a selector may
 // constrain a grouping label); a grouping label the selector pins to one
 // value leaves one group, which no scenario can split.
-func groupWorkloads(slo model.SLO, shape Shape, n int) ([]simGroup, error) {
-	proto, err := newWorkload(slo, shape)
+func Grouped(slo model.SLO, shape Shape, n int) ([]Group, error) {
+	proto, err := New(slo, shape)
 	if err != nil {
 		return nil, err
 	}
 	have := map[string]string{}
-	if len(proto.series) > 0 {
-		have = proto.series[0].labels.Map()
+	if len(proto.Series) > 0 {
+		have = proto.Series[0].Labels.Map()
 	}
 	var bases []func(label string) string
 	if slo.Inference != nil {
@@ -37,7 +37,7 @@ func groupWorkloads(slo model.SLO, shape Shape, n int) ([]simGroup, error) {
 	bases = append(bases, func(string) string { return slo.Name }, func(l string) string { return have[l] })
 	var lastErr error
 	for _, base := range bases {
-		var out []simGroup
+		var out []Group
 		for i := range n {
 			suffix := string(rune('a' + i))
 			values := map[string]string{}
@@ -50,22 +50,22 @@ func groupWorkloads(slo model.SLO, shape Shape, n int) ([]simGroup, error) {
 				values[l] = v
 				name = append(name, l+"="+strconv.Quote(v))
 			}
-			w, err := newWorkload(slo, shape)
+			w, err := New(slo, shape)
 			if err != nil {
 				return nil, err
 			}
-			for i := range w.series {
-				lb := labels.NewBuilder(w.series[i].labels)
+			for i := range w.Series {
+				lb := labels.NewBuilder(w.Series[i].Labels)
 				for k, v := range values {
 					lb.Set(k, v)
 				}
-				w.series[i].labels = lb.Labels()
+				w.Series[i].Labels = lb.Labels()
 			}
 			if err := w.check(slo); err != nil {
 				lastErr = err
 				break
 			}
-			out = append(out, simGroup{name: strings.Join(name, ","), w: w})
+			out = append(out, Group{Name: strings.Join(name, ","), Workload: w})
 		}
 		if len(out) == n {
 			return out, nil

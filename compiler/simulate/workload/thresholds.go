@@ -1,4 +1,4 @@
-package simulate
+package workload
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // threshold and a bad one on the other, so the percentile of a slice of good
 // requests meets the threshold and that of a slice of bad ones does not,
 // whatever the quantile.
-func thresholdSeries(slo model.SLO) ([]series, error) {
+func thresholdSeries(slo model.SLO) ([]Series, error) {
 	th := slo.SLI.Threshold
 	sels, err := selectorsOf(th.Query.Expr)
 	if err != nil {
@@ -24,7 +24,7 @@ func thresholdSeries(slo model.SLO) ([]series, error) {
 	if len(sels) != 1 {
 		return nil, fmt.Errorf("the threshold query reads %d selectors; the simulator models one histogram", len(sels))
 	}
-	base, err := satisfying(sels[0].matchers)
+	base, err := Satisfying(sels[0].matchers)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +44,14 @@ func thresholdSeries(slo model.SLO) ([]series, error) {
 	if !below {
 		n, k = 0, 1
 	}
-	var out []series
+	var out []Series
 	for _, b := range []struct {
 		le     string
 		nC, kC float64
 	}{{labels.FormatOpenMetricsFloat(v / 2), 0, 0}, {labels.FormatOpenMetricsFloat(v), n, k}, {labels.FormatOpenMetricsFloat(2 * v), 1, 0}, {"+Inf", 1, 0}} {
 		lb := labels.NewBuilder(labels.FromMap(base))
 		lb.Set("le", b.le)
-		out = append(out, series{labels: lb.Labels(), coefN: b.nC, coefK: b.kC})
+		out = append(out, Series{Labels: lb.Labels(), CoefN: b.nC, coefK: b.kC})
 	}
 	return out, nil
 }
