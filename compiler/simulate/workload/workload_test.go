@@ -110,7 +110,7 @@ func TestRegexLabelValuesMatchTheirSelectors(t *testing.T) {
 // nativeSLO is an SLO of the OpenTelemetry example on native histograms.
 func nativeSLO(t *testing.T, name string) model.SLO {
 	t.Helper()
-	res, err := spec.Load("../../examples/otel-native.yaml")
+	res, err := spec.Load("../../../examples/otel-native.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
