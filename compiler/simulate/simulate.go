@@ -1,6 +1,8 @@
 // Package simulate proves an SLO's alerts by replaying synthetic engine
-// metrics through Prometheus' own rules manager and PromQL engine, in
-// process and in simulated time.
+// metrics (package workload) through Prometheus' own rules manager and
+// PromQL engine in process, in simulated time (package prom), against the
+// workbook's predictions (package predict). It holds the proofs: the
+// scenarios, what each must show, and the run budget they need.
 //
 // Each SLO gets counters shaped like its engine's (histogram buckets with
 // the engine's `le` strings, _count, _sum, the finished-requests counter by
@@ -31,7 +33,7 @@
 // healthy history every scenario but day/night starts with is replayed
 // once per SLO and copied where a scenario's traffic departs from it
 // (trunk.go), and the day/night scenario evaluates each rule only at the
-// steps its final reading depends on (schedule.go).
+// steps its final reading depends on (prom.Schedule).
 //
 // The predicted alert delay is the workbook's detection time (first moment
 // both windows of some pair exceed its factor, with the healthy history
@@ -201,7 +203,7 @@ type sloSim struct {
 	// and what they read.
 	only func(*rules.RecordingRule) bool
 	// shared is the healthy history the scenarios start from.
-	shared *trunk
+	shared *workload.Trunk
 	// planned, when set, makes runs only note the longest span asked for.
 	planned *time.Duration
 	// everyStep evaluates a restricted run's rules at every step, not on
@@ -265,48 +267,48 @@ func (s *sloSim) run(load workload.Traffic, restarts workload.Restart, end time.
 	if err := s.checkSteps(end, s.prehistory()); err != nil {
 		return err
 	}
-	states, snap, stops := tr.replayed(s.scaled(load), restarts, end, s.scrape(), s.prehistory(), s.opts.Shape.Pods)
-	last := time.Duration(len(states)-1) * tr.eval
-	full := len(states) > 0 && last+tr.eval > end
+	states, snap, stops := tr.Replayed(s.scaled(load), restarts, end, s.scrape(), s.prehistory(), s.opts.Shape.Pods)
+	last := time.Duration(len(states)-1) * tr.Eval
+	full := len(states) > 0 && last+tr.Eval > end
 	if stops {
 		// The run reaches the step where the trunk stopped, with the same
 		// traffic.
 		for i, st := range states {
-			if each(time.Duration(i)*tr.eval, st) {
+			if each(time.Duration(i)*tr.Eval, st) {
 				return nil
 			}
 		}
-		return tr.err
+		return tr.Err
 	}
 	if !full || after != nil {
 		if snap == nil {
 			return s.replay(load, restarts, end, each, after)
 		}
-		states = states[:snap.at/tr.eval+1]
+		states = states[:snap.At/tr.Eval+1]
 	}
 	for i, st := range states {
-		if each(time.Duration(i)*tr.eval, st) && after == nil {
+		if each(time.Duration(i)*tr.Eval, st) && after == nil {
 			return nil
 		}
 	}
 	if full && after == nil {
 		return nil
 	}
-	c, ok, err := copyOf(snap.h, snap.d, s.rules)
+	c, ok, err := workload.CopyOf(snap.H, snap.D, s.rules)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return s.replay(load, restarts, end, each, after)
 	}
-	defer c.h.Close()
+	defer c.H.Close()
 	// The load starts over with the trunk's scrapes: a sliced one counts
 	// slices from its first call.
 	scaled := s.scaled(load)
-	for at := -s.prehistory(); at < c.d.Next; at += s.scrape() {
+	for at := -s.prehistory(); at < c.D.Next; at += s.scrape() {
 		scaled(at)
 	}
-	return s.steps(c.h, c.d, scaled, restarts, snap.at+tr.eval, end, each, after)
+	return s.steps(c.H, c.D, scaled, restarts, snap.At+tr.Eval, end, each, after)
 }
 
 // replay runs a timeline from zero in a Prometheus of its own.
@@ -392,7 +394,7 @@ func (s *sloSim) check(scenario, subject, expected, observed string, pass bool) 
 // close releases the trunk's copies.
 func (s *sloSim) close() {
 	if s.shared != nil {
-		s.shared.close()
+		s.shared.Close()
 		s.shared = nil
 	}
 }
