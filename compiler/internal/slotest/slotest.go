@@ -32,7 +32,7 @@ func Workbook(t testing.TB, window, scrape, eval time.Duration) []model.Tier {
 	return tiers
 }
 
-// vllmSLO is an SLO on vLLM's metrics as the shorthand resolves it: 28d,
+// VLLM is an SLO on vLLM's metrics as the shorthand resolves it: 28d,
 // 1m evaluation, 30s scrapes, workbook tiers.
 func VLLM(t testing.TB, role, target string) model.SLO {
 	t.Helper()
@@ -64,7 +64,7 @@ func VLLM(t testing.TB, role, target string) model.SLO {
 	return slo
 }
 
-// gatewaySLO is a plain OpenSLO ratio over HTTP counters, 7d window.
+// Gateway is a plain OpenSLO ratio over HTTP counters, 7d window.
 func Gateway(t testing.TB) model.SLO {
 	t.Helper()
 	return model.SLO{
@@ -78,7 +78,7 @@ func Gateway(t testing.TB) model.SLO {
 	}
 }
 
-// loadExamples resolves the repository's example specs.
+// Examples resolves the repository's example specs.
 func Examples(t testing.TB) spec.Result {
 	t.Helper()
 	res, err := spec.Load(filepath.Join(root(t), "examples"))

@@ -171,7 +171,7 @@ type FleetStep struct {
 	Backlog  []bool
 }
 
-// hpaSync is the HPA's sync period, and the scrape interval.
+// HPASync is the HPA's sync period, and the scrape interval.
 const HPASync = 15 * time.Second
 
 // clientPatience is how long a queued request waits before its client
@@ -194,7 +194,7 @@ func RunFleet(opts FleetOptions) ([]FleetStep, error) {
 	return RunIndexed(x, opts)
 }
 
-// fleetReady tells why an SLO cannot drive the fleet simulation, if so.
+// Ready tells why an SLO cannot drive the fleet simulation, if so.
 func Ready(slo model.SLO) error {
 	inf := slo.Inference
 	if inf == nil || inf.Role != "ttft" || len(inf.Buckets) == 0 || inf.Native {
@@ -203,7 +203,7 @@ func Ready(slo model.SLO) error {
 	return nil
 }
 
-// runFleet is RunFleet over parsed rule groups.
+// RunIndexed is RunFleet over parsed rule groups.
 func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 	h, err := prom.NewIndexedHarness(x, false, opts.Scratch)
 	if err != nil {
@@ -514,7 +514,7 @@ func (s *fleetSim) sync(t time.Duration, values []float64) {
 	s.scaleTo(t, next)
 }
 
-// propose is one trigger's replica count.
+// Propose is one trigger's replica count.
 func Propose(tr Trigger, v float64, cur int) int {
 	ratio := v / tr.Target
 	if tr.Average {

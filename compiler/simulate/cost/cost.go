@@ -21,7 +21,7 @@ import (
 	"github.com/inferslo/inferslo/templates"
 )
 
-// CostOptions set the cardinality and history of a cost measurement.
+// Options set the cardinality and history of a cost measurement.
 type Options struct {
 	// Shape is the workload per SLO; default 200 pods × 4 models.
 	Shape workload.Shape
@@ -53,7 +53,7 @@ type RuleCost struct {
 	Time time.Duration `json:"time_ns"`
 }
 
-// CostReport compares inferslo's rules with a naive baseline over the same
+// Report compares inferslo's rules with a naive baseline over the same
 // series, measured the same way in the same run.
 type Report struct {
 	Pods     int           `json:"pods"`
@@ -67,7 +67,7 @@ type Report struct {
 	Skipped []string `json:"skipped,omitempty"`
 }
 
-// Cost measures the set's rules against a naive baseline that computes
+// Measure measures the set's rules against a naive baseline that computes
 // every window from raw series (sum(rate(bad[w])) / sum(rate(total[w]))),
 // as hand-written rules usually do. Each SLO gets its own workload; figures
 // are summed over SLOs.

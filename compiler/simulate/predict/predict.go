@@ -50,7 +50,7 @@ func detect(p model.WindowPair, history time.Duration, h, b float64) (time.Durat
 	return hi, true
 }
 
-// tierDetect is the fastest pair's detection time; lag, when given, adds
+// TierDetect is the fastest pair's detection time; lag, when given, adds
 // a pair's own delay to its detection (whole slices of a time-slice SLO).
 func TierDetect(t model.Tier, history time.Duration, h, b float64, lag func(model.WindowPair) time.Duration) (time.Duration, bool) {
 	best, found := time.Duration(0), false
@@ -66,7 +66,7 @@ func TierDetect(t model.Tier, history time.Duration, h, b float64, lag func(mode
 	return best, found
 }
 
-// resolveBound is how long after a burn b stops (back to h) every pair's
+// ResolveBound is how long after a burn b stops (back to h) every pair's
 // short window is below its factor, so the alert must have resolved.
 func ResolveBound(t model.Tier, h, b float64) time.Duration {
 	var worst time.Duration

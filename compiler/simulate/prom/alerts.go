@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/prometheus/rules"
 )
 
-// groupAlertStates reads the state of every alert instance after an
+// GroupAlertStates reads the state of every alert instance after an
 // evaluation, by the group its labels name (`model_name="x"`; empty values
 // for an alert without the grouping labels).
 func GroupAlertStates(h *Harness, groupBy []string) map[string]map[AlertKey]rules.AlertState {
@@ -37,7 +37,7 @@ func groupName(ls labels.Labels, groupBy []string) string {
 	return strings.Join(parts, ",")
 }
 
-// firing tells whether an alert of the given name fires for the labels.
+// Firing tells whether an alert of the given name fires for the labels.
 func Firing(h *Harness, name string, ls map[string]string) bool {
 	for _, g := range h.Groups {
 		for _, r := range g.Rules() {

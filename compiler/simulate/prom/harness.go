@@ -25,7 +25,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 )
 
-// epoch is where simulated time starts; any fixed instant works, a recent
+// Epoch is where simulated time starts; any fixed instant works, a recent
 // one keeps timestamps readable in debugging.
 func Epoch() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
@@ -47,7 +47,7 @@ func (l memLoader) Load(id string, _ bool, _ prommodel.ValidationScheme) (*rulef
 
 func (l memLoader) Parse(q string) (parser.Expr, error) { return l.p.ParseExpr(q) }
 
-// harness is one isolated Prometheus: a TSDB head, the PromQL engine and the
+// Harness is one isolated Prometheus: a TSDB head, the PromQL engine and the
 // rules manager, driven by simulated time.
 type Harness struct {
 	Dir    string
@@ -55,17 +55,17 @@ type Harness struct {
 	Engine *promql.Engine
 	Groups []*rules.Group
 	opts   *rules.ManagerOptions
-	// counted sums engine query statistics when set (cost runs).
+	// Counted sums engine query statistics when set (cost runs).
 	Counted *QueryCount
-	// sched, when set, evaluates each rule only at the steps it is read.
+	// Sched, when set, evaluates each rule only at the steps it is read.
 	Sched *Schedule
 }
 
-// queryCount accumulates what rule evaluations cost the engine.
+// QueryCount accumulates what rule evaluations cost the engine.
 type QueryCount struct {
 	queries int
 	Samples int64
-	// projected scales each query's samples from the history that exists
+	// Projected scales each query's samples from the history that exists
 	// to the query's full range.
 	Projected int64
 	History   time.Duration
@@ -107,12 +107,12 @@ type ruleGroup struct {
 	group rulefmt.RuleGroup
 }
 
-// ruleIndex is rule files parsed and validated once, in file then group
+// RuleIndex is rule files parsed and validated once, in file then group
 // order: parsing every file for every scenario of every SLO made a run
 // quadratic in the number of SLOs.
 type RuleIndex []ruleGroup
 
-// indexRules parses rule files, in path order.
+// IndexRules parses rule files, in path order.
 func IndexRules(files artifact.Set) (RuleIndex, error) {
 	files = slices.Clone(files)
 	files.Sort()
@@ -141,7 +141,7 @@ func (x RuleIndex) selected(keep func(name string) bool) RuleIndex {
 	return out
 }
 
-// byName indexes the groups by name.
+// ByName indexes the groups by name.
 func (x RuleIndex) ByName() map[string]RuleIndex {
 	out := map[string]RuleIndex{}
 	for _, g := range x {
@@ -177,7 +177,7 @@ func loadGroups(x RuleIndex, opts *rules.ManagerOptions) ([]*rules.Group, error)
 	return out, nil
 }
 
-// newHarness parses files and loads the groups keep selects; see
+// NewHarness parses files and loads the groups keep selects; see
 // newIndexedHarness.
 func NewHarness(files map[string][]byte, keep func(string) bool, count bool, scratch string) (*Harness, error) {
 	set := make(artifact.Set, 0, len(files))
@@ -191,7 +191,7 @@ func NewHarness(files map[string][]byte, keep func(string) bool, count bool, scr
 	return NewIndexedHarness(x.selected(keep), count, scratch)
 }
 
-// newIndexedHarness starts an empty Prometheus evaluating the given groups,
+// NewIndexedHarness starts an empty Prometheus evaluating the given groups,
 // its storage in a folder of its own in scratch ("" for the system's
 // temporary folder); count records query statistics.
 func NewIndexedHarness(x RuleIndex, count bool, scratch string) (*Harness, error) {
@@ -244,7 +244,7 @@ func NewIndexedHarness(x RuleIndex, count bool, scratch string) (*Harness, error
 	return h, nil
 }
 
-// restrict keeps, in every group, only the recording rules that the target
+// Restrict keeps, in every group, only the recording rules that the target
 // rules read, directly or not, and the targets: evaluating that closure
 // records exactly what the whole group would for those series.
 func (h *Harness) Restrict(target func(*rules.RecordingRule) bool) {
@@ -349,7 +349,7 @@ func (h *Harness) Close() {
 	os.RemoveAll(h.Dir)
 }
 
-// eval runs every group once at simulated time t and returns the first rule
+// Eval runs every group once at simulated time t and returns the first rule
 // error, which means the rules themselves are broken.
 func (h *Harness) Eval(t time.Duration) error {
 	if h.Sched != nil {
@@ -375,7 +375,7 @@ func evalGroup(g *rules.Group, ts time.Time) error {
 	return nil
 }
 
-// query runs an instant query at simulated time t.
+// Query runs an instant query at simulated time t.
 func (h *Harness) Query(qs string, t time.Duration) (promql.Vector, error) {
 	res, err := runQuery(h.Engine.NewInstantQuery(context.Background(), h.DB, nil, qs, Epoch().Add(t)))
 	if err != nil {
@@ -384,7 +384,7 @@ func (h *Harness) Query(qs string, t time.Duration) (promql.Vector, error) {
 	return res.Vector()
 }
 
-// queryMatrix runs a range-vector instant query (every raw sample).
+// QueryMatrix runs a range-vector instant query (every raw sample).
 func (h *Harness) QueryMatrix(qs string, t time.Duration) (promql.Matrix, error) {
 	res, err := runQuery(h.Engine.NewInstantQuery(context.Background(), h.DB, nil, qs, Epoch().Add(t)))
 	if err != nil {
@@ -403,7 +403,7 @@ func runQuery(q promql.Query, err error) (*promql.Result, error) {
 	return res, res.Err
 }
 
-// alertStates reads the state of every alert instance after an evaluation:
+// AlertStates reads the state of every alert instance after an evaluation:
 // key is alert name plus severity.
 func (h *Harness) AlertStates() map[AlertKey]rules.AlertState {
 	out := map[AlertKey]rules.AlertState{}
@@ -451,7 +451,7 @@ func (k AlertKey) String() string {
 	return fmt.Sprintf("%s{severity=%q}", k.Name, k.Severity)
 }
 
-// reach is how far back a query reads: its longest range, and the step
+// Reach is how far back a query reads: its longest range, and the step
 // when that range is a subquery's.
 type Reach struct{ rng, step time.Duration }
 

@@ -16,7 +16,7 @@ import (
 // latest sample up to this long before the evaluation time.
 const lookback = 5 * time.Minute
 
-// schedule is, for a run whose result is read only at its last step (the
+// Schedule is, for a run whose result is read only at its last step (the
 // day/night scenario), the evaluation steps at which each recording rule's
 // output can reach that result: the targets at the last step, and every
 // rule at the steps what needs it reads, through range selectors,
@@ -35,7 +35,7 @@ type Schedule struct {
 	last map[rules.Rule]map[string]labels.Labels
 }
 
-// newSchedule plans groups of recording rules evaluated every eval from 0
+// NewSchedule plans groups of recording rules evaluated every eval from 0
 // to end, read at the last step through the rules target selects. It
 // declines (ok false) rules it cannot follow: alerts, @ modifiers, negative
 // or computed offsets and ranges, subqueries without a step, query offsets.

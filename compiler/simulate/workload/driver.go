@@ -11,16 +11,16 @@ import (
 	"github.com/prometheus/prometheus/storage"
 )
 
-// healthyBurn is the burn rate of healthy traffic: half the budget rate.
+// HealthyBurn is the burn rate of healthy traffic: half the budget rate.
 const HealthyBurn = 0.5
 
-// driver feeds a workload's counters into the harness at scrape times.
+// Driver feeds a workload's counters into the harness at scrape times.
 type Driver struct {
 	h        *prom.Harness
 	Workload *Workload
 	budget   float64
 	scrape   time.Duration
-	// next is the next scrape time; scrapes run from -prehistory on.
+	// Next is the next scrape time; scrapes run from -prehistory on.
 	Next time.Duration
 	// cumulative (fractional) requests and bad requests per pod, the whole
 	// counts exposed, and the counts at each pod's last restart.
@@ -37,12 +37,12 @@ type ledgerPoint struct {
 	n, k float64
 }
 
-// traffic is the load at simulated time t: requests per second per pod
+// Traffic is the load at simulated time t: requests per second per pod
 // (pods get unequal shares around it) and the burn rate (error ratio over
 // error budget).
 type Traffic func(t time.Duration) (rps, burn float64)
 
-// restart says whether pod restarts (its counters start from zero) in the
+// Restart says whether pod restarts (its counters start from zero) in the
 // scrape interval ending at t.
 type Restart func(pod int, t time.Duration) bool
 
@@ -58,7 +58,7 @@ func NewDriver(h *prom.Harness, w *Workload, budget float64, scrape, prehistory 
 	return d
 }
 
-// podShare spreads load unevenly over pods (0.5x to 1.5x), as a load
+// PodShare spreads load unevenly over pods (0.5x to 1.5x), as a load
 // balancer with warm and cold replicas would.
 func PodShare(pod, pods int) float64 {
 	if pods == 1 {
@@ -67,7 +67,7 @@ func PodShare(pod, pods int) float64 {
 	return 0.5 + float64(pod)/float64(pods-1)
 }
 
-// advance appends every scrape up to and including t.
+// Advance appends every scrape up to and including t.
 func (d *Driver) Advance(t time.Duration, load Traffic, restarts Restart) error {
 	for ; d.Next <= t; d.Next += d.scrape {
 		now := d.Next
@@ -125,7 +125,7 @@ func (d *Driver) Advance(t time.Duration, load Traffic, restarts Restart) error 
 	return nil
 }
 
-// truth is the count-weighted error ratio over scrapes in (from, to].
+// Truth is the count-weighted error ratio over scrapes in (from, to].
 func (d *Driver) Truth(from, to time.Duration) (ratio float64, ok bool) {
 	var first, last *ledgerPoint
 	for i := range d.ledger {
@@ -147,7 +147,7 @@ func Constant(rps, burn float64) Traffic {
 	return func(time.Duration) (float64, float64) { return rps, burn }
 }
 
-// copyTo is a driver continuing d in h, a copy of d's harness.
+// CopyTo is a driver continuing d in h, a copy of d's harness.
 func (d *Driver) CopyTo(h *prom.Harness) *Driver {
 	nd := *d
 	nd.h = h

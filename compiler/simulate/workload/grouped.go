@@ -9,13 +9,13 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 )
 
-// simGroup is one group's synthetic series and its name, `model_name="x"`.
+// Group is one group's synthetic series and its name, `model_name="x"`.
 type Group struct {
 	Name     string
 	Workload *Workload
 }
 
-// groupWorkloads builds the series of n groups of a grouped SLO: the SLO's
+// Grouped builds the series of n groups of a grouped SLO: the SLO's
 // workload with every grouping label set to one value per group, named
 // after the engine (vllm-a, vllm-b) or else the SLO. Other values are tried
 // until every group's series drive the SLI exactly (a selector may

@@ -107,7 +107,7 @@ func (s selector) matches(ls labels.Labels) bool {
 	return true
 }
 
-// satisfying returns label values that the matchers accept; labels only
+// Satisfying returns label values that the matchers accept; labels only
 // constrained negatively are left out, which the matchers then see as "".
 func Satisfying(ms []*labels.Matcher) (map[string]string, error) {
 	out := map[string]string{}

@@ -24,7 +24,7 @@ type Shape struct {
 	Models int
 }
 
-// series is one synthetic counter. Its value is linear in the cumulative
+// Series is one synthetic counter. Its value is linear in the cumulative
 // requests n and bad requests k of its pod since the pod's last restart:
 // coefN·n + coefK·k. Linear forms let the truth be computed exactly from n
 // and k while every series stays a plausible engine counter.
@@ -46,13 +46,13 @@ type observation struct {
 	coefN, coefK float64
 }
 
-// workload is every series of one SLO's simulation.
+// Workload is every series of one SLO's simulation.
 type Workload struct {
 	Series []Series
 	Pods   int
 }
 
-// newWorkload synthesizes the series an SLO's rules read. Engine SLOs get
+// New synthesizes the series an SLO's rules read. Engine SLOs get
 // the engine's own shapes (the latency histogram with all its buckets,
 // _count and _sum, and the finished-requests counter by finished_reason);
 // plain ratio SLOs get series derived from the SLI queries' selectors. In
