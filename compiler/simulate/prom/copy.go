@@ -21,7 +21,7 @@ func (h *Harness) Copy(x RuleIndex) (n *Harness, ok bool, err error) {
 			return nil, false, nil
 		}
 	}
-	n, err = NewIndexedHarness(x, h.Counted != nil, filepath.Dir(h.Dir))
+	n, err = NewIndexedHarness(x, h.Counted != nil, filepath.Dir(h.dir))
 	if err != nil {
 		return nil, false, err
 	}

@@ -50,7 +50,7 @@ func (l memLoader) Parse(q string) (parser.Expr, error) { return l.p.ParseExpr(q
 // Harness is one isolated Prometheus: a TSDB head, the PromQL engine and the
 // rules manager, driven by simulated time.
 type Harness struct {
-	Dir    string
+	dir    string
 	DB     *tsdb.DB
 	Engine *promql.Engine
 	Groups []*rules.Group
@@ -215,7 +215,7 @@ func NewIndexedHarness(x RuleIndex, count bool, scratch string) (*Harness, error
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("open simulation storage: %w", err)
 	}
-	h := &Harness{Dir: dir, DB: db}
+	h := &Harness{dir: dir, DB: db}
 	h.Engine = promql.NewEngine(promql.EngineOpts{
 		Logger:               promslog.NewNopLogger(),
 		MaxSamples:           200_000_000,
@@ -346,7 +346,7 @@ func (h *Harness) Close() {
 	if h.DB != nil {
 		h.DB.Close()
 	}
-	os.RemoveAll(h.Dir)
+	os.RemoveAll(h.dir)
 }
 
 // Eval runs every group once at simulated time t and returns the first rule
