@@ -1,4 +1,4 @@
-package simulate
+package autoscale
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/query"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
@@ -170,8 +171,8 @@ type FleetStep struct {
 	Backlog  []bool
 }
 
-// hpaSync is the HPA's sync period, and the scrape interval.
-const hpaSync = 15 * time.Second
+// HPASync is the HPA's sync period, and the scrape interval.
+const HPASync = 15 * time.Second
 
 // clientPatience is how long a queued request waits before its client
 // gives up, which bounds the backlog.
@@ -183,18 +184,18 @@ const hpaTolerance = 0.1
 
 // RunFleet simulates the fleets' autoscalers against load-driven latency.
 func RunFleet(opts FleetOptions) ([]FleetStep, error) {
-	if err := fleetReady(opts.SLO); err != nil {
+	if err := Ready(opts.SLO); err != nil {
 		return nil, err
 	}
-	x, err := indexRules(opts.Rules)
+	x, err := prom.IndexRules(opts.Rules)
 	if err != nil {
 		return nil, err
 	}
-	return runFleet(x, opts)
+	return RunIndexed(x, opts)
 }
 
-// fleetReady tells why an SLO cannot drive the fleet simulation, if so.
-func fleetReady(slo model.SLO) error {
+// Ready tells why an SLO cannot drive the fleet simulation, if so.
+func Ready(slo model.SLO) error {
 	inf := slo.Inference
 	if inf == nil || inf.Role != "ttft" || len(inf.Buckets) == 0 || inf.Native {
 		return fmt.Errorf("slo %s: the fleet simulation needs a TTFT SLO over a classic histogram with known buckets", slo.Name)
@@ -202,13 +203,13 @@ func fleetReady(slo model.SLO) error {
 	return nil
 }
 
-// runFleet is RunFleet over parsed rule groups.
-func runFleet(x ruleIndex, opts FleetOptions) ([]FleetStep, error) {
-	h, err := newIndexedHarness(x, false, opts.Scratch)
+// RunIndexed is RunFleet over parsed rule groups.
+func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
+	h, err := prom.NewIndexedHarness(x, false, opts.Scratch)
 	if err != nil {
 		return nil, err
 	}
-	defer h.close()
+	defer h.Close()
 	sims := make([]*fleetSim, len(opts.Fleets))
 	for i, f := range opts.Fleets {
 		sims[i] = newFleetSim(f, opts.SLO)
@@ -218,8 +219,8 @@ func runFleet(x ruleIndex, opts FleetOptions) ([]FleetStep, error) {
 		eval = 30 * time.Second
 	}
 	var steps []FleetStep
-	for t := time.Duration(0); t <= opts.End; t += hpaSync {
-		app := h.db.Appender(context.Background())
+	for t := time.Duration(0); t <= opts.End; t += HPASync {
+		app := h.DB.Appender(context.Background())
 		for _, s := range sims {
 			if err := s.scrape(app, t); err != nil {
 				app.Rollback()
@@ -230,7 +231,7 @@ func runFleet(x ruleIndex, opts FleetOptions) ([]FleetStep, error) {
 			return nil, fmt.Errorf("commit synthetic samples: %w", err)
 		}
 		if t%eval == 0 {
-			if err := h.eval(t); err != nil {
+			if err := h.Eval(t); err != nil {
 				return nil, err
 			}
 		}
@@ -239,11 +240,11 @@ func runFleet(x ruleIndex, opts FleetOptions) ([]FleetStep, error) {
 			values := make([]float64, len(s.f.Autoscaler.Triggers))
 			for j, tr := range s.f.Autoscaler.Triggers {
 				// Before the HPA acts only the rules' history matters.
-				if t < opts.Warmup-hpaSync {
+				if t < opts.Warmup-HPASync {
 					values[j] = math.NaN()
 					continue
 				}
-				vec, err := h.query(tr.Query, t)
+				vec, err := h.Query(tr.Query, t)
 				if err != nil {
 					return nil, fmt.Errorf("trigger %s: %w", tr.Name, err)
 				}
@@ -272,7 +273,7 @@ func runFleet(x ruleIndex, opts FleetOptions) ([]FleetStep, error) {
 			tier := pageTier(h, als)
 			step.Paging = append(step.Paging, tier != "")
 			step.PageTier = append(step.PageTier, tier)
-			step.Backlog = append(step.Backlog, firing(h, irules.AlertBacklog, als))
+			step.Backlog = append(step.Backlog, prom.Firing(h, irules.AlertBacklog, als))
 		}
 		steps = append(steps, step)
 	}
@@ -281,9 +282,9 @@ func runFleet(x ruleIndex, opts FleetOptions) ([]FleetStep, error) {
 
 // pageTier is the burn_tier of a page alert firing for the fleet's labels
 // (the outage tier first), or "" when none fires.
-func pageTier(h *harness, ls map[string]string) string {
+func pageTier(h *prom.Harness, ls map[string]string) string {
 	out := ""
-	for _, g := range h.groups {
+	for _, g := range h.Groups {
 		for _, r := range g.Rules() {
 			ar, ok := r.(*rules.AlertingRule)
 			tier := ""
@@ -294,7 +295,7 @@ func pageTier(h *harness, ls map[string]string) string {
 				continue
 			}
 			for _, a := range ar.ActiveAlerts() {
-				if a.State == rules.StateFiring && matches(a.Labels, ls) && (out == "" || tier == model.OutageTier) {
+				if a.State == rules.StateFiring && prom.Matches(a.Labels, ls) && (out == "" || tier == model.OutageTier) {
 					out = tier
 					if out == "" {
 						out = "page"
@@ -304,33 +305,6 @@ func pageTier(h *harness, ls map[string]string) string {
 		}
 	}
 	return out
-}
-
-// firing tells whether an alert of the given name fires for the labels.
-func firing(h *harness, name string, ls map[string]string) bool {
-	for _, g := range h.groups {
-		for _, r := range g.Rules() {
-			ar, ok := r.(*rules.AlertingRule)
-			if !ok || ar.Name() != name {
-				continue
-			}
-			for _, a := range ar.ActiveAlerts() {
-				if a.State == rules.StateFiring && matches(a.Labels, ls) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-func matches(l labels.Labels, want map[string]string) bool {
-	for k, v := range want {
-		if l.Get(k) != v {
-			return false
-		}
-	}
-	return true
 }
 
 // fleetSim is one fleet's engine and HPA state.
@@ -393,7 +367,7 @@ func (s *fleetSim) ready(t time.Duration) int {
 // scrape advances the engine by one scrape interval ending at t and
 // appends its series.
 func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
-	dt := hpaSync.Seconds()
+	dt := HPASync.Seconds()
 	s.lambda = s.f.Load(t)
 	servers := float64(s.ready(t) * s.f.Slots)
 	mu := servers / s.f.ServiceTime.Seconds() // requests/s the fleet completes
@@ -434,7 +408,7 @@ func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
 			ls[k] = v + "-renamed"
 		}
 	}
-	ms := epoch().Add(t).UnixMilli()
+	ms := prom.Epoch().Add(t).UnixMilli()
 	add := func(name string, v float64, extra ...string) error {
 		b := labels.NewBuilder(labels.EmptyLabels())
 		b.Set(query.MetricNameLabel, name)
@@ -508,7 +482,7 @@ func (s *fleetSim) sync(t time.Duration, values []float64) {
 		}
 		s.failures[j] = 0
 		valid = true
-		desired = max(desired, propose(tr, v, cur))
+		desired = max(desired, Propose(tr, v, cur))
 	}
 	switch {
 	case !valid:
@@ -540,8 +514,8 @@ func (s *fleetSim) sync(t time.Duration, values []float64) {
 	s.scaleTo(t, next)
 }
 
-// propose is one trigger's replica count.
-func propose(tr Trigger, v float64, cur int) int {
+// Propose is one trigger's replica count.
+func Propose(tr Trigger, v float64, cur int) int {
 	ratio := v / tr.Target
 	if tr.Average {
 		ratio = v / float64(cur) / tr.Target

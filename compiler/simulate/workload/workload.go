@@ -1,4 +1,4 @@
-package simulate
+package workload
 
 import (
 	"fmt"
@@ -24,14 +24,14 @@ type Shape struct {
 	Models int
 }
 
-// series is one synthetic counter. Its value is linear in the cumulative
+// Series is one synthetic counter. Its value is linear in the cumulative
 // requests n and bad requests k of its pod since the pod's last restart:
 // coefN·n + coefK·k. Linear forms let the truth be computed exactly from n
 // and k while every series stays a plausible engine counter.
-type series struct {
-	labels       labels.Labels
-	pod          int
-	coefN, coefK float64
+type Series struct {
+	Labels       labels.Labels
+	Pod          int
+	CoefN, coefK float64
 	// hist, when set, makes the series a native histogram at schema: each
 	// observation's bucket holds its linear form in n and k (coefN and
 	// coefK are then unused).
@@ -46,19 +46,19 @@ type observation struct {
 	coefN, coefK float64
 }
 
-// workload is every series of one SLO's simulation.
-type workload struct {
-	series []series
-	pods   int
+// Workload is every series of one SLO's simulation.
+type Workload struct {
+	Series []Series
+	Pods   int
 }
 
-// newWorkload synthesizes the series an SLO's rules read. Engine SLOs get
+// New synthesizes the series an SLO's rules read. Engine SLOs get
 // the engine's own shapes (the latency histogram with all its buckets,
 // _count and _sum, and the finished-requests counter by finished_reason);
 // plain ratio SLOs get series derived from the SLI queries' selectors. In
 // both cases the function checks that the SLI, evaluated over these series,
 // is exactly bad/total = k/n, so scenarios control the burn rate.
-func newWorkload(slo model.SLO, shape Shape) (*workload, error) {
+func New(slo model.SLO, shape Shape) (*Workload, error) {
 	if slo.SLI.Raw != nil {
 		return nil, fmt.Errorf("raw-ratio SLIs are not simulated: the query yields a ratio with no event counts to synthesize")
 	}
@@ -87,12 +87,12 @@ func newWorkload(slo model.SLO, shape Shape) (*workload, error) {
 	return build(slo, shape, ratioSeries)
 }
 
-func build(slo model.SLO, shape Shape, shapes func(model.SLO) ([]series, error)) (*workload, error) {
+func build(slo model.SLO, shape Shape, shapes func(model.SLO) ([]Series, error)) (*Workload, error) {
 	proto, err := shapes(slo)
 	if err != nil {
 		return nil, err
 	}
-	w := &workload{pods: shape.Pods}
+	w := &Workload{Pods: shape.Pods}
 	others, err := otherModels(slo, shape.Models-1)
 	if err != nil {
 		return nil, err
@@ -100,14 +100,14 @@ func build(slo model.SLO, shape Shape, shapes func(model.SLO) ([]series, error))
 	for pod := 0; pod < shape.Pods; pod++ {
 		for _, variant := range append([]map[string]string{nil}, others...) {
 			for _, s := range proto {
-				b := labels.NewBuilder(s.labels)
+				b := labels.NewBuilder(s.Labels)
 				for k, v := range variant {
 					b.Set(k, v)
 				}
 				b.Set("pod", fmt.Sprintf("sim-%d", pod))
 				c := s
-				c.labels, c.pod = b.Labels(), pod
-				w.series = append(w.series, c)
+				c.Labels, c.Pod = b.Labels(), pod
+				w.Series = append(w.Series, c)
 			}
 		}
 	}
@@ -121,7 +121,7 @@ func build(slo model.SLO, shape Shape, shapes func(model.SLO) ([]series, error))
 // finished-requests counter. For a latency SLI, k counts slow requests (all
 // requests finish normally); for the errors SLI, k counts failed requests
 // (all fast).
-func engineSeries(slo model.SLO) ([]series, error) {
+func engineSeries(slo model.SLO) ([]Series, error) {
 	inf := slo.Inference
 	sel, err := query.NewParser().ParseMetricSelector("{" + inf.Selector + "}")
 	if inf.Selector == "" {
@@ -130,12 +130,12 @@ func engineSeries(slo model.SLO) ([]series, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine selector %q: %w", inf.Selector, err)
 	}
-	base, err := satisfying(sel)
+	base, err := Satisfying(sel)
 	if err != nil {
 		return nil, fmt.Errorf("engine selector %q: %w", inf.Selector, err)
 	}
 	latency := inf.Role != "errors"
-	var out []series
+	var out []Series
 	add := func(name string, extra map[string]string, n, k float64) {
 		b := labels.NewBuilder(labels.EmptyLabels())
 		for l, v := range base {
@@ -145,13 +145,13 @@ func engineSeries(slo model.SLO) ([]series, error) {
 			b.Set(l, v)
 		}
 		b.Set(query.MetricNameLabel, name)
-		out = append(out, series{labels: b.Labels(), coefN: n, coefK: k})
+		out = append(out, Series{Labels: b.Labels(), CoefN: n, coefK: k})
 	}
 	if h := inf.Histogram; h != "" && inf.Native {
 		good, bad := nativeObservations(inf.NativeThreshold().Float(), inf.NativeSchema)
 		b := labels.NewBuilder(labels.FromMap(base))
 		b.Set(query.MetricNameLabel, h)
-		out = append(out, series{labels: b.Labels(), schema: inf.NativeSchema,
+		out = append(out, Series{Labels: b.Labels(), schema: inf.NativeSchema,
 			hist: []observation{{value: good, coefN: 1, coefK: -1}, {value: bad, coefK: 1}}})
 	} else if h := inf.Histogram; h != "" && len(inf.Buckets) > 0 {
 		threshold := inf.NativeThreshold().Float()
@@ -297,7 +297,7 @@ func rejections(slo model.SLO, requests string) string {
 	return ""
 }
 
-func ratioSeries(slo model.SLO) ([]series, error) {
+func ratioSeries(slo model.SLO) ([]Series, error) {
 	part, good := slo.SLI.Bad, false
 	if part == nil {
 		part, good = slo.SLI.Good, true
@@ -315,14 +315,14 @@ func ratioSeries(slo model.SLO) ([]series, error) {
 	}
 	var groupA, groupB []labels.Labels
 	for _, s := range partSel {
-		v, err := satisfying(s.matchers)
+		v, err := Satisfying(s.matchers)
 		if err != nil {
 			return nil, err
 		}
 		groupA = appendUnique(groupA, labels.FromMap(v))
 	}
 	for _, s := range totalSel {
-		v, err := satisfying(s.matchers)
+		v, err := Satisfying(s.matchers)
 		if err != nil {
 			return nil, err
 		}
@@ -378,7 +378,7 @@ func ratioSeries(slo model.SLO) ([]series, error) {
 			return nil, fmt.Errorf("cannot synthesize series for SLI %q over %q: counters would have to decrease", part.Expr, slo.SLI.Total.Expr)
 		}
 	}
-	var out []series
+	var out []Series
 	for _, ls := range groupA {
 		out = append(out, ratioSeriesOf(ls, partSel, aN, aK))
 	}
@@ -390,14 +390,14 @@ func ratioSeries(slo model.SLO) ([]series, error) {
 
 // ratioSeriesOf is one derived series: a native histogram whose count is
 // the linear form when a histogram_count selector reads it, else a counter.
-func ratioSeriesOf(ls labels.Labels, sels []selector, coefN, coefK float64) series {
+func ratioSeriesOf(ls labels.Labels, sels []selector, coefN, coefK float64) Series {
 	for _, s := range sels {
 		if s.native && s.matches(ls) {
 			// Any latency does: only the count is read.
-			return series{labels: ls, schema: model.DefaultNativeSchema, hist: []observation{{value: 1, coefN: coefN, coefK: coefK}}}
+			return Series{Labels: ls, schema: model.DefaultNativeSchema, hist: []observation{{value: 1, coefN: coefN, coefK: coefK}}}
 		}
 	}
-	return series{labels: ls, coefN: coefN, coefK: coefK}
+	return Series{Labels: ls, CoefN: coefN, coefK: coefK}
 }
 
 func with(m map[string]string, k, v string) map[string]string {
@@ -463,7 +463,7 @@ func otherModels(slo model.SLO, n int) ([]map[string]string, error) {
 // check evaluates the SLI's selectors over the synthetic series, as linear
 // forms in n and k, and insists on total = n and bad = k (up to a common
 // positive factor, which is how many selectors match a series).
-func (w *workload) check(slo model.SLO) error {
+func (w *Workload) check(slo model.SLO) error {
 	if slo.SLI.Threshold != nil {
 		// A percentile is no linear form; the scenarios prove its slices.
 		return nil
@@ -507,13 +507,13 @@ func engineName(slo model.SLO) string {
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 // form is the linear form of a query over one pod's series.
-func (w *workload) form(query string) (n, k float64, err error) {
+func (w *Workload) form(query string) (n, k float64, err error) {
 	sels, err := selectorsOf(query)
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, s := range w.series {
-		if s.pod != 0 {
+	for _, s := range w.Series {
+		if s.Pod != 0 {
 			continue
 		}
 		for _, sel := range sels {
@@ -529,7 +529,7 @@ func (w *workload) form(query string) (n, k float64, err error) {
 // ones: one span of buckets from its lowest observation's to its highest,
 // every one present from the start, as a scrape of a long-running
 // histogram has them.
-func (s series) histogram(n, k float64) *histogram.Histogram {
+func (s Series) histogram(n, k float64) *histogram.Histogram {
 	h := &histogram.Histogram{Schema: int32(s.schema), ZeroThreshold: zeroThreshold}
 	index := func(v float64) int {
 		_, upper, _ := model.NativeBucket(v, s.schema)

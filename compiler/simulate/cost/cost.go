@@ -1,4 +1,4 @@
-package simulate
+package cost
 
 import (
 	"bytes"
@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
-	"github.com/prometheus/prometheus/promql/parser"
 	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -20,10 +21,10 @@ import (
 	"github.com/inferslo/inferslo/templates"
 )
 
-// CostOptions set the cardinality and history of a cost measurement.
-type CostOptions struct {
+// Options set the cardinality and history of a cost measurement.
+type Options struct {
 	// Shape is the workload per SLO; default 200 pods × 4 models.
-	Shape Shape
+	Shape workload.Shape
 	// History is how much data precedes the measured evaluation; default
 	// 1h. Windows longer than that are projected (see Cost).
 	History time.Duration
@@ -52,9 +53,9 @@ type RuleCost struct {
 	Time time.Duration `json:"time_ns"`
 }
 
-// CostReport compares inferslo's rules with a naive baseline over the same
+// Report compares inferslo's rules with a naive baseline over the same
 // series, measured the same way in the same run.
-type CostReport struct {
+type Report struct {
 	Pods     int           `json:"pods"`
 	Models   int           `json:"models"`
 	History  time.Duration `json:"history_ns"`
@@ -66,11 +67,11 @@ type CostReport struct {
 	Skipped []string `json:"skipped,omitempty"`
 }
 
-// Cost measures the set's rules against a naive baseline that computes
+// Measure measures the set's rules against a naive baseline that computes
 // every window from raw series (sum(rate(bad[w])) / sum(rate(total[w]))),
 // as hand-written rules usually do. Each SLO gets its own workload; figures
 // are summed over SLOs.
-func Cost(set model.Set, opts CostOptions) (CostReport, error) {
+func Measure(set model.Set, opts Options) (Report, error) {
 	if opts.Shape.Pods == 0 {
 		opts.Shape.Pods = 200
 	}
@@ -83,11 +84,11 @@ func Cost(set model.Set, opts CostOptions) (CostReport, error) {
 	if opts.Evaluations == 0 {
 		opts.Evaluations = 5
 	}
-	rep := CostReport{Pods: opts.Shape.Pods, Models: opts.Shape.Models, History: opts.History}
+	rep := Report{Pods: opts.Shape.Pods, Models: opts.Shape.Models, History: opts.History}
 	// Annotation text costs Prometheus nothing per evaluation.
 	text, err := templates.Load("")
 	if err != nil {
-		return CostReport{}, err
+		return Report{}, err
 	}
 	for _, slo := range set.SLOs {
 		// The baseline rates raw series per window; a raw ratio or a
@@ -98,11 +99,11 @@ func Cost(set model.Set, opts CostOptions) (CostReport, error) {
 		}
 		g, err := irules.Group(slo, text)
 		if err != nil {
-			return CostReport{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+			return Report{}, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
 		naive, err := NaiveGroup(slo)
 		if err != nil {
-			return CostReport{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+			return Report{}, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
 		for _, c := range []struct {
 			group rulefmt.RuleGroup
@@ -113,7 +114,7 @@ func Cost(set model.Set, opts CostOptions) (CostReport, error) {
 		}{{g, &rep.Inferslo, true}, {naive, &rep.Naive, false}} {
 			n, err := measure(slo, c.group, opts, c.warm, c.into)
 			if err != nil {
-				return CostReport{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+				return Report{}, fmt.Errorf("slo %s: %w", slo.Name, err)
 			}
 			if c.warm {
 				rep.Series += n
@@ -125,7 +126,7 @@ func Cost(set model.Set, opts CostOptions) (CostReport, error) {
 
 // measure loads one group over a fresh workload with History of data and
 // adds its cost to into. It returns the number of synthetic series.
-func measure(slo model.SLO, g rulefmt.RuleGroup, opts CostOptions, warm bool, into *RuleCost) (int, error) {
+func measure(slo model.SLO, g rulefmt.RuleGroup, opts Options, warm bool, into *RuleCost) (int, error) {
 	run, err := prepareCost(slo, g, opts, warm)
 	if err != nil {
 		return 0, err
@@ -139,44 +140,44 @@ func measure(slo model.SLO, g rulefmt.RuleGroup, opts CostOptions, warm bool, in
 			return 0, err
 		}
 		elapsed += d
-		samples, projected = run.h.counted.samples, run.h.counted.projected
+		samples, projected = run.h.Counted.Samples, run.h.Counted.Projected
 	}
 	into.Rules += len(g.Rules)
 	into.Samples += samples
 	into.Projected += projected
 	into.PerSecond += float64(projected) / run.eval.Seconds()
 	into.Time += elapsed / time.Duration(opts.Evaluations)
-	return len(run.d.w.series), nil
+	return len(run.d.Workload.Series), nil
 }
 
 // costRun is one group over a workload whose history is already written.
 type costRun struct {
-	h       *harness
-	d       *driver
+	h       *prom.Harness
+	d       *workload.Driver
 	t, eval time.Duration
 	history time.Duration
 }
 
-func prepareCost(slo model.SLO, g rulefmt.RuleGroup, opts CostOptions, warm bool) (*costRun, error) {
+func prepareCost(slo model.SLO, g rulefmt.RuleGroup, opts Options, warm bool) (*costRun, error) {
 	data, err := yaml.Marshal(rulefmt.RuleGroups{Groups: []rulefmt.RuleGroup{g}})
 	if err != nil {
 		return nil, err
 	}
-	h, err := newHarness(map[string][]byte{"cost.rules.yaml": data}, func(string) bool { return true }, true, opts.Scratch)
+	h, err := prom.NewHarness(map[string][]byte{"cost.rules.yaml": data}, func(string) bool { return true }, true, opts.Scratch)
 	if err != nil {
 		return nil, err
 	}
-	w, err := newWorkload(slo, opts.Shape)
+	w, err := workload.New(slo, opts.Shape)
 	if err != nil {
-		h.close()
+		h.Close()
 		return nil, err
 	}
 	scrape := slo.ScrapeInterval
 	if scrape == 0 {
 		scrape = 30 * time.Second
 	}
-	run := &costRun{h: h, d: newDriver(h, w, slo.ErrorBudget().Float(), scrape, opts.History),
-		eval: h.groups[0].Interval(), t: -opts.History, history: opts.History}
+	run := &costRun{h: h, d: workload.NewDriver(h, w, slo.ErrorBudget().Float(), scrape, opts.History),
+		eval: h.Groups[0].Interval(), t: -opts.History, history: opts.History}
 	step := run.eval
 	if !warm {
 		// The naive rules read only raw series: no need to evaluate
@@ -184,62 +185,34 @@ func prepareCost(slo model.SLO, g rulefmt.RuleGroup, opts CostOptions, warm bool
 		step = opts.History
 	}
 	for ; run.t < 0; run.t += step {
-		if err := run.d.advance(run.t, constant(10, healthyBurn), nil); err != nil {
+		if err := run.d.Advance(run.t, workload.Constant(10, workload.HealthyBurn), nil); err != nil {
 			run.close()
 			return nil, err
 		}
 		if warm {
-			h.eval(run.t)
+			h.Eval(run.t)
 		}
 	}
-	h.counted.ranges = map[string]reach{}
+	h.Counted.Ranges = map[string]prom.Reach{}
 	return run, nil
 }
 
 // evalOnce appends the next scrapes, evaluates the group once and returns
 // the wall time of the evaluation; h.counted holds its query statistics.
 func (r *costRun) evalOnce() (time.Duration, error) {
-	if err := r.d.advance(r.t, constant(10, healthyBurn), nil); err != nil {
+	if err := r.d.Advance(r.t, workload.Constant(10, workload.HealthyBurn), nil); err != nil {
 		return 0, err
 	}
-	*r.h.counted = queryCount{ranges: r.h.counted.ranges, history: r.history}
+	*r.h.Counted = prom.QueryCount{Ranges: r.h.Counted.Ranges, History: r.history}
 	start := time.Now()
 	// Rule errors are not the cost's business: the queries ran.
-	r.h.eval(r.t)
+	r.h.Eval(r.t)
 	d := time.Since(start)
 	r.t += r.eval
 	return d, nil
 }
 
-func (r *costRun) close() { r.h.close() }
-
-// reach is how far back a query reads: its longest range, and the step
-// when that range is a subquery's.
-type reach struct{ rng, step time.Duration }
-
-// projectRange is the longest range a query reads, of a range selector or
-// a subquery.
-func projectRange(qs string) reach {
-	expr, err := query.NewParser().ParseExpr(qs)
-	if err != nil {
-		return reach{}
-	}
-	var longest reach
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		switch m := n.(type) {
-		case *parser.MatrixSelector:
-			if m.Range > longest.rng {
-				longest = reach{rng: m.Range}
-			}
-		case *parser.SubqueryExpr:
-			if m.Range > longest.rng && m.Step > 0 {
-				longest = reach{rng: m.Range, step: m.Step}
-			}
-		}
-		return nil
-	})
-	return longest
-}
+func (r *costRun) close() { r.h.Close() }
 
 // NaiveGroup is the baseline: every window's error ratio straight from raw
 // series, and the same burn-rate alerts over those ratios.
@@ -286,7 +259,7 @@ func NaiveGroup(slo model.SLO) (rulefmt.RuleGroup, error) {
 }
 
 // WriteTable renders the report next to the baseline.
-func (r CostReport) WriteTable(w io.Writer) error {
+func (r Report) WriteTable(w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Cardinality: %d pods x %d models (%d synthetic series); %s of history\n\n",
 		r.Pods, r.Models, r.Series, model.FormatDuration(r.History))

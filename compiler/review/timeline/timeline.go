@@ -1,4 +1,4 @@
-package simulate
+package timeline
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 
 	"github.com/prometheus/prometheus/promql/parser"
 
@@ -30,7 +32,7 @@ type TimelineOptions struct {
 	// an hour before the burn on; default 1m.
 	Step, BurnStep time.Duration
 	// Shape of the synthetic workload; default 3 pods, 1 model.
-	Shape Shape
+	Shape workload.Shape
 	// RPS is the mean requests per second per pod; default 10.
 	RPS float64
 	// Parallel is how many services replay at once; default GOMAXPROCS.
@@ -233,7 +235,7 @@ func replayService(svc string, slos []model.SLO, queries []string, opts Timeline
 		return Timeline{}, fmt.Errorf("compile rules: %w", err)
 	}
 	// Parsed once for the service: each SLO's harness loads its own group.
-	x, err := indexRules(files)
+	x, err := prom.IndexRules(files)
 	if err != nil {
 		return Timeline{}, err
 	}
@@ -244,11 +246,11 @@ func replayService(svc string, slos []model.SLO, queries []string, opts Timeline
 			return Timeline{}, fmt.Errorf("query %q: %w", q, err)
 		}
 	}
-	r := &serviceReplay{service: svc, opts: opts, rules: x.byName()}
+	r := &serviceReplay{service: svc, opts: opts, rules: x.ByName()}
 	if err := r.replay(slos, queries, parsed); err != nil {
 		return Timeline{}, err
 	}
-	tl := Timeline{Series: r.series, Alerts: r.alerts, Skipped: r.skipped, From: epoch(), To: epoch().Add(r.end)}
+	tl := Timeline{Series: r.series, Alerts: r.alerts, Skipped: r.skipped, From: prom.Epoch(), To: prom.Epoch().Add(r.end)}
 	if tl.Series == nil {
 		tl.Series = map[string][]TimeSeries{}
 	}
@@ -262,7 +264,7 @@ func replayService(svc string, slos []model.SLO, queries []string, opts Timeline
 // Merge joins service timelines into one, in order: a query's label set
 // seen in two keeps the first timeline's series.
 func Merge(tls []Timeline) Timeline {
-	out := Timeline{Series: map[string][]TimeSeries{}, From: epoch()}
+	out := Timeline{Series: map[string][]TimeSeries{}, From: prom.Epoch()}
 	for _, tl := range tls {
 		for q, ss := range tl.Series {
 			out.Series[q] = mergeSeries(out.Series[q], ss)

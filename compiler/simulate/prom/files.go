@@ -1,4 +1,4 @@
-package simulate
+package prom
 
 import (
 	"fmt"

@@ -1,11 +1,11 @@
-package simulate
+package prom
 
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -19,16 +19,15 @@ import (
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
-	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
 	"github.com/prometheus/prometheus/tsdb/chunks"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 )
 
-// epoch is where simulated time starts; any fixed instant works, a recent
+// Epoch is where simulated time starts; any fixed instant works, a recent
 // one keeps timestamps readable in debugging.
-func epoch() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+func Epoch() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
 // memLoader serves rule groups parsed once (a ruleIndex) to the rules
 // manager, so a simulation never writes files, RunFiles can test bytes as
@@ -48,57 +47,57 @@ func (l memLoader) Load(id string, _ bool, _ prommodel.ValidationScheme) (*rulef
 
 func (l memLoader) Parse(q string) (parser.Expr, error) { return l.p.ParseExpr(q) }
 
-// harness is one isolated Prometheus: a TSDB head, the PromQL engine and the
+// Harness is one isolated Prometheus: a TSDB head, the PromQL engine and the
 // rules manager, driven by simulated time.
-type harness struct {
+type Harness struct {
 	dir    string
-	db     *tsdb.DB
-	engine *promql.Engine
-	groups []*rules.Group
+	DB     *tsdb.DB
+	Engine *promql.Engine
+	Groups []*rules.Group
 	opts   *rules.ManagerOptions
-	// counted sums engine query statistics when set (cost runs).
-	counted *queryCount
-	// sched, when set, evaluates each rule only at the steps it is read.
-	sched *schedule
+	// Counted sums engine query statistics when set (cost runs).
+	Counted *QueryCount
+	// Sched, when set, evaluates each rule only at the steps it is read.
+	Sched *Schedule
 }
 
-// queryCount accumulates what rule evaluations cost the engine.
-type queryCount struct {
+// QueryCount accumulates what rule evaluations cost the engine.
+type QueryCount struct {
 	queries int
-	samples int64
-	// projected scales each query's samples from the history that exists
+	Samples int64
+	// Projected scales each query's samples from the history that exists
 	// to the query's full range.
-	projected int64
-	history   time.Duration
-	ranges    map[string]reach
+	Projected int64
+	History   time.Duration
+	Ranges    map[string]Reach
 }
 
-func (c *queryCount) add(qs string, samples int64, t time.Time) {
+func (c *QueryCount) add(qs string, samples int64, t time.Time) {
 	c.queries++
-	c.samples += samples
-	r, ok := c.ranges[qs]
+	c.Samples += samples
+	r, ok := c.Ranges[qs]
 	if !ok {
 		r = projectRange(qs)
-		if c.ranges != nil {
-			c.ranges[qs] = r
+		if c.Ranges != nil {
+			c.Ranges[qs] = r
 		}
 	}
 	switch {
-	case c.history <= 0:
-		c.projected += samples
+	case c.History <= 0:
+		c.Projected += samples
 	case r.step > 0:
 		// A subquery reads its inner series once per step, at multiples of
 		// the step: the steps since the history began found data, and the
 		// full range has range/step of them.
-		first := epoch().Add(-c.history).UnixMilli()
+		first := Epoch().Add(-c.History).UnixMilli()
 		step := r.step.Milliseconds()
 		if k := t.UnixMilli()/step - (first+step-1)/step + 1; k > 0 {
-			c.projected += samples * int64(r.rng/r.step) / k
+			c.Projected += samples * int64(r.rng/r.step) / k
 		}
-	case r.rng > c.history:
-		c.projected += int64(float64(samples) * float64(r.rng) / float64(c.history))
+	case r.rng > c.History:
+		c.Projected += int64(float64(samples) * float64(r.rng) / float64(c.History))
 	default:
-		c.projected += samples
+		c.Projected += samples
 	}
 }
 
@@ -108,17 +107,17 @@ type ruleGroup struct {
 	group rulefmt.RuleGroup
 }
 
-// ruleIndex is rule files parsed and validated once, in file then group
+// RuleIndex is rule files parsed and validated once, in file then group
 // order: parsing every file for every scenario of every SLO made a run
 // quadratic in the number of SLOs.
-type ruleIndex []ruleGroup
+type RuleIndex []ruleGroup
 
-// indexRules parses rule files, in path order.
-func indexRules(files artifact.Set) (ruleIndex, error) {
+// IndexRules parses rule files, in path order.
+func IndexRules(files artifact.Set) (RuleIndex, error) {
 	files = slices.Clone(files)
 	files.Sort()
 	p := query.NewParser()
-	var out ruleIndex
+	var out RuleIndex
 	for _, f := range files {
 		rgs, errs := rulefmt.Parse(f.Data, false, prommodel.UTF8Validation, p, promslog.NewNopLogger())
 		if len(errs) > 0 {
@@ -132,8 +131,8 @@ func indexRules(files artifact.Set) (ruleIndex, error) {
 }
 
 // selected returns the groups whose name keep accepts.
-func (x ruleIndex) selected(keep func(name string) bool) ruleIndex {
-	var out ruleIndex
+func (x RuleIndex) selected(keep func(name string) bool) RuleIndex {
+	var out RuleIndex
 	for _, g := range x {
 		if keep(g.group.Name) {
 			out = append(out, g)
@@ -142,9 +141,9 @@ func (x ruleIndex) selected(keep func(name string) bool) ruleIndex {
 	return out
 }
 
-// byName indexes the groups by name.
-func (x ruleIndex) byName() map[string]ruleIndex {
-	out := map[string]ruleIndex{}
+// ByName indexes the groups by name.
+func (x RuleIndex) ByName() map[string]RuleIndex {
+	out := map[string]RuleIndex{}
 	for _, g := range x {
 		out[g.group.Name] = append(out[g.group.Name], g)
 	}
@@ -152,7 +151,7 @@ func (x ruleIndex) byName() map[string]ruleIndex {
 }
 
 // loadGroups builds rule groups ready to evaluate from the index.
-func loadGroups(x ruleIndex, opts *rules.ManagerOptions) ([]*rules.Group, error) {
+func loadGroups(x RuleIndex, opts *rules.ManagerOptions) ([]*rules.Group, error) {
 	p := query.NewParser()
 	files := map[string]*rulefmt.RuleGroups{}
 	var ids []string
@@ -178,24 +177,24 @@ func loadGroups(x ruleIndex, opts *rules.ManagerOptions) ([]*rules.Group, error)
 	return out, nil
 }
 
-// newHarness parses files and loads the groups keep selects; see
+// NewHarness parses files and loads the groups keep selects; see
 // newIndexedHarness.
-func newHarness(files map[string][]byte, keep func(string) bool, count bool, scratch string) (*harness, error) {
+func NewHarness(files map[string][]byte, keep func(string) bool, count bool, scratch string) (*Harness, error) {
 	set := make(artifact.Set, 0, len(files))
 	for path, data := range files {
 		set = append(set, artifact.File{Path: path, Data: data})
 	}
-	x, err := indexRules(set)
+	x, err := IndexRules(set)
 	if err != nil {
 		return nil, err
 	}
-	return newIndexedHarness(x.selected(keep), count, scratch)
+	return NewIndexedHarness(x.selected(keep), count, scratch)
 }
 
-// newIndexedHarness starts an empty Prometheus evaluating the given groups,
+// NewIndexedHarness starts an empty Prometheus evaluating the given groups,
 // its storage in a folder of its own in scratch ("" for the system's
 // temporary folder); count records query statistics.
-func newIndexedHarness(x ruleIndex, count bool, scratch string) (*harness, error) {
+func NewIndexedHarness(x RuleIndex, count bool, scratch string) (*Harness, error) {
 	dir, err := os.MkdirTemp(scratch, "inferslo-sim-")
 	if err != nil {
 		return nil, fmt.Errorf("create simulation storage: %w", err)
@@ -216,8 +215,8 @@ func newIndexedHarness(x ruleIndex, count bool, scratch string) (*harness, error
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("open simulation storage: %w", err)
 	}
-	h := &harness{dir: dir, db: db}
-	h.engine = promql.NewEngine(promql.EngineOpts{
+	h := &Harness{dir: dir, DB: db}
+	h.Engine = promql.NewEngine(promql.EngineOpts{
 		Logger:               promslog.NewNopLogger(),
 		MaxSamples:           200_000_000,
 		Timeout:              time.Hour,
@@ -226,7 +225,7 @@ func newIndexedHarness(x ruleIndex, count bool, scratch string) (*harness, error
 		Parser:               query.NewParser(),
 	})
 	if count {
-		h.counted = &queryCount{}
+		h.Counted = &QueryCount{}
 	}
 	h.opts = &rules.ManagerOptions{
 		QueryFunc:  h.queryFunc(),
@@ -238,17 +237,17 @@ func newIndexedHarness(x ruleIndex, count bool, scratch string) (*harness, error
 	}
 	groups, err := loadGroups(x, h.opts)
 	if err != nil {
-		h.close()
+		h.Close()
 		return nil, err
 	}
-	h.groups = groups
+	h.Groups = groups
 	return h, nil
 }
 
-// restrict keeps, in every group, only the recording rules that the target
+// Restrict keeps, in every group, only the recording rules that the target
 // rules read, directly or not, and the targets: evaluating that closure
 // records exactly what the whole group would for those series.
-func (h *harness) restrict(target func(*rules.RecordingRule) bool) {
+func (h *Harness) Restrict(target func(*rules.RecordingRule) bool) {
 	h.restrictRules(func(r rules.Rule) bool {
 		rr, ok := r.(*rules.RecordingRule)
 		return ok && target(rr)
@@ -256,8 +255,8 @@ func (h *harness) restrict(target func(*rules.RecordingRule) bool) {
 }
 
 // restrictRules is restrict for any rule, alerting ones included.
-func (h *harness) restrictRules(target func(rules.Rule) bool) {
-	for i, g := range h.groups {
+func (h *Harness) restrictRules(target func(rules.Rule) bool) {
+	for i, g := range h.Groups {
 		all := g.Rules()
 		need := make([]bool, len(all))
 		for j, r := range all {
@@ -283,7 +282,7 @@ func (h *harness) restrictRules(target func(rules.Rule) bool) {
 				kept = append(kept, r)
 			}
 		}
-		h.groups[i] = rules.NewGroup(rules.GroupOptions{Name: g.Name(), File: g.File(), Interval: g.Interval(), Rules: kept, Opts: h.opts})
+		h.Groups[i] = rules.NewGroup(rules.GroupOptions{Name: g.Name(), File: g.File(), Interval: g.Interval(), Rules: kept, Opts: h.opts})
 	}
 }
 
@@ -318,9 +317,9 @@ func selects(vs *parser.VectorSelector, rule *rules.RecordingRule) bool {
 }
 
 // queryFunc is rules.EngineQueryFunc plus query statistics.
-func (h *harness) queryFunc() rules.QueryFunc {
+func (h *Harness) queryFunc() rules.QueryFunc {
 	return func(ctx context.Context, qs string, t time.Time) (promql.Vector, error) {
-		q, err := h.engine.NewInstantQuery(ctx, h.db, nil, qs, t)
+		q, err := h.Engine.NewInstantQuery(ctx, h.DB, nil, qs, t)
 		if err != nil {
 			return nil, err
 		}
@@ -329,8 +328,8 @@ func (h *harness) queryFunc() rules.QueryFunc {
 		if res.Err != nil {
 			return nil, res.Err
 		}
-		if h.counted != nil {
-			h.counted.add(qs, q.Stats().Samples.TotalSamples, t)
+		if h.Counted != nil {
+			h.Counted.add(qs, q.Stats().Samples.TotalSamples, t)
 		}
 		switch v := res.Value.(type) {
 		case promql.Vector:
@@ -343,21 +342,21 @@ func (h *harness) queryFunc() rules.QueryFunc {
 	}
 }
 
-func (h *harness) close() {
-	if h.db != nil {
-		h.db.Close()
+func (h *Harness) Close() {
+	if h.DB != nil {
+		h.DB.Close()
 	}
 	os.RemoveAll(h.dir)
 }
 
-// eval runs every group once at simulated time t and returns the first rule
+// Eval runs every group once at simulated time t and returns the first rule
 // error, which means the rules themselves are broken.
-func (h *harness) eval(t time.Duration) error {
-	if h.sched != nil {
-		return h.sched.run(h, int(t/h.sched.eval))
+func (h *Harness) Eval(t time.Duration) error {
+	if h.Sched != nil {
+		return h.Sched.run(h, int(t/h.Sched.eval))
 	}
-	ts := epoch().Add(t)
-	for _, g := range h.groups {
+	ts := Epoch().Add(t)
+	for _, g := range h.Groups {
 		if err := evalGroup(g, ts); err != nil {
 			return err
 		}
@@ -376,18 +375,18 @@ func evalGroup(g *rules.Group, ts time.Time) error {
 	return nil
 }
 
-// query runs an instant query at simulated time t.
-func (h *harness) query(qs string, t time.Duration) (promql.Vector, error) {
-	res, err := runQuery(h.engine.NewInstantQuery(context.Background(), h.db, nil, qs, epoch().Add(t)))
+// Query runs an instant query at simulated time t.
+func (h *Harness) Query(qs string, t time.Duration) (promql.Vector, error) {
+	res, err := runQuery(h.Engine.NewInstantQuery(context.Background(), h.DB, nil, qs, Epoch().Add(t)))
 	if err != nil {
 		return nil, err
 	}
 	return res.Vector()
 }
 
-// queryMatrix runs a range-vector instant query (every raw sample).
-func (h *harness) queryMatrix(qs string, t time.Duration) (promql.Matrix, error) {
-	res, err := runQuery(h.engine.NewInstantQuery(context.Background(), h.db, nil, qs, epoch().Add(t)))
+// QueryMatrix runs a range-vector instant query (every raw sample).
+func (h *Harness) QueryMatrix(qs string, t time.Duration) (promql.Matrix, error) {
+	res, err := runQuery(h.Engine.NewInstantQuery(context.Background(), h.DB, nil, qs, Epoch().Add(t)))
 	if err != nil {
 		return nil, err
 	}
@@ -404,11 +403,11 @@ func runQuery(q promql.Query, err error) (*promql.Result, error) {
 	return res, res.Err
 }
 
-// alertStates reads the state of every alert instance after an evaluation:
+// AlertStates reads the state of every alert instance after an evaluation:
 // key is alert name plus severity.
-func (h *harness) alertStates() map[alertKey]rules.AlertState {
-	out := map[alertKey]rules.AlertState{}
-	h.eachAlert(func(key alertKey, active []*rules.Alert) {
+func (h *Harness) AlertStates() map[AlertKey]rules.AlertState {
+	out := map[AlertKey]rules.AlertState{}
+	h.eachAlert(func(key AlertKey, active []*rules.Alert) {
 		st := rules.StateInactive
 		for _, a := range active {
 			if a.State > st {
@@ -423,8 +422,8 @@ func (h *harness) alertStates() map[alertKey]rules.AlertState {
 }
 
 // eachAlert calls f with every alerting rule's key and active alerts.
-func (h *harness) eachAlert(f func(key alertKey, active []*rules.Alert)) {
-	for _, g := range h.groups {
+func (h *Harness) eachAlert(f func(key AlertKey, active []*rules.Alert)) {
+	for _, g := range h.Groups {
 		for _, r := range g.Rules() {
 			if ar, ok := r.(*rules.AlertingRule); ok {
 				f(alertKeyOf(ar), ar.ActiveAlerts())
@@ -433,150 +432,53 @@ func (h *harness) eachAlert(f func(key alertKey, active []*rules.Alert)) {
 	}
 }
 
-type alertKey struct{ name, severity string }
+type AlertKey struct{ Name, Severity string }
 
 // alertKeyOf keys an alerting rule by its name and tier: burn_tier names
 // the tier whatever the severity label's value.
-func alertKeyOf(ar *rules.AlertingRule) alertKey {
+func alertKeyOf(ar *rules.AlertingRule) AlertKey {
 	sev := ar.Labels().Get(model.LabelBurnTier)
 	if sev == "" {
 		sev = ar.Labels().Get(model.LabelSeverity)
 	}
-	return alertKey{name: ar.Name(), severity: sev}
+	return AlertKey{Name: ar.Name(), Severity: sev}
 }
 
-func (k alertKey) String() string {
-	if k.severity == "" {
-		return k.name
+func (k AlertKey) String() string {
+	if k.Severity == "" {
+		return k.Name
 	}
-	return fmt.Sprintf("%s{severity=%q}", k.name, k.severity)
+	return fmt.Sprintf("%s{severity=%q}", k.Name, k.Severity)
 }
 
-// driver feeds a workload's counters into the harness at scrape times.
-type driver struct {
-	h      *harness
-	w      *workload
-	budget float64
-	scrape time.Duration
-	// next is the next scrape time; scrapes run from -prehistory on.
-	next time.Duration
-	// cumulative (fractional) requests and bad requests per pod, the whole
-	// counts exposed, and the counts at each pod's last restart.
-	cumN, cumK     []float64
-	intN, intK     []float64
-	resetN, resetK []float64
-	refs           []storage.SeriesRef
-	// truth: whole requests and bad requests over all pods, per scrape.
-	ledger []ledgerPoint
-}
+// Reach is how far back a query reads: its longest range, and the step
+// when that range is a subquery's.
+type Reach struct{ rng, step time.Duration }
 
-type ledgerPoint struct {
-	t    time.Duration
-	n, k float64
-}
-
-// traffic is the load at simulated time t: requests per second per pod
-// (pods get unequal shares around it) and the burn rate (error ratio over
-// error budget).
-type traffic func(t time.Duration) (rps, burn float64)
-
-// restart says whether pod restarts (its counters start from zero) in the
-// scrape interval ending at t.
-type restart func(pod int, t time.Duration) bool
-
-func newDriver(h *harness, w *workload, budget float64, scrape, prehistory time.Duration) *driver {
-	d := &driver{h: h, w: w, budget: budget, scrape: scrape, next: -prehistory}
-	d.cumN = make([]float64, w.pods)
-	d.cumK = make([]float64, w.pods)
-	d.intN = make([]float64, w.pods)
-	d.intK = make([]float64, w.pods)
-	d.resetN = make([]float64, w.pods)
-	d.resetK = make([]float64, w.pods)
-	d.refs = make([]storage.SeriesRef, len(w.series))
-	return d
-}
-
-// podShare spreads load unevenly over pods (0.5x to 1.5x), as a load
-// balancer with warm and cold replicas would.
-func podShare(pod, pods int) float64 {
-	if pods == 1 {
-		return 1
+// projectRange is the longest range a query reads, of a range selector or
+// a subquery.
+func projectRange(qs string) Reach {
+	expr, err := query.NewParser().ParseExpr(qs)
+	if err != nil {
+		return Reach{}
 	}
-	return 0.5 + float64(pod)/float64(pods-1)
-}
-
-// advance appends every scrape up to and including t.
-func (d *driver) advance(t time.Duration, load traffic, restarts restart) error {
-	for ; d.next <= t; d.next += d.scrape {
-		now := d.next
-		rps, burn := load(now)
-		frac := math.Min(burn*d.budget, 1)
-		sec := d.scrape.Seconds()
-		down := make([]bool, d.w.pods)
-		for p := range d.cumN {
-			d.cumN[p] += rps * podShare(p, d.w.pods) * sec
-			d.cumK[p] += rps * podShare(p, d.w.pods) * sec * frac
-			// Whole bad requests grow by at most the whole requests of the
-			// scrape, so good counts (requests minus bad ones, as a bucket
-			// below a latency threshold holds) never decrease when every
-			// request fails and rounding would otherwise differ.
-			n := math.Floor(d.cumN[p])
-			d.intK[p] += min(math.Floor(d.cumK[p])-d.intK[p], n-d.intN[p])
-			d.intN[p] = n
-			if restarts != nil && restarts(p, now) {
-				// The restarted pod misses this scrape and comes back from zero.
-				d.resetN[p], d.resetK[p] = d.intN[p], d.intK[p]
-				down[p] = true
+	var longest Reach
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		switch m := n.(type) {
+		case *parser.MatrixSelector:
+			if m.Range > longest.rng {
+				longest = Reach{rng: m.Range}
+			}
+		case *parser.SubqueryExpr:
+			if m.Range > longest.rng && m.Step > 0 {
+				longest = Reach{rng: m.Range, step: m.Step}
 			}
 		}
-		app := d.h.db.Appender(context.Background())
-		ms := epoch().Add(now).UnixMilli()
-		for i, s := range d.w.series {
-			if down[s.pod] {
-				continue
-			}
-			n := d.intN[s.pod] - d.resetN[s.pod]
-			k := d.intK[s.pod] - d.resetK[s.pod]
-			var ref storage.SeriesRef
-			var err error
-			if s.hist != nil {
-				ref, err = app.AppendHistogram(d.refs[i], s.labels, ms, s.histogram(n, k), nil)
-			} else {
-				ref, err = app.Append(d.refs[i], s.labels, ms, s.coefN*n+s.coefK*k)
-			}
-			if err != nil {
-				app.Rollback()
-				return fmt.Errorf("append synthetic sample: %w", err)
-			}
-			d.refs[i] = ref
-		}
-		if err := app.Commit(); err != nil {
-			return fmt.Errorf("commit synthetic samples: %w", err)
-		}
-		var n, k float64
-		for p := range d.cumN {
-			n += d.intN[p]
-			k += d.intK[p]
-		}
-		d.ledger = append(d.ledger, ledgerPoint{t: now, n: n, k: k})
-	}
-	return nil
+		return nil
+	})
+	return longest
 }
 
-// truth is the count-weighted error ratio over scrapes in (from, to].
-func (d *driver) truth(from, to time.Duration) (ratio float64, ok bool) {
-	var first, last *ledgerPoint
-	for i := range d.ledger {
-		p := &d.ledger[i]
-		if p.t <= from {
-			first = p
-		}
-		if p.t <= to {
-			last = p
-		}
-	}
-	if first == nil || last == nil || last.n == first.n {
-		return 0, false
-	}
-	return (last.k - first.k) / (last.n - first.n), true
+func sortGroups(g []*rules.Group) {
+	sort.Slice(g, func(i, j int) bool { return g[i].Name() < g[j].Name() })
 }

@@ -1,4 +1,4 @@
-package simulate
+package workload
 
 import (
 	"fmt"
@@ -32,8 +32,8 @@ func (c Counter) Value(n, k float64) float64 { return c.PerRequest*n + c.PerBad*
 // bad ones.
 func (c Counter) Histogram(n, k float64) *histogram.Histogram { return c.series().histogram(n, k) }
 
-func (c Counter) series() series {
-	return series{labels: c.Labels, coefN: c.PerRequest, coefK: c.PerBad, hist: c.native, schema: c.schema}
+func (c Counter) series() Series {
+	return Series{Labels: c.Labels, CoefN: c.PerRequest, coefK: c.PerBad, hist: c.native, schema: c.schema}
 }
 
 // Input is a counter that grows by N requests and K bad ones per scrape.
@@ -46,7 +46,7 @@ type Input struct {
 // shaped like the engine's own series; the SLI over them is exactly
 // bad requests / requests.
 func Counters(slo model.SLO) ([]Counter, error) {
-	w, err := newWorkload(slo, Shape{Pods: 1, Models: 1})
+	w, err := New(slo, Shape{Pods: 1, Models: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -62,10 +62,10 @@ func Counters(slo model.SLO) ([]Counter, error) {
 		sels = append(sels, s...)
 	}
 	var out []Counter
-	for _, s := range w.series {
+	for _, s := range w.Series {
 		for _, sel := range sels {
-			if sel.matches(s.labels) {
-				out = append(out, Counter{Labels: s.labels, PerRequest: s.coefN, PerBad: s.coefK, native: s.hist, schema: s.schema})
+			if sel.matches(s.Labels) {
+				out = append(out, Counter{Labels: s.Labels, PerRequest: s.CoefN, PerBad: s.coefK, native: s.hist, schema: s.schema})
 				break
 			}
 		}

@@ -1,11 +1,10 @@
-package simulate
+package predict
 
 import (
 	"sort"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/prometheus/prometheus/rules"
 )
 
 // windowBurn is the burn rate a window of length w sees t after a step from
@@ -51,9 +50,9 @@ func detect(p model.WindowPair, history time.Duration, h, b float64) (time.Durat
 	return hi, true
 }
 
-// tierDetect is the fastest pair's detection time; lag, when given, adds
+// TierDetect is the fastest pair's detection time; lag, when given, adds
 // a pair's own delay to its detection (whole slices of a time-slice SLO).
-func tierDetect(t model.Tier, history time.Duration, h, b float64, lag func(model.WindowPair) time.Duration) (time.Duration, bool) {
+func TierDetect(t model.Tier, history time.Duration, h, b float64, lag func(model.WindowPair) time.Duration) (time.Duration, bool) {
 	best, found := time.Duration(0), false
 	for _, p := range t.Windows {
 		d, ok := detect(p, history, h, b)
@@ -67,9 +66,9 @@ func tierDetect(t model.Tier, history time.Duration, h, b float64, lag func(mode
 	return best, found
 }
 
-// resolveBound is how long after a burn b stops (back to h) every pair's
+// ResolveBound is how long after a burn b stops (back to h) every pair's
 // short window is below its factor, so the alert must have resolved.
-func resolveBound(t model.Tier, h, b float64) time.Duration {
+func ResolveBound(t model.Tier, h, b float64) time.Duration {
 	var worst time.Duration
 	for _, p := range t.Windows {
 		f := p.Factor.Float()
@@ -84,7 +83,7 @@ func resolveBound(t model.Tier, h, b float64) time.Duration {
 	return worst
 }
 
-func tierBySeverity(slo model.SLO, severity string) (model.Tier, bool) {
+func TierBySeverity(slo model.SLO, severity string) (model.Tier, bool) {
 	for _, t := range slo.Alerting.Tiers {
 		if t.Severity == severity {
 			return t, true
@@ -93,7 +92,7 @@ func tierBySeverity(slo model.SLO, severity string) (model.Tier, bool) {
 	return model.Tier{}, false
 }
 
-func factors(t model.Tier) []float64 {
+func Factors(t model.Tier) []float64 {
 	var out []float64
 	for _, p := range t.Windows {
 		out = append(out, p.Factor.Float())
@@ -102,7 +101,7 @@ func factors(t model.Tier) []float64 {
 	return out
 }
 
-func longest(t model.Tier) time.Duration {
+func Longest(t model.Tier) time.Duration {
 	var out time.Duration
 	for _, p := range t.Windows {
 		if p.Long > out {
@@ -112,11 +111,7 @@ func longest(t model.Tier) time.Duration {
 	return out
 }
 
-func sortGroups(g []*rules.Group) {
-	sort.Slice(g, func(i, j int) bool { return g[i].Name() < g[j].Name() })
-}
-
-func roundUp(d, step time.Duration) time.Duration {
+func RoundUp(d, step time.Duration) time.Duration {
 	if step <= 0 {
 		return d
 	}

@@ -1,4 +1,4 @@
-package simulate
+package timeline
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
 // query evaluates every query over the replay in the harnesses it may read
@@ -37,7 +38,7 @@ func (r *serviceReplay) query(queries []string, parsed []parser.Expr) error {
 					continue
 				}
 				var err error
-				if one, err = s.h.rangeQuery(one, q, sp.from, sp.to, sp.step); err != nil {
+				if one, err = rangeQuery(s.h, one, q, sp.from, sp.to, sp.step); err != nil {
 					return fmt.Errorf("query %q: %w", q, err)
 				}
 			}
@@ -93,8 +94,8 @@ func mayRead(expr parser.Expr, slo model.SLO) bool {
 // to out. The result is copied before the query closes: closing hands the
 // matrix's points back to a pool that other queries, in other goroutines,
 // fill again.
-func (h *harness) rangeQuery(out []TimeSeries, qs string, from, to, step time.Duration) ([]TimeSeries, error) {
-	q, err := h.engine.NewRangeQuery(context.Background(), h.db, nil, qs, epoch().Add(from), epoch().Add(to), step)
+func rangeQuery(h *prom.Harness, out []TimeSeries, qs string, from, to, step time.Duration) ([]TimeSeries, error) {
+	q, err := h.Engine.NewRangeQuery(context.Background(), h.DB, nil, qs, prom.Epoch().Add(from), prom.Epoch().Add(to), step)
 	if err != nil {
 		return nil, err
 	}

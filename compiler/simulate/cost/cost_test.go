@@ -1,4 +1,4 @@
-package simulate
+package cost
 
 import (
 	"bytes"
@@ -6,13 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 )
 
 func TestInfersloRulesTouchFewerSamplesThanTheNaiveBaseline(t *testing.T) {
-	set := model.Set{SLOs: []model.SLO{vllmSLO(t, "errors", "99.9%")}}
-	rep, err := Cost(set, CostOptions{Shape: Shape{Pods: 20, Models: 2}, History: 30 * time.Minute, Evaluations: 2})
+	set := model.Set{SLOs: []model.SLO{slotest.VLLM(t, "errors", "99.9%")}}
+	rep, err := Measure(set, Options{Shape: workload.Shape{Pods: 20, Models: 2}, History: 30 * time.Minute, Evaluations: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func BenchmarkEvaluateInferslo(b *testing.B) { benchmarkCost(b, false) }
 func BenchmarkEvaluateNaive(b *testing.B) { benchmarkCost(b, true) }
 
 func benchmarkCost(b *testing.B, naive bool) {
-	slo := vllmSLO(b, "errors", "99.9%")
+	slo := slotest.VLLM(b, "errors", "99.9%")
 	g, err := irules.Group(slo, nil)
 	if naive {
 		g, err = NaiveGroup(slo)
@@ -58,7 +60,7 @@ func benchmarkCost(b *testing.B, naive bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := CostOptions{Shape: Shape{Pods: 200, Models: 4}, History: time.Hour}
+	opts := Options{Shape: workload.Shape{Pods: 200, Models: 4}, History: time.Hour}
 	run, err := prepareCost(slo, g, opts, !naive)
 	if err != nil {
 		b.Fatal(err)
@@ -71,30 +73,6 @@ func benchmarkCost(b *testing.B, naive bool) {
 		}
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(run.h.counted.samples), "samples/eval")
-	b.ReportMetric(float64(run.h.counted.projected), "projected-samples/eval")
-}
-
-func TestProjectionScalesEachQueryToItsFullRange(t *testing.T) {
-	tests := []struct {
-		name    string
-		query   string
-		samples int64
-		at      time.Duration
-		want    int64
-	}{
-		{"a 28d range selector read over 1h of history reads 672 times more", `avg_over_time(x[4w])`, 60, 0, 40320},
-		{"a range within the history is counted as read", `rate(x[5m])`, 10, 0, 10},
-		{"an hourly subquery that found two steps of data reads 672 steps in 28d", `sum_over_time(x[4w:1h])`, 2, 30 * time.Minute, 672},
-		{"the same subquery on the hour found three steps", `sum_over_time(x[4w:1h])`, 3, time.Hour, 672},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := queryCount{history: time.Hour}
-			c.add(tt.query, tt.samples, epoch().Add(tt.at))
-			if c.projected != tt.want || c.samples != tt.samples {
-				t.Errorf("projected %d (counted %d), want %d", c.projected, c.samples, tt.want)
-			}
-		})
-	}
+	b.ReportMetric(float64(run.h.Counted.Samples), "samples/eval")
+	b.ReportMetric(float64(run.h.Counted.Projected), "projected-samples/eval")
 }

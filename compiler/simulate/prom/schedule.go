@@ -1,4 +1,4 @@
-package simulate
+package prom
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // latest sample up to this long before the evaluation time.
 const lookback = 5 * time.Minute
 
-// schedule is, for a run whose result is read only at its last step (the
+// Schedule is, for a run whose result is read only at its last step (the
 // day/night scenario), the evaluation steps at which each recording rule's
 // output can reach that result: the targets at the last step, and every
 // rule at the steps what needs it reads, through range selectors,
@@ -26,7 +26,7 @@ const lookback = 5 * time.Minute
 // is evaluated in full (one step wider than the lookback, so a stale marker
 // is written where a full run's would be read). A 28d window read once at
 // the end then costs one evaluation, not one per minute.
-type schedule struct {
+type Schedule struct {
 	eval  time.Duration
 	steps int
 	need  map[rules.Rule][]bool
@@ -35,12 +35,12 @@ type schedule struct {
 	last map[rules.Rule]map[string]labels.Labels
 }
 
-// newSchedule plans groups of recording rules evaluated every eval from 0
+// NewSchedule plans groups of recording rules evaluated every eval from 0
 // to end, read at the last step through the rules target selects. It
 // declines (ok false) rules it cannot follow: alerts, @ modifiers, negative
 // or computed offsets and ranges, subqueries without a step, query offsets.
-func newSchedule(groups []*rules.Group, eval, end time.Duration, target func(*rules.RecordingRule) bool) (*schedule, bool) {
-	sc := &schedule{eval: eval, steps: int(end/eval) + 1, need: map[rules.Rule][]bool{}, last: map[rules.Rule]map[string]labels.Labels{}}
+func NewSchedule(groups []*rules.Group, eval, end time.Duration, target func(*rules.RecordingRule) bool) (*Schedule, bool) {
+	sc := &Schedule{eval: eval, steps: int(end/eval) + 1, need: map[rules.Rule][]bool{}, last: map[rules.Rule]map[string]labels.Labels{}}
 	var all []*rules.RecordingRule
 	for _, g := range groups {
 		if g.QueryOffset() != 0 || g.Limit() != 0 {
@@ -94,7 +94,7 @@ func newSchedule(groups []*rules.Group, eval, end time.Duration, target func(*ru
 }
 
 // mark needs r at every step in [from, to]; it tells whether that added one.
-func (sc *schedule) mark(r rules.Rule, from, to time.Duration) bool {
+func (sc *Schedule) mark(r rules.Rule, from, to time.Duration) bool {
 	lo := max(0, int(math.Ceil(float64(from)/float64(sc.eval))))
 	hi := min(sc.steps-1, int(math.Floor(float64(to)/float64(sc.eval))))
 	added := false
@@ -117,7 +117,7 @@ type window struct {
 // evaluated at t (simulated time), with the evaluation interval eval.
 func readWindows(expr parser.Expr, t, eval time.Duration) (out []window, ok bool) {
 	ok = true
-	base := epoch().UnixMilli()
+	base := Epoch().UnixMilli()
 	parser.Inspect(expr, func(n parser.Node, path []parser.Node) error {
 		vs, isSel := n.(*parser.VectorSelector)
 		if !isSel || !ok {
@@ -174,10 +174,10 @@ func readWindows(expr parser.Expr, t, eval time.Duration) (out []window, ok bool
 
 // run evaluates, at step, the rules needed there, in group order, and
 // appends their samples as the group would, stale markers included.
-func (sc *schedule) run(h *harness, step int) error {
+func (sc *Schedule) run(h *Harness, step int) error {
 	ctx := context.Background()
-	ts := epoch().Add(time.Duration(step) * sc.eval)
-	for _, g := range h.groups {
+	ts := Epoch().Add(time.Duration(step) * sc.eval)
+	for _, g := range h.Groups {
 		for _, r := range g.Rules() {
 			if !sc.need[r][step] {
 				continue
@@ -186,7 +186,7 @@ func (sc *schedule) run(h *harness, step int) error {
 			if err != nil {
 				return fmt.Errorf("rule %s in group %s: %w", r.Name(), g.Name(), err)
 			}
-			app := h.db.Appender(ctx)
+			app := h.DB.Appender(ctx)
 			seen := make(map[string]labels.Labels, len(vec))
 			for _, s := range vec {
 				if s.H != nil {

@@ -1,4 +1,4 @@
-package simulate
+package workload
 
 import (
 	"fmt"
@@ -82,12 +82,12 @@ func selectorsOf(q string) ([]selector, error) {
 // count is what series x adds to the selector per unit of n and of k: its
 // own linear form for a float selector, the observations it counts for a
 // native one; nothing when one is a histogram and the other not.
-func (s selector) count(x series) (n, k float64) {
-	if s.native != (x.hist != nil) || !s.matches(x.labels) {
+func (s selector) count(x Series) (n, k float64) {
+	if s.native != (x.hist != nil) || !s.matches(x.Labels) {
 		return 0, 0
 	}
 	if !s.native {
-		return s.sign * x.coefN, s.sign * x.coefK
+		return s.sign * x.CoefN, s.sign * x.coefK
 	}
 	for _, o := range x.hist {
 		if !s.under || o.value > s.lower && o.value <= s.upper {
@@ -107,9 +107,9 @@ func (s selector) matches(ls labels.Labels) bool {
 	return true
 }
 
-// satisfying returns label values that the matchers accept; labels only
+// Satisfying returns label values that the matchers accept; labels only
 // constrained negatively are left out, which the matchers then see as "".
-func satisfying(ms []*labels.Matcher) (map[string]string, error) {
+func Satisfying(ms []*labels.Matcher) (map[string]string, error) {
 	out := map[string]string{}
 	for _, m := range ms {
 		switch m.Type {

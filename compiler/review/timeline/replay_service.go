@@ -1,4 +1,4 @@
-package simulate
+package timeline
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/simulate/predict"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -23,7 +26,7 @@ type serviceReplay struct {
 	service string
 	opts    TimelineOptions
 	// rules are the service's rule groups by name.
-	rules map[string]ruleIndex
+	rules map[string]prom.RuleIndex
 
 	sims    []*replaySim
 	series  map[string][]TimeSeries
@@ -36,13 +39,13 @@ type serviceReplay struct {
 // replaySim is one SLO's harness during a replay.
 type replaySim struct {
 	slo  model.SLO
-	h    *harness
-	d    *driver
+	h    *prom.Harness
+	d    *workload.Driver
 	eval time.Duration
 	rate float64 // burn rate during the burn
 	// healthy drive the groups of a grouped SLO other than d's, which
 	// burns: they stay at the healthy rate throughout.
-	healthy []*driver
+	healthy []*workload.Driver
 	// group names d's group of a grouped SLO (`model_name="vllm-a"`).
 	group string
 	// severity is the tier the burn must fire ("" when none can), and
@@ -61,7 +64,7 @@ type replaySim struct {
 
 // groupAlert is an alert of one group (empty for an ungrouped SLO).
 type groupAlert struct {
-	alertKey
+	prom.AlertKey
 	group string
 }
 
@@ -73,7 +76,7 @@ type gaugeSeries struct {
 
 func (r *serviceReplay) close() {
 	for _, s := range r.sims {
-		s.h.close()
+		s.h.Close()
 	}
 }
 
@@ -110,32 +113,32 @@ func (r *serviceReplay) replay(slos []model.SLO, queries []string, parsed []pars
 }
 
 func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) {
-	h, err := newIndexedHarness(r.rules[irules.GroupName(slo)], false, r.opts.Scratch)
+	h, err := prom.NewIndexedHarness(r.rules[irules.GroupName(slo)], false, r.opts.Scratch)
 	if err != nil {
 		return nil, err
 	}
 	s := &replaySim{slo: slo, h: h, open: map[groupAlert]time.Duration{}}
-	if len(h.groups) == 0 {
-		h.close()
+	if len(h.Groups) == 0 {
+		h.Close()
 		return nil, fmt.Errorf("no rule group %s in the rule files", irules.GroupName(slo))
 	}
-	s.eval = h.groups[0].Interval()
+	s.eval = h.Groups[0].Interval()
 	// A started Prometheus marks its alerts restored before it writes
 	// ALERTS series; the dashboards' alert panels read those.
-	for _, g := range h.groups {
+	for _, g := range h.Groups {
 		for _, rule := range g.Rules() {
 			if ar, ok := rule.(*rules.AlertingRule); ok {
 				ar.SetRestored(true)
 			}
 		}
 	}
-	s.full = append([]*rules.Group(nil), h.groups...)
+	s.full = append([]*rules.Group(nil), h.Groups...)
 	baseWindow := model.FormatDuration(slo.BaseWindow())
-	h.restrict(func(rr *rules.RecordingRule) bool { return rr.Labels().Get(model.LabelWindow) == baseWindow })
-	s.base, h.groups = h.groups, s.full
+	h.Restrict(func(rr *rules.RecordingRule) bool { return rr.Labels().Get(model.LabelWindow) == baseWindow })
+	s.base, h.Groups = h.Groups, s.full
 	w, groups, err := replayWorkloads(slo, r.opts.Shape)
 	if err != nil {
-		h.close()
+		h.Close()
 		return nil, err
 	}
 	if signals && slo.Inference != nil {
@@ -146,11 +149,11 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 		scrape = 30 * time.Second
 	}
 	budget := slo.ErrorBudget().Float()
-	s.d = newDriver(h, w, budget, scrape, slo.BaseWindow()+2*scrape)
+	s.d = workload.NewDriver(h, w, budget, scrape, slo.BaseWindow()+2*scrape)
 	if len(groups) > 0 {
-		s.group = groups[0].name
+		s.group = groups[0].Name
 		for _, g := range groups[1:] {
-			s.healthy = append(s.healthy, newDriver(h, g.w, budget, scrape, slo.BaseWindow()+2*scrape))
+			s.healthy = append(s.healthy, workload.NewDriver(h, g.Workload, budget, scrape, slo.BaseWindow()+2*scrape))
 		}
 	}
 	s.refs = make([]storage.SeriesRef, len(s.gauges))
@@ -163,10 +166,10 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 		if hasPage(slo) && tier.Severity != "page" {
 			continue
 		}
-		fs := factors(tier)
+		fs := predict.Factors(tier)
 		maxF := fs[len(fs)-1]
 		rate := math.Min(2*maxF, (maxF+1/budget)/2)
-		d, ok := tierDetect(tier, r.opts.Healthy, healthyBurn, rate, nil)
+		d, ok := predict.TierDetect(tier, r.opts.Healthy, workload.HealthyBurn, rate, nil)
 		if !ok {
 			continue
 		}
@@ -180,19 +183,19 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 // addSignals adds the engine's token counters to a workload (linear in
 // requests, like every workload series) and returns the gauges to write
 // beside it, one set per pod.
-func addSignals(slo model.SLO, w *workload) []gaugeSeries {
+func addSignals(slo model.SLO, w *workload.Workload) []gaugeSeries {
 	inf := slo.Inference
 	base := map[string]string{}
 	if inf.Selector != "" {
 		if ms, err := query.NewParser().ParseMetricSelector("{" + inf.Selector + "}"); err == nil {
-			if v, err := satisfying(ms); err == nil {
+			if v, err := workload.Satisfying(ms); err == nil {
 				base = v
 			}
 		}
 	}
 	have := map[string]bool{}
-	for _, s := range w.series {
-		have[s.labels.Get(query.MetricNameLabel)] = true
+	for _, s := range w.Series {
+		have[s.Labels.Get(query.MetricNameLabel)] = true
 	}
 	mk := func(name string, pod int) labels.Labels {
 		b := labels.NewBuilder(labels.FromMap(base))
@@ -210,8 +213,8 @@ func addSignals(slo model.SLO, w *workload) []gaugeSeries {
 		if c.name == "" || have[c.name] {
 			continue
 		}
-		for pod := 0; pod < w.pods; pod++ {
-			w.series = append(w.series, series{labels: mk(c.name, pod), pod: pod, coefN: c.per})
+		for pod := 0; pod < w.Pods; pod++ {
+			w.Series = append(w.Series, workload.Series{Labels: mk(c.name, pod), Pod: pod, CoefN: c.per})
 		}
 	}
 	var out []gaugeSeries
@@ -221,7 +224,7 @@ func addSignals(slo model.SLO, w *workload) []gaugeSeries {
 		if g.name == "" || have[g.name] {
 			continue
 		}
-		for pod := 0; pod < w.pods; pod++ {
+		for pod := 0; pod < w.Pods; pod++ {
 			out = append(out, gaugeSeries{labels: mk(g.name, pod), pod: pod, kind: g.kind})
 		}
 	}
@@ -235,14 +238,14 @@ func dailyLoad(t time.Duration) float64 {
 }
 
 func hasPage(slo model.SLO) bool {
-	_, ok := tierBySeverity(slo, "page")
+	_, ok := predict.TierBySeverity(slo, "page")
 	return ok
 }
 
 // healthyRate wobbles the healthy burn rate between 0.3 and 0.7, below
 // every alert factor.
 func healthyRate(t time.Duration) float64 {
-	return healthyBurn + 0.2*math.Sin(2*math.Pi*float64(t)/float64(5*time.Hour))
+	return workload.HealthyBurn + 0.2*math.Sin(2*math.Pi*float64(t)/float64(5*time.Hour))
 }
 
 // run drives every harness of the service from 0 to the end of the
@@ -291,9 +294,9 @@ func (r *serviceReplay) run() error {
 				continue
 			}
 			coarse := t < fineFrom && t%r.opts.Step != 0 && t != end
-			s.h.groups = s.full
+			s.h.Groups = s.full
 			if coarse {
-				s.h.groups = s.base
+				s.h.Groups = s.base
 			}
 			load := func(at time.Duration) (float64, float64) {
 				rps := dailyLoad(at) * r.opts.RPS
@@ -302,11 +305,11 @@ func (r *serviceReplay) run() error {
 				}
 				return rps, healthyRate(at)
 			}
-			if err := s.d.advance(t, load, nil); err != nil {
+			if err := s.d.Advance(t, load, nil); err != nil {
 				return err
 			}
 			for _, d := range s.healthy {
-				if err := d.advance(t, func(at time.Duration) (float64, float64) {
+				if err := d.Advance(t, func(at time.Duration) (float64, float64) {
 					return dailyLoad(at) * r.opts.RPS, healthyRate(at)
 				}, nil); err != nil {
 					return err
@@ -315,7 +318,7 @@ func (r *serviceReplay) run() error {
 			if err := s.writeGauges(t, dailyLoad(t), burning(t)); err != nil {
 				return err
 			}
-			if err := s.h.eval(t); err != nil {
+			if err := s.h.Eval(t); err != nil {
 				return fmt.Errorf("slo %s at +%s: %w", s.slo.Name, model.FormatDuration(t), err)
 			}
 			if !coarse {
@@ -349,7 +352,7 @@ func (r *serviceReplay) run() error {
 		}
 	}
 	if !r.opts.SkipBurn {
-		b := &Burn{Service: r.service, From: epoch().Add(burnFrom), To: epoch().Add(min(burnTo, t)), Rates: map[string]float64{}, Groups: map[string]string{}}
+		b := &Burn{Service: r.service, From: prom.Epoch().Add(burnFrom), To: prom.Epoch().Add(min(burnTo, t)), Rates: map[string]float64{}, Groups: map[string]string{}}
 		for _, s := range r.sims {
 			b.Rates[s.slo.Name] = s.rate
 			if s.group != "" {
@@ -365,7 +368,7 @@ func (r *serviceReplay) run() error {
 func (r *serviceReplay) targetFiring() bool {
 	for _, s := range r.sims {
 		for k := range s.open {
-			if k.alertKey == (alertKey{model.AlertBurn, s.severity}) && s.severity != "" {
+			if k.AlertKey == (prom.AlertKey{Name: model.AlertBurn, Severity: s.severity}) && s.severity != "" {
 				return true
 			}
 		}
@@ -382,12 +385,12 @@ func (r *serviceReplay) allTargetsFired() bool {
 		}
 		fired := false
 		for k := range s.open {
-			if k.alertKey == (alertKey{model.AlertBurn, s.severity}) {
+			if k.AlertKey == (prom.AlertKey{Name: model.AlertBurn, Severity: s.severity}) {
 				fired = true
 			}
 		}
 		for _, a := range r.alerts {
-			if a.SLO == s.slo.Name && a.Name == model.AlertBurn && a.Severity == s.severity && a.From.After(epoch().Add(r.opts.Healthy)) {
+			if a.SLO == s.slo.Name && a.Name == model.AlertBurn && a.Severity == s.severity && a.From.After(prom.Epoch().Add(r.opts.Healthy)) {
 				fired = true
 			}
 		}
@@ -402,7 +405,7 @@ func (r *serviceReplay) allTargetsFired() bool {
 // an evaluation.
 func (s *replaySim) track(t time.Duration, r *serviceReplay) {
 	st := map[groupAlert]rules.AlertState{}
-	for g, states := range groupAlertStates(s.h, s.slo.GroupBy) {
+	for g, states := range prom.GroupAlertStates(s.h, s.slo.GroupBy) {
 		for k, v := range states {
 			st[groupAlert{k, g}] = v
 		}
@@ -421,21 +424,21 @@ func (s *replaySim) track(t time.Duration, r *serviceReplay) {
 }
 
 func (s *replaySim) interval(k groupAlert, from, to time.Duration) AlertInterval {
-	return AlertInterval{Name: k.name, Severity: k.severity, SLO: s.slo.Name, Service: s.slo.Service.Name, Group: k.group,
-		From: epoch().Add(from), To: epoch().Add(to)}
+	return AlertInterval{Name: k.Name, Severity: k.Severity, SLO: s.slo.Name, Service: s.slo.Service.Name, Group: k.group,
+		From: prom.Epoch().Add(from), To: prom.Epoch().Add(to)}
 }
 
 // replayWorkloads is the series of one SLO's review replay: for a grouped
 // SLO, three groups, the first of which burns (so the page shows one
 // group's burn beside the others' health, each named); else one workload.
 // A grouped SLO whose groups cannot be split replays as one.
-func replayWorkloads(slo model.SLO, shape Shape) (*workload, []simGroup, error) {
+func replayWorkloads(slo model.SLO, shape workload.Shape) (*workload.Workload, []workload.Group, error) {
 	if len(slo.GroupBy) > 0 {
-		if groups, err := groupWorkloads(slo, shape, 3); err == nil {
-			return groups[0].w, groups, nil
+		if groups, err := workload.Grouped(slo, shape, 3); err == nil {
+			return groups[0].Workload, groups, nil
 		}
 	}
-	w, err := newWorkload(slo, shape)
+	w, err := workload.New(slo, shape)
 	return w, nil, err
 }
 
@@ -446,17 +449,17 @@ func (s *replaySim) writeGauges(t time.Duration, load float64, burning bool) err
 	if len(s.gauges) == 0 {
 		return nil
 	}
-	app := s.h.db.Appender(context.Background())
-	ms := epoch().Add(t).UnixMilli()
-	pods := s.d.w.pods
+	app := s.h.DB.Appender(context.Background())
+	ms := prom.Epoch().Add(t).UnixMilli()
+	pods := s.d.Workload.Pods
 	for i, g := range s.gauges {
-		share := podShare(g.pod, pods) * load
+		share := workload.PodShare(g.pod, pods) * load
 		var v float64
 		switch g.kind {
 		case "waiting":
 			v = math.Round(math.Max(0, 4*(share-0.9)))
 			if burning {
-				v += math.Round(30 * podShare(g.pod, pods))
+				v += math.Round(30 * workload.PodShare(g.pod, pods))
 			}
 		case "running":
 			v = math.Round(20 * share)

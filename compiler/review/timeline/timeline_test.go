@@ -1,4 +1,4 @@
-package simulate
+package timeline
 
 import (
 	"math"
@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/simulate/predict"
 )
 
 // chatSet is a two-SLO service whose engine exposes the dashboard gauges.
@@ -14,7 +16,7 @@ func chatSet(t *testing.T) model.Set {
 	t.Helper()
 	var set model.Set
 	for _, role := range []string{"errors", "ttft"} {
-		slo := vllmSLO(t, role, map[string]string{"errors": "99.9%", "ttft": "99%"}[role])
+		slo := slotest.VLLM(t, role, map[string]string{"errors": "99.9%", "ttft": "99%"}[role])
 		slo.Inference.Signals.QueueDepth = "vllm:num_requests_waiting"
 		slo.Inference.Signals.Running = "vllm:num_requests_running"
 		slo.Inference.Signals.KVCacheUsage = "vllm:kv_cache_usage_perc"
@@ -70,10 +72,10 @@ func TestTimeline(t *testing.T) {
 		if len(ss) != 1 {
 			t.Fatalf("%d series for %s", len(ss), burnQ)
 		}
-		page, _ := tierBySeverity(ttft, "page")
+		page, _ := predict.TierBySeverity(ttft, "page")
 		in, out := during(ss[0], burn.From, burn.To.Add(ttft.BaseWindow()))
-		if got := maxOf(in); got < factors(page)[len(factors(page))-1] {
-			t.Errorf("burn rate peaks at %g during the burn, below the page factors %v", got, factors(page))
+		if got := maxOf(in); got < predict.Factors(page)[len(predict.Factors(page))-1] {
+			t.Errorf("burn rate peaks at %g during the burn, below the page factors %v", got, predict.Factors(page))
 		}
 		if got := maxOf(out); got >= 1 {
 			t.Errorf("burn rate reaches %g outside the burn", got)
@@ -203,7 +205,7 @@ func TestTimelineShortcutChangesNoQueriedValue(t *testing.T) {
 
 // An SLO that pages nobody burns its quickest ticket tier until it fires.
 func TestTimelineBurnsTheTicketWhenNothingPages(t *testing.T) {
-	slo := vllmSLO(t, "errors", "99.5%")
+	slo := slotest.VLLM(t, "errors", "99.5%")
 	var tickets []model.Tier
 	for _, tier := range slo.Alerting.Tiers {
 		if tier.Severity == "ticket" {
@@ -237,7 +239,7 @@ func TestTimelineBurnsTheTicketWhenNothingPages(t *testing.T) {
 // service; `inferslo render examples` must stay well under a minute on two
 // cores, and this is nearly all of its time.
 func BenchmarkTimelineExamples(b *testing.B) {
-	set := loadExamples(b).Set
+	set := slotest.Examples(b).Set
 	var queries []string
 	for _, slo := range set.SLOs {
 		queries = append(queries, model.BurnRate(slo, slo.BaseWindow()), model.Selector(model.BudgetRemaining, slo, 0))
@@ -250,7 +252,7 @@ func BenchmarkTimelineExamples(b *testing.B) {
 }
 
 func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *testing.T) {
-	slo := vllmSLO(t, "errors", "99.9%")
+	slo := slotest.VLLM(t, "errors", "99.9%")
 	slo.Inference.Selector, slo.Inference.SelectorLabels = `namespace="llm"`, []string{"namespace"}
 	slo.SLI.Total.Expr = `vllm:request_success_total{namespace="llm"}`
 	slo.SLI.Bad.Expr = `vllm:request_success_total{namespace="llm",finished_reason="error"}`
@@ -265,7 +267,7 @@ func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *test
 		t.Fatalf("burns %+v, want one naming the burning group", tl.Burns)
 	}
 	burn := tl.Burns[0]
-	page, _ := tierBySeverity(slo, "page")
+	page, _ := predict.TierBySeverity(slo, "page")
 	peaks := map[string]float64{}
 	for _, s := range tl.Series[burnQ] {
 		in, _ := during(s, burn.From, burn.To.Add(slo.BaseWindow()))
@@ -276,7 +278,7 @@ func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *test
 	}
 	for model, peak := range peaks {
 		burning := model == "vllm-a"
-		if burning != (peak >= factors(page)[0]) {
+		if burning != (peak >= predict.Factors(page)[0]) {
 			t.Errorf("model %s peaks at burn rate %g; only vllm-a burns", model, peak)
 		}
 	}
@@ -297,7 +299,7 @@ func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *test
 }
 
 func TestEachEngineOfAServiceCarriesItsOwnLoadGauges(t *testing.T) {
-	set := parseSpec(t, `
+	set := slotest.Parse(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
 metadata: {name: mixed-vllm}

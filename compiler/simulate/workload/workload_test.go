@@ -1,10 +1,10 @@
-package simulate
+package workload
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/query"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -14,15 +14,15 @@ import (
 )
 
 func TestEngineSeriesCarryTheEnginesNamesAndLeStrings(t *testing.T) {
-	w, err := newWorkload(vllmSLO(t, "ttft", "99%"), Shape{Pods: 3, Models: 2})
+	w, err := New(slotest.VLLM(t, "ttft", "99%"), Shape{Pods: 3, Models: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	have := map[string]bool{}
 	pods := map[string]bool{}
-	for _, s := range w.series {
-		have[s.labels.Get(query.MetricNameLabel)+" le="+s.labels.Get("le")+" model="+s.labels.Get("model_name")] = true
-		pods[s.labels.Get("pod")] = true
+	for _, s := range w.Series {
+		have[s.Labels.Get(query.MetricNameLabel)+" le="+s.Labels.Get("le")+" model="+s.Labels.Get("model_name")] = true
+		pods[s.Labels.Get("pod")] = true
 	}
 	for _, want := range []string{
 		"vllm:time_to_first_token_seconds_bucket le=1.0 model=llama-3-70b",
@@ -44,12 +44,12 @@ func TestEngineSeriesCarryTheEnginesNamesAndLeStrings(t *testing.T) {
 }
 
 func TestSynthesizedSeriesDriveTheSLIExactly(t *testing.T) {
-	otel := vllmSLO(t, "errors", "99.9%")
+	otel := slotest.VLLM(t, "errors", "99.9%")
 	otel.Inference.Engine = "otel"
 	otel.Inference.Selector = `gen_ai_request_model="m"`
 	otel.SLI.Total.Expr = `gen_ai_server_request_duration_seconds_count{gen_ai_request_model="m"}`
 	otel.SLI.Bad.Expr = `gen_ai_server_request_duration_seconds_count{error_type!="",gen_ai_request_model="m"}`
-	goodRatio := gatewaySLO(t)
+	goodRatio := slotest.Gateway(t)
 	goodRatio.SLI.Bad = nil
 	goodRatio.SLI.Good = &model.Query{Expr: `sum(http_requests_total{code!~"5..",job="gateway"})`}
 	offBoundary := nativeSLO(t, "otel-assistant-ttft")
@@ -59,9 +59,9 @@ func TestSynthesizedSeriesDriveTheSLIExactly(t *testing.T) {
 		name string
 		slo  model.SLO
 	}{
-		{"a vLLM TTFT SLI counts slow requests in the histogram", vllmSLO(t, "ttft", "99%")},
-		{"a vLLM errors SLI counts finished_reason=error", vllmSLO(t, "errors", "99.9%")},
-		{"a plain ratio with a regex bad selector gets a 5xx series", gatewaySLO(t)},
+		{"a vLLM TTFT SLI counts slow requests in the histogram", slotest.VLLM(t, "ttft", "99%")},
+		{"a vLLM errors SLI counts finished_reason=error", slotest.VLLM(t, "errors", "99.9%")},
+		{"a plain ratio with a regex bad selector gets a 5xx series", slotest.Gateway(t)},
 		{"a plain ratio with a negative good selector gets a failing series", goodRatio},
 		{"an engine whose errors are a histogram label falls back to the selectors", otel},
 		{"a native TTFT histogram holds good and slow observations either side of the threshold", nativeSLO(t, "otel-assistant-ttft")},
@@ -70,15 +70,15 @@ func TestSynthesizedSeriesDriveTheSLIExactly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := newWorkload(tt.slo, Shape{Pods: 2, Models: 1})
+			w, err := New(tt.slo, Shape{Pods: 2, Models: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			// 1000 requests, 37 bad, on pod 0 only.
 			var inputs []Input
-			for _, s := range w.series {
-				if s.pod == 0 {
-					c := Counter{Labels: s.labels, PerRequest: s.coefN, PerBad: s.coefK, native: s.hist, schema: s.schema}
+			for _, s := range w.Series {
+				if s.Pod == 0 {
+					c := Counter{Labels: s.Labels, PerRequest: s.CoefN, PerBad: s.coefK, native: s.hist, schema: s.schema}
 					inputs = append(inputs, Input{Counter: c, N: 1000, K: 37})
 				}
 			}
@@ -107,32 +107,10 @@ func TestRegexLabelValuesMatchTheirSelectors(t *testing.T) {
 	}
 }
 
-func TestRawRatioSLIsAreReportedNotSimulated(t *testing.T) {
-	slo := gatewaySLO(t)
-	slo.SLI = model.SLI{Raw: &model.Query{Expr: `avg(availability{job="gateway"})`}, RawType: "success"}
-	r, err := Run(model.Set{SLOs: []model.SLO{slo}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Checks) != 1 || !r.Checks[0].NotProven || !strings.Contains(r.Checks[0].Observed, "raw-ratio") {
-		t.Fatalf("checks: %+v", r.Checks)
-	}
-	if len(r.Unproven()) != 1 || !r.OK() {
-		t.Fatalf("a raw-ratio SLI is neither failed nor proven: unproven %d, ok %v", len(r.Unproven()), r.OK())
-	}
-	var b bytes.Buffer
-	if err := r.WriteTable(&b); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "1 checks, 0 failed, 1 not proven") || !strings.Contains(b.String(), "NOT PROVEN: SLO "+slo.Name) {
-		t.Fatalf("table does not say the SLO is not proven:\n%s", b.String())
-	}
-}
-
 // nativeSLO is an SLO of the OpenTelemetry example on native histograms.
 func nativeSLO(t *testing.T, name string) model.SLO {
 	t.Helper()
-	res, err := spec.Load("../../examples/otel-native.yaml")
+	res, err := spec.Load("../../../examples/otel-native.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package simulate
+package prom
 
 import (
 	"context"
@@ -22,21 +22,21 @@ import (
 // backtest loads real samples into it and evaluates the rule groups at
 // real times.
 type Replay struct {
-	h *harness
+	h *Harness
 }
 
 // NewReplay parses rule files and loads the groups keep accepts (all when
 // keep is nil) over empty storage, kept in a folder of its own in scratch
 // ("" for the system's temporary folder). Close releases it.
 func NewReplay(files artifact.Set, keep func(group string) bool, scratch string) (*Replay, error) {
-	x, err := indexRules(files)
+	x, err := IndexRules(files)
 	if err != nil {
 		return nil, err
 	}
 	if keep != nil {
 		x = x.selected(keep)
 	}
-	h, err := newIndexedHarness(x, false, scratch)
+	h, err := NewIndexedHarness(x, false, scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -44,18 +44,18 @@ func NewReplay(files artifact.Set, keep func(group string) bool, scratch string)
 }
 
 // Groups are the loaded rule groups, in a stable order.
-func (r *Replay) Groups() []*rules.Group { return r.h.groups }
+func (r *Replay) Groups() []*rules.Group { return r.h.Groups }
 
 // Restrict keeps, in every group, the rules target accepts and the
 // recording rules they read, directly or not; the rest never evaluate.
 func (r *Replay) Restrict(target func(rules.Rule) bool) { r.h.restrictRules(target) }
 
 // Appender appends samples to the replay's storage.
-func (r *Replay) Appender(ctx context.Context) storage.Appender { return r.h.db.Appender(ctx) }
+func (r *Replay) Appender(ctx context.Context) storage.Appender { return r.h.DB.Appender(ctx) }
 
 // Eval evaluates the i-th group once at ts and returns the first rule
 // error. Distinct groups may be evaluated concurrently, each in time order.
-func (r *Replay) Eval(i int, ts time.Time) error { return evalGroup(r.h.groups[i], ts) }
+func (r *Replay) Eval(i int, ts time.Time) error { return evalGroup(r.h.Groups[i], ts) }
 
 // Record evaluates every group's recording rules at the group's interval
 // from from (rounded up to the interval) to to, each as one range query
@@ -69,7 +69,7 @@ func (r *Replay) Eval(i int, ts time.Time) error { return evalGroup(r.h.groups[i
 // query's windows instead of reading each anew.
 func (r *Replay) Record(from, to time.Time) error {
 	h := r.h
-	for i, g := range h.groups {
+	for i, g := range h.Groups {
 		iv := g.Interval()
 		start := from.Truncate(iv)
 		if start.Before(from) {
@@ -86,7 +86,7 @@ func (r *Replay) Record(from, to time.Time) error {
 				return fmt.Errorf("rule %s in group %s: %w", rr.Name(), g.Name(), err)
 			}
 		}
-		h.groups[i] = rules.NewGroup(rules.GroupOptions{Name: g.Name(), File: g.File(), Interval: iv, Rules: alerts, Opts: h.opts})
+		h.Groups[i] = rules.NewGroup(rules.GroupOptions{Name: g.Name(), File: g.File(), Interval: iv, Rules: alerts, Opts: h.opts})
 	}
 	return nil
 }
@@ -105,7 +105,7 @@ func (r *Replay) record(rr *rules.RecordingRule, from, to time.Time, step time.D
 		last int64
 	}
 	series := map[uint64]*seen{}
-	app := h.db.Appender(ctx)
+	app := h.DB.Appender(ctx)
 	stale := func(s *seen) error {
 		_, err := app.Append(0, s.lset, s.last+ms, math.Float64frombits(value.StaleNaN))
 		return err
@@ -115,7 +115,7 @@ func (r *Replay) record(rr *rules.RecordingRule, from, to time.Time, step time.D
 		if end.After(to) {
 			end = to
 		}
-		res, err := runQuery(h.engine.NewRangeQuery(ctx, h.db, nil, rr.Query().String(), start, end, step))
+		res, err := runQuery(h.Engine.NewRangeQuery(ctx, h.DB, nil, rr.Query().String(), start, end, step))
 		if err != nil {
 			app.Rollback()
 			return err
@@ -169,7 +169,7 @@ func (r *Replay) record(rr *rules.RecordingRule, from, to time.Time, step time.D
 		if err := app.Commit(); err != nil {
 			return err
 		}
-		app = h.db.Appender(ctx)
+		app = h.DB.Appender(ctx)
 	}
 	return app.Commit()
 }
@@ -177,7 +177,7 @@ func (r *Replay) record(rr *rules.RecordingRule, from, to time.Time, step time.D
 // Matrix runs an instant query whose result is a range vector (raw
 // samples) at ts.
 func (r *Replay) Matrix(qs string, ts time.Time) (promql.Matrix, error) {
-	res, err := runQuery(r.h.engine.NewInstantQuery(context.Background(), r.h.db, nil, qs, ts))
+	res, err := runQuery(r.h.Engine.NewInstantQuery(context.Background(), r.h.DB, nil, qs, ts))
 	if err != nil {
 		return nil, err
 	}
@@ -185,4 +185,4 @@ func (r *Replay) Matrix(qs string, ts time.Time) (promql.Matrix, error) {
 }
 
 // Close releases the storage.
-func (r *Replay) Close() { r.h.close() }
+func (r *Replay) Close() { r.h.Close() }

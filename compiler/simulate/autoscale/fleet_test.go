@@ -1,4 +1,4 @@
-package simulate
+package autoscale
 
 import (
 	"fmt"
