@@ -59,7 +59,8 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		switch {
 		case !contains(sloAnnotations, k):
 			text = append(text, o.errorf(path, "unknown annotation %q%s; inferslo reads %s", k, didYouMean(k, sloAnnotations), fmtList(sloAnnotations)))
-		case k == AnnotationAutoscaling, k == AnnotationAlertLabels, k == AnnotationSeverities, k == AnnotationBuckets:
+		case k == AnnotationAutoscaling, k == AnnotationAlertLabels, k == AnnotationSeverities, k == AnnotationBuckets,
+			k == AnnotationQueueBacklog, k == AnnotationLoadShedding:
 			// JSON whose own decoding checks each of its fields.
 		case k == AnnotationEngineMetrics:
 			// JSON that may be indented over several lines.
