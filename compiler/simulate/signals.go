@@ -207,6 +207,15 @@ func rampChecks(s *sloSim, steps []FleetStep, scaler Autoscaler, start time.Dura
 		c.Pass = page < 0 || rise < page
 	}
 	out = append(out, c)
+	n, flaps, where := reversals(steps, start, s.budget())
+	c = s.check(ScenarioRamp, "replicas", "never scale in below what the load needs: no scale-in undone by a scale-out after the SLO broke", "no reversal", flaps == 0)
+	switch {
+	case flaps > 0:
+		c.Observed = fmt.Sprintf("%d of %d reversals flapped, the first at %s", flaps, n, at(steps[where]))
+	case n > 0:
+		c.Observed = fmt.Sprintf("%d reversals, none below what the load needed (the first at %s)", n, at(steps[where]))
+	}
+	out = append(out, c)
 	for j, tr := range scaler.Triggers {
 		obs := "never asked for more replicas"
 		for i := 1; i < len(steps); i++ {
@@ -226,6 +235,48 @@ func rampChecks(s *sloSim, steps []FleetStep, scaler Autoscaler, start time.Dura
 		out = append(out, s.check(ScenarioRamp, "KEDA trigger "+tr.Name, "reported: when it first asks for more replicas", obs, true))
 	}
 	return out
+}
+
+// reversals counts, from the start of the climb, the changes of direction
+// of the replica count, and of them the flaps: a scale-in after which the
+// share of slow requests passed the error budget before the next scale-out,
+// so the fleet shrank below what the load needed and grew back; first is
+// the step of the first flap (or of the first reversal when none flapped).
+func reversals(steps []FleetStep, start time.Duration, budget float64) (n, flaps, first int) {
+	dir, firstFlap, firstRev := 0, -1, -1
+	broke := false // the SLO broke since the last scale-in
+	for i := 1; i < len(steps); i++ {
+		if steps[i].T <= start {
+			continue
+		}
+		d := steps[i].Replicas[0] - steps[i-1].Replicas[0]
+		if d == 0 {
+			broke = broke || dir < 0 && steps[i].Share[0] > budget
+			continue
+		}
+		now := 1
+		if d < 0 {
+			now = -1
+		}
+		if dir != 0 && now != dir {
+			n++
+			if firstRev < 0 {
+				firstRev = i
+			}
+			if now > 0 && broke {
+				flaps++
+				if firstFlap < 0 {
+					firstFlap = i
+				}
+			}
+		}
+		broke = now < 0 && steps[i].Share[0] > budget
+		dir = now
+	}
+	if firstFlap >= 0 {
+		return n, flaps, firstFlap
+	}
+	return n, flaps, firstRev
 }
 
 // rampWarmup is the shortest long window of the page tier (of the first
