@@ -410,8 +410,9 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 
 // loadTrigger is the trigger that says how many replicas the traffic needs:
 // the TTFT histogram's requests per second, AverageValue against what one
-// replica serves at the capacity plan's ceiling utilisation, less the HPA's
-// 10% tolerance so the fleet grows before a replica passes the ceiling.
+// replica serves at the capacity plan's ceiling utilisation less the
+// headroom, so that with the HPA's 10% tolerance the fleet grows before a
+// replica passes the ceiling.
 //
 // The TTFT and queue triggers only know "too few": a share of slow
 // requests or a queue does not shrink in proportion to replicas once
@@ -444,10 +445,6 @@ func loadTrigger(u unit, plan capacity.Result, base func(name, query, metricType
 	}
 	return trigger{}, false, nil
 }
-
-// hpaTolerance is the HPA's default: no change while the metric is within
-// 10% of its target.
-const hpaTolerance = 0.1
 
 // loadWindow is the load trigger's rate window: four scrapes, at least two
 // minutes, so it follows a climbing load closely.

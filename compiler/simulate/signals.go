@@ -67,42 +67,68 @@ const (
 // before the first page; the run reports by how long, and when each KEDA
 // trigger first asks for more replicas.
 func (s *sloSim) ramp() ([]Check, error) {
-	bl := s.slo.Alerting.Backlog
-	if bl == nil {
+	if s.slo.Alerting.Backlog == nil {
 		return nil, nil
 	}
-	notProven := func(why string) ([]Check, error) {
+	r, why, err := newRampRun(s.slo, rampHold)
+	if err != nil {
+		return nil, err
+	}
+	if why != "" {
 		c := s.check(ScenarioRamp, irules.AlertBacklog, "fires before the page", "not replayed: "+why, true)
 		c.NotProven = true
 		return []Check{c}, nil
 	}
-	a := s.slo.Autoscaling
-	if err := fleetReady(s.slo); err != nil {
-		return notProven(err.Error())
+	if s.planned != nil {
+		*s.planned = max(*s.planned, r.end)
+		return nil, nil
+	}
+	steps, err := runFleet(s.rules, FleetOptions{SLO: s.slo, Fleets: []Fleet{r.fleet}, End: r.end, Warmup: r.warm})
+	if err != nil {
+		return nil, &ruleError{err: err}
+	}
+	s.simulated += r.end
+	return rampChecks(s, steps, r.scaler, r.start, r.from, r.to), nil
+}
+
+// rampRun is the fleet and schedule of an SLO's load ramp.
+type rampRun struct {
+	fleet                Fleet
+	scaler               Autoscaler
+	warm, start, end     time.Duration
+	from, to, perReplica float64
+}
+
+// newRampRun sizes the SLO's fleet from its capacity facts and its load
+// from its replica bounds, holding the peak for hold; why says what the
+// ramp lacks when it cannot run.
+func newRampRun(slo model.SLO, hold time.Duration) (r rampRun, why string, err error) {
+	a := slo.Autoscaling
+	if err := fleetReady(slo); err != nil {
+		return r, err.Error(), nil
 	}
 	if a == nil || a.Capacity.MeanServiceTime <= 0 {
-		return notProven("the load ramp sizes replicas from autoscaling.capacity.meanServiceTime (and replicaConcurrency)")
+		return r, "the load ramp sizes replicas from autoscaling.capacity.meanServiceTime (and replicaConcurrency)", nil
 	}
-	objects, _, err := keda.Build(model.Set{SLOs: []model.SLO{s.slo}})
+	objects, _, err := keda.Build(model.Set{SLOs: []model.SLO{slo}})
 	if err != nil || len(objects) == 0 {
-		return notProven(fmt.Sprintf("no ScaledObject to drive the fleet: %v", err))
+		return r, fmt.Sprintf("no ScaledObject to drive the fleet: %v", err), nil
 	}
 	objects.Sort()
-	scaler, err := ParseScaledObject(objects[0].Data)
-	if err != nil {
-		return nil, err
+	if r.scaler, err = ParseScaledObject(objects[0].Data); err != nil {
+		return r, "", err
 	}
 	ls := map[string]string{}
-	if sel := s.slo.Inference.Selector; sel != "" {
+	if sel := slo.Inference.Selector; sel != "" {
 		ms, err := query.NewParser().ParseMetricSelector("{" + sel + "}")
 		if err != nil {
-			return nil, fmt.Errorf("selector: %w", err)
+			return r, "", fmt.Errorf("selector: %w", err)
 		}
 		if ls, err = satisfying(ms); err != nil {
-			return notProven(err.Error())
+			return r, err.Error(), nil
 		}
 	}
-	als := map[string]string{model.LabelSLO: s.slo.Name}
+	als := map[string]string{model.LabelSLO: slo.Name}
 	if len(a.Groups) > 0 {
 		for _, l := range a.Groups[0] {
 			ls[l.Name] = l.Value
@@ -114,21 +140,22 @@ func (s *sloSim) ramp() ([]Check, error) {
 		slots = int(c.Float())
 	}
 	service := a.Capacity.MeanServiceTime
-	perReplica := float64(slots) / service.Seconds()
+	r.perReplica = float64(slots) / service.Seconds()
 	minimum := max(a.MinReplicas, 1)
-	from, to := rampBase*float64(minimum)*perReplica, rampPeak*float64(a.MaxReplicas)*perReplica
-	climb := max(rampClimb, time.Duration(math.Log2(to/from)*float64(rampDoubling)).Round(time.Minute))
+	r.from, r.to = rampBase*float64(minimum)*r.perReplica, rampPeak*float64(a.MaxReplicas)*r.perReplica
+	climb := max(rampClimb, time.Duration(math.Log2(r.to/r.from)*float64(rampDoubling)).Round(time.Minute))
 	// The page tier's fastest pair starts with healthy history; slower
 	// pairs average what exists, as in a fresh Prometheus.
-	warm := roundUp(s.rampWarmup(), hpaSync)
-	start := warm + rampSteady
-	threshold := s.slo.Inference.Threshold.Float()
+	r.warm = roundUp(rampWarmup(slo), hpaSync)
+	r.start = r.warm + rampSteady
+	threshold := slo.Inference.Threshold.Float()
 	// Prompts prefill in a fifth or two fifths of the threshold; 0.3 of
 	// the budget's share take 1.6 thresholds whatever the load, so the SLO
 	// holds with room until requests queue.
-	slow := 0.3 * s.budget()
-	fleet := Fleet{
-		Labels: ls, AlertLabels: als, Autoscaler: scaler, Slots: slots, ServiceTime: service, Startup: time.Minute, Replicas: minimum,
+	slow := 0.3 * slo.ErrorBudget().Float()
+	from, to, start := r.from, r.to, r.start
+	r.fleet = Fleet{
+		Labels: ls, AlertLabels: als, Autoscaler: r.scaler, Slots: slots, ServiceTime: service, Startup: time.Minute, Replicas: minimum,
 		Prefill: []PrefillClass{{0.6, 0.2 * threshold}, {0.4 - slow, 0.4 * threshold}, {slow, 1.6 * threshold}},
 		Load: func(t time.Duration) float64 {
 			switch {
@@ -140,17 +167,8 @@ func (s *sloSim) ramp() ([]Check, error) {
 			return from * math.Pow(to/from, float64(t-start)/float64(climb))
 		},
 	}
-	end := start + climb + rampHold
-	if s.planned != nil {
-		*s.planned = max(*s.planned, end)
-		return nil, nil
-	}
-	steps, err := runFleet(s.rules, FleetOptions{SLO: s.slo, Fleets: []Fleet{fleet}, End: end, Warmup: warm})
-	if err != nil {
-		return nil, &ruleError{err: err}
-	}
-	s.simulated += end
-	return rampChecks(s, steps, scaler, start, from, to), nil
+	r.end = r.start + climb + hold
+	return r, "", nil
 }
 
 // rampChecks reads a ramp's landmarks into checks; times count from the
@@ -216,20 +234,21 @@ func rampChecks(s *sloSim, steps []FleetStep, scaler Autoscaler, start time.Dura
 		c.Observed = fmt.Sprintf("%d reversals, none below what the load needed (the first at %s)", n, at(steps[where]))
 	}
 	out = append(out, c)
-	for j, tr := range scaler.Triggers {
+	asks := map[string]Ask{}
+	for _, a := range firstAsks(steps, scaler, start) {
+		asks[a.Trigger] = a
+	}
+	for _, tr := range scaler.Triggers {
 		obs := "never asked for more replicas"
-		for i := 1; i < len(steps); i++ {
-			st, cur := steps[i], steps[i-1].Replicas[0]
-			if v := st.Values[0][j]; st.T > start && !math.IsNaN(v) && propose(tr, v, cur) > cur {
-				obs = fmt.Sprintf("would scale out at %s: %.3g against target %g asks for %d", at(st), v, tr.Target, propose(tr, v, cur))
-				if page >= 0 {
-					if lead := steps[page].T - st.T; lead > 0 {
-						obs += ", " + dur(lead) + " before the page"
-					} else {
-						obs += ", after the page"
-					}
+		if a, ok := asks[tr.Name]; ok {
+			st := steps[a.step]
+			obs = fmt.Sprintf("would scale out at %s: %.3g against target %g asks for %d", at(st), a.Value, tr.Target, a.Replicas)
+			if page >= 0 {
+				if lead := steps[page].T - st.T; lead > 0 {
+					obs += ", " + dur(lead) + " before the page"
+				} else {
+					obs += ", after the page"
 				}
-				break
 			}
 		}
 		out = append(out, s.check(ScenarioRamp, "KEDA trigger "+tr.Name, "reported: when it first asks for more replicas", obs, true))
@@ -281,9 +300,9 @@ func reversals(steps []FleetStep, start time.Duration, budget float64) (n, flaps
 
 // rampWarmup is the shortest long window of the page tier (of the first
 // tier without one): an hour for 30d.
-func (s *sloSim) rampWarmup() time.Duration {
+func rampWarmup(slo model.SLO) time.Duration {
 	out := time.Duration(0)
-	for _, t := range s.slo.Alerting.Tiers {
+	for _, t := range slo.Alerting.Tiers {
 		for _, p := range t.Windows {
 			if out == 0 || p.Long < out {
 				out = p.Long
