@@ -375,6 +375,16 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 		out = append(out, base(name, fmt.Sprintf("sum(%s)", sel), "AverageValue", target, model.NewDecimal(0, 1)))
 	}
 
+	if planned {
+		t, ok, err := loadTrigger(u, plan, base)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			out = append(out, t)
+		}
+	}
+
 	if a.BurnRateTrigger {
 		for _, slo := range slos {
 			if !slo.ScaleOnBurn {
@@ -396,6 +406,54 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 		return nil, nil, fmt.Errorf("autoscaling has no trigger: it needs a ttft SLO, an engine queue-depth series, or burnRateTrigger with an SLO that scales on burn (interactive latency SLOs do by default; others with scaleOnBurn: true)")
 	}
 	return out, warnings, nil
+}
+
+// loadTrigger is the trigger that says how many replicas the traffic needs:
+// the TTFT histogram's requests per second, AverageValue against what one
+// replica serves at the capacity plan's ceiling utilisation less the
+// headroom, so that with the HPA's 10% tolerance the fleet grows before a
+// replica passes the ceiling.
+//
+// The TTFT and queue triggers only know "too few": a share of slow
+// requests or a queue does not shrink in proportion to replicas once
+// latency holds (prompts slow whatever the load keep the share near its
+// floor), so alone they would scale in until latency breaks, and out again.
+// Traffic per replica does fall in proportion, so it holds the fleet at the
+// size the load needs and scales in only when the load falls.
+func loadTrigger(u unit, plan capacity.Result, base func(name, query, metricType string, threshold, activation model.Decimal) trigger) (trigger, bool, error) {
+	for _, slo := range u.slos {
+		inf := slo.Inference
+		if slo.Name != plan.SLO || inf == nil || inf.Histogram == "" {
+			continue
+		}
+		ms := joinMatchers(inf.Selector, groupMatchers(u.group))
+		w := model.FormatDuration(loadWindow(slo))
+		// The +Inf bucket counts every request, as the TTFT trigger reads it.
+		q := fmt.Sprintf("sum(rate(%s[%s]))", selector(inf.Histogram+"_bucket", joinMatchers(ms, `le="+Inf"`)), w)
+		if inf.Native {
+			q = fmt.Sprintf("histogram_count(sum(rate(%s[%s])))", selector(inf.Histogram, ms), w)
+		}
+		perReplica := plan.Ceiling.Float() * u.a.Headroom.Float() * float64(plan.Servers) / plan.ServiceTime.Float()
+		if perReplica <= 0 || math.IsInf(perReplica, 0) || math.IsNaN(perReplica) {
+			return trigger{}, false, nil
+		}
+		target, err := model.ParseDecimal(strconv.FormatFloat(math.Floor(perReplica*1000)/1000, 'f', -1, 64))
+		if err != nil || target.IsZero() {
+			return trigger{}, false, nil
+		}
+		return base("load", q, "AverageValue", target, model.NewDecimal(0, 1)), true, nil
+	}
+	return trigger{}, false, nil
+}
+
+// loadWindow is the load trigger's rate window: four scrapes, at least two
+// minutes, so it follows a climbing load closely.
+func loadWindow(slo model.SLO) time.Duration {
+	scrape := slo.ScrapeInterval
+	if scrape <= 0 {
+		scrape = 30 * time.Second
+	}
+	return max(4*scrape, 2*time.Minute)
 }
 
 // slowShare is the query of the share of requests slower than the SLO's

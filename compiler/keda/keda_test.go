@@ -244,6 +244,10 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 			"1", "0"},
 		// The plan implies 0.7 waiting requests per replica, raised to the floor of 1.
 		{"queue", "AverageValue", `sum(vllm:num_requests_waiting{model_name="llama-3-70b"})`, "1", "0"},
+		// Requests per second per replica against what one serves at the
+		// plan's ceiling (55.7% of one slot of 40ms: 13.9/s) less the 20%
+		// headroom: 11.14.
+		{"load", "AverageValue", `sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[2m]))`, "11.14", "0"},
 		// Gated at 1 / (300s × 0.01) events per second, at most doubling.
 		{"burn-chat-ttft", "Value", `clamp_max(sum(inferslo:sli_bad_events:rate{slo="chat-ttft",window="5m"}) / clamp_min(sum(inferslo:sli_events:rate{slo="chat-ttft",window="5m"}), 0.34) / 0.01, 2)`, "1", "1"},
 	}
@@ -749,8 +753,8 @@ func TestAGroupedSLOGetsOneScaledObjectPerGroupReadingOnlyItsGroup(t *testing.T)
 		if d.Metadata.Name != "vllm-"+model || d.Spec.ScaleTargetRef["name"] != "vllm-"+model {
 			t.Errorf("%s: name %s scales %s, want both vllm-%s", f.Path, d.Metadata.Name, d.Spec.ScaleTargetRef["name"], model)
 		}
-		if len(d.Spec.Triggers) != 3 {
-			t.Errorf("%s: %d triggers, want ttft, queue and burn", f.Path, len(d.Spec.Triggers))
+		if len(d.Spec.Triggers) != 4 {
+			t.Errorf("%s: %d triggers, want ttft, queue, load and burn", f.Path, len(d.Spec.Triggers))
 		}
 		// Every selector of every trigger selects this group, and only it.
 		for _, tr := range d.Spec.Triggers {
@@ -797,7 +801,7 @@ func TestSpecsOfOneServiceScaleTheirOwnTargets(t *testing.T) {
 	}
 	want := map[string]string{
 		"keda/sglang-chat.yaml":      "sglang-chat: queue",
-		"keda/vllm-llama-3-70b.yaml": "vllm-llama-3-70b: ttft-chat-ttft queue burn-chat-ttft",
+		"keda/vllm-llama-3-70b.yaml": "vllm-llama-3-70b: ttft-chat-ttft queue load burn-chat-ttft",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("objects = %v, want %v", got, want)

@@ -94,6 +94,13 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 			maxt = time.Duration(d)
 		}
 	}
+	for _, q := range tg.PromQLTests {
+		d, err := prommodel.ParseDuration(q.EvalTime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxt = max(maxt, time.Duration(d))
+	}
 	var fails []string
 	mint := time.Unix(0, 0).UTC()
 	for ts := time.Duration(0); ts <= maxt; ts += eval {
@@ -140,7 +147,48 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 			}
 		}
 	}
+	// Like promtool, expressions are read once every rule has been
+	// evaluated up to the last evaluation time.
+	for _, q := range tg.PromQLTests {
+		fails = append(fails, exprFaults(t, suite, tg.Name, q)...)
+	}
 	return fails
+}
+
+// exprFaults evaluates an expression test and lists how its samples
+// differ from the expected ones.
+func exprFaults(t *testing.T, suite *promqltest.LazyLoader, name string, q PromQLTest) []string {
+	t.Helper()
+	d, _ := prommodel.ParseDuration(q.EvalTime)
+	qry, err := suite.QueryEngine().NewInstantQuery(context.Background(), suite.Queryable(), nil, q.Expr, time.Unix(0, 0).UTC().Add(time.Duration(d)))
+	if err != nil {
+		t.Fatalf("%s: %s: %v", name, q.Expr, err)
+	}
+	res := qry.Exec(context.Background())
+	if res.Err != nil {
+		t.Fatalf("%s: %s: %v", name, q.Expr, res.Err)
+	}
+	vec, err := res.Vector()
+	if err != nil {
+		t.Fatalf("%s: %s: %v", name, q.Expr, err)
+	}
+	var got, exp []string
+	for _, s := range vec {
+		got = append(got, fmt.Sprintf("%s %g", s.Metric, s.F))
+	}
+	for _, e := range q.ExpSamples {
+		ls, err := parser.NewParser(parser.Options{}).ParseMetric(e.Labels)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", name, e.Labels, err)
+		}
+		exp = append(exp, fmt.Sprintf("%s %g", ls, e.Value))
+	}
+	sort.Strings(got)
+	sort.Strings(exp)
+	if strings.Join(got, "\n") != strings.Join(exp, "\n") {
+		return []string{fmt.Sprintf("%s: %s at %s:\n  expected %q\n  got      %q", name, q.Expr, q.EvalTime, exp, got)}
+	}
+	return nil
 }
 
 // promtool runs the real promtool when INFERSLO_PROMTOOL names one.

@@ -26,6 +26,10 @@ type Options struct {
 	RateInterval time.Duration
 	// Timeline shapes the replayed scenario.
 	Timeline timeline.TimelineOptions
+	// SkipRamps leaves out the load-ramp views of TTFT SLOs with the
+	// queue-backlog warning and capacity facts (a replay of their own,
+	// seconds each).
+	SkipRamps bool
 }
 
 // Result is the page and what the command reports beside it.
@@ -96,7 +100,13 @@ func Build(set model.Set, opts Options) (Result, error) {
 	}
 	all := timeline.Merge(kept)
 	page.Draw("", AsSpent(data(overview, overviewEval, all.Series), windows, all.From), alerts(all.Alerts))
-	res.Page, res.Skipped, res.Replayed = page.Page(all.Describe()+" "+SpentNote), all.Skipped, all.To.Sub(all.From)
+	var skipped []string
+	if !opts.SkipRamps {
+		if skipped, err = addRamps(page, set, out.Files, opts.Timeline.Scratch); err != nil {
+			return res, err
+		}
+	}
+	res.Page, res.Skipped, res.Replayed = page.Page(all.Describe()+" "+SpentNote), append(all.Skipped, skipped...), all.To.Sub(all.From)
 	return res, nil
 }
 
