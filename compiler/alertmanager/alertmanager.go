@@ -41,11 +41,8 @@ func (Backend) Name() string { return "alertmanager inhibit rules" }
 // PerService: one rule covers every SLO.
 func (Backend) PerService() bool { return false }
 
-// Build is the package's Build; it has no warnings.
-func (Backend) Build(set model.Set) (artifact.Set, []string, error) {
-	files, err := Build(set)
-	return files, nil, err
-}
+// Build is the package's Build.
+func (Backend) Build(set model.Set) (artifact.Set, error) { return Build(set) }
 
 // Build returns the inhibit snippet when some SLO has a page tier and
 // either a ticket or an outage tier; nothing otherwise.

@@ -35,8 +35,6 @@ type Options struct {
 // Result is the page and what the command reports beside it.
 type Result struct {
 	Page []byte
-	// Warnings are the compilation's.
-	Warnings []string
 	// Skipped lists SLOs that could not be replayed, with the reason.
 	Skipped []string
 	// Queries counts the distinct panel queries drawn.
@@ -54,7 +52,7 @@ func Build(set model.Set, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Warnings: out.Warnings}
+	var res Result
 	queries, err := render.Queries(out.Files)
 	if err != nil {
 		return res, err

@@ -46,7 +46,7 @@ func NewRampRun(slo model.SLO, hold time.Duration) (r RampRun, why string, err e
 	if a == nil || a.Capacity.MeanServiceTime <= 0 {
 		return r, "the load ramp sizes replicas from autoscaling.capacity.meanServiceTime (and replicaConcurrency)", nil
 	}
-	objects, _, err := keda.Build(model.Set{SLOs: []model.SLO{slo}})
+	objects, err := keda.Build(model.Set{SLOs: []model.SLO{slo}})
 	if err != nil || len(objects) == 0 {
 		return r, fmt.Sprintf("no ScaledObject to drive the fleet: %v", err), nil
 	}
