@@ -9,6 +9,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/alertmanager"
 	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/catalog"
 	"github.com/inferslo/inferslo/compiler/grafana"
 	"github.com/inferslo/inferslo/compiler/keda"
 	"github.com/inferslo/inferslo/compiler/kube"
@@ -55,6 +56,7 @@ func (o Options) backends() ([]Backend, error) {
 		grafana.ServiceDashboards{Builder: dashboards},
 		grafana.OverviewDashboard{Builder: dashboards},
 		alertmanager.Backend{},
+		catalog.Backend{},
 	}, nil
 }
 

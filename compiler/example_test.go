@@ -39,6 +39,7 @@ spec:
 	}
 	// Output:
 	// alertmanager/inhibit.yaml
+	// catalog/slos.json
 	// grafana/chat.json
 	// grafana/overview.json
 	// kubernetes/chat.prometheusrule.yaml

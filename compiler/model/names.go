@@ -86,9 +86,18 @@ const (
 // when window is non-zero, one window.
 func Selector(name string, slo SLO, window time.Duration) string {
 	if window == 0 {
+		return SelectorAt(name, slo, "")
+	}
+	return SelectorAt(name, slo, FormatDuration(window))
+}
+
+// SelectorAt is Selector with the window label's value as written, such
+// as a calendar period's "1M"; empty selects every window.
+func SelectorAt(name string, slo SLO, window string) string {
+	if window == "" {
 		return name + "{" + LabelSLO + "=" + strconv.Quote(slo.Name) + "}"
 	}
-	return name + "{" + LabelSLO + "=" + strconv.Quote(slo.Name) + "," + LabelWindow + "=" + strconv.Quote(FormatDuration(window)) + "}"
+	return name + "{" + LabelSLO + "=" + strconv.Quote(slo.Name) + "," + LabelWindow + "=" + strconv.Quote(window) + "}"
 }
 
 // SLIName is the value of the sli label: the inference role, or "ratio" or
