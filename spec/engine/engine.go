@@ -67,14 +67,14 @@ type Engine struct {
 	Histograms   map[string]*Histogram `yaml:"histograms,omitempty"`
 	// Means are signals exported only as cumulative time and count
 	// counters: they yield a mean, never an exact share under a threshold.
-	Means    map[string]*Mean  `yaml:"means,omitempty"`
-	Errors   Errors            `yaml:"errors,omitempty"`
+	Means  map[string]*Mean `yaml:"means,omitempty"`
+	Errors Errors           `yaml:"errors,omitempty"`
 	// Failures are the failure kinds the engine counts, by role (see
 	// FailureKinds): bad and total events of one ratio SLI each.
 	Failures map[string]*Errors `yaml:"failures,omitempty"`
 	Requests string             `yaml:"requests,omitempty"`
-	Gauges   map[string]string `yaml:"gauges,omitempty"`
-	Counters map[string]string `yaml:"counters,omitempty"`
+	Gauges   map[string]string  `yaml:"gauges,omitempty"`
+	Counters map[string]string  `yaml:"counters,omitempty"`
 	// Distributions are the engine's other histograms (token counts,
 	// prefill and decode time), by what they measure: no SLI reads them,
 	// but lint and --metrics know them.
