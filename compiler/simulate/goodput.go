@@ -11,9 +11,11 @@ import (
 // goodputSeries builds one pod's series for an SLO on goodput's lower
 // bound, whose bad events are the misses of two latency histograms added,
 // (TTFT count − TTFT bucket) + (TPOT count − TPOT bucket), over the TTFT
-// count. Every series counts every request (n), except the TTFT bucket at
-// the threshold, which counts the fast ones (n − k): the k bad requests
-// miss TTFT only, so bad = k and total = n, as every scenario needs.
+// count. Every series counts every request (n), except the two buckets at
+// the thresholds, which each count n − k/2: half of the k bad events miss
+// TTFT and half TPOT, so bad = k and total = n, as every scenario needs,
+// and each latency SLO reads half the goodput SLO's error ratio (a burn of
+// the goodput SLO at its budget is no burn of theirs at exactly theirs).
 func goodputSeries(slo model.SLO) ([]series, error) {
 	if slo.SLI.Bad == nil || slo.SLI.Total == nil {
 		return nil, fmt.Errorf("a goodput SLI needs a total and a bad query")
@@ -23,7 +25,7 @@ func goodputSeries(slo model.SLO) ([]series, error) {
 		return nil, err
 	}
 	var out []series
-	slow := false
+	slow := 0
 	for _, s := range sels {
 		if s.native {
 			return nil, fmt.Errorf("goodput over native histograms is not simulated")
@@ -41,10 +43,14 @@ func goodputSeries(slo model.SLO) ([]series, error) {
 			continue
 		}
 		x := series{labels: ls, coefN: 1}
-		if s.sign < 0 && !slow {
-			x.coefK, slow = -1, true
+		if s.sign < 0 {
+			x.coefK = -0.5
+			slow++
 		}
 		out = append(out, x)
+	}
+	if slow != 2 {
+		return nil, fmt.Errorf("a goodput SLI subtracts two threshold buckets, not %d", slow)
 	}
 	return out, nil
 }
