@@ -46,7 +46,8 @@ type Test struct {
 	Name        string      `yaml:"name"`
 	Interval    string      `yaml:"interval"`
 	InputSeries []Series    `yaml:"input_series"`
-	Alerts      []AlertTest `yaml:"alert_rule_test"`
+	Alerts      []AlertTest `yaml:"alert_rule_test,omitempty"`
+	Exprs       []ExprTest  `yaml:"promql_expr_test,omitempty"`
 }
 
 // Series is one input series in promtool's expanding notation.
@@ -209,6 +210,11 @@ func ServiceTests(svc model.ServiceSLOs, groups []rulefmt.RuleGroup) (File, erro
 			f.Tests = append(f.Tests, t)
 		}
 	}
+	goodput, err := b.goodputTests()
+	if err != nil {
+		return File{}, err
+	}
+	f.Tests = append(f.Tests, goodput...)
 	return f, nil
 }
 
