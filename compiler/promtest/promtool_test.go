@@ -14,6 +14,7 @@ import (
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/promql/promqltest"
 	"github.com/prometheus/prometheus/rules"
@@ -94,6 +95,17 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 			maxt = time.Duration(d)
 		}
 	}
+	exprs := map[time.Duration][]ExprTest{}
+	for _, e := range tg.Exprs {
+		d, err := prommodel.ParseDuration(e.EvalTime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exprs[time.Duration(d)] = append(exprs[time.Duration(d)], e)
+		if time.Duration(d) > maxt {
+			maxt = time.Duration(d)
+		}
+	}
 	var fails []string
 	mint := time.Unix(0, 0).UTC()
 	for ts := time.Duration(0); ts <= maxt; ts += eval {
@@ -105,6 +117,14 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 				g.Eval(context.Background(), mint.Add(ts))
 			}
 		})
+		for at, tests := range exprs {
+			if at < ts || at >= ts+eval {
+				continue
+			}
+			for _, e := range tests {
+				fails = append(fails, exprFails(t, suite, tg.Name, e, mint.Add(at))...)
+			}
+		}
 		for at, tests := range byTime {
 			if at < ts || at >= ts+eval {
 				continue
@@ -141,6 +161,38 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 		}
 	}
 	return fails
+}
+
+// exprFails evaluates a PromQL expression test as promtool does: the
+// samples' label sets and values must be the expected ones.
+func exprFails(t *testing.T, suite *promqltest.LazyLoader, name string, e ExprTest, at time.Time) []string {
+	q, err := suite.QueryEngine().NewInstantQuery(context.Background(), suite.Storage(), nil, e.Expr, at)
+	if err != nil {
+		t.Fatalf("%s: %s: %v", name, e.Expr, err)
+	}
+	defer q.Close()
+	res := q.Exec(context.Background())
+	v, ok := res.Value.(promql.Vector)
+	if res.Err != nil || !ok {
+		t.Fatalf("%s: %s: %v %v", name, e.Expr, res.Value, res.Err)
+	}
+	var got, exp []string
+	for _, s := range v {
+		got = append(got, fmt.Sprintf("%s %g", s.Metric.String(), s.F))
+	}
+	for _, s := range e.ExpSamples {
+		ls, err := parser.NewParser(parser.Options{}).ParseMetric(s.Labels)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", name, s.Labels, err)
+		}
+		exp = append(exp, fmt.Sprintf("%s %g", ls.String(), s.Value))
+	}
+	sort.Strings(got)
+	sort.Strings(exp)
+	if strings.Join(got, "\n") != strings.Join(exp, "\n") {
+		return []string{fmt.Sprintf("%s: %s at %s:\n  expected %q\n  got      %q", name, e.Expr, e.EvalTime, exp, got)}
+	}
+	return nil
 }
 
 // promtool runs the real promtool when INFERSLO_PROMTOOL names one.
