@@ -2,8 +2,8 @@ package spec
 
 // OpenSLO v1 has no fields for inference facts, the KEDA section or the
 // short window of a burn-rate condition, and its decoding rejects unknown
-// fields; like vendor tools, inferslo reads them from annotations. The
-// shorthand expands into exactly these.
+// fields; like vendor tools, inferslo reads them from annotations. Each
+// SLO key is a row of extensionTable, which writes and reads Extensions.
 const (
 	annotationPrefix = "inferslo.dev/"
 	// On an SLO:
@@ -32,11 +32,3 @@ const (
 	// On an AlertCondition:
 	AnnotationShortWindow = annotationPrefix + "short-window" // 5m
 )
-
-var sloAnnotations = []string{
-	AnnotationEngine, AnnotationEngineVersion, AnnotationEngineMetrics, AnnotationSLI, AnnotationThreshold, AnnotationSelector, AnnotationTTFTDenominator,
-	AnnotationScrapeInterval, AnnotationEvaluation, AnnotationRunbookURL, AnnotationNoData,
-	AnnotationMinEvents, AnnotationAutoscaling, AnnotationBurnAlerts, AnnotationGroupBy,
-	AnnotationAlertLabels, AnnotationSeverities, AnnotationScaleOnBurn, AnnotationTier, AnnotationHistogramType, AnnotationNativeSchema, AnnotationBuckets,
-	AnnotationOutage, AnnotationQueueBacklog, AnnotationLoadShedding,
-}

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/url"
@@ -211,15 +210,27 @@ func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path st
 		return append(ps, o.errorf(path+".capacity", "%v", err))
 	}
 	if !ok {
+		if first.Autoscaling.QueuePerReplica.IsZero() && slices.ContainsFunc(slos, readsQueue) {
+			ps = append(ps, o.warnf(path, "%s %s gets no queue-depth trigger, because neither queuePerReplica nor capacity facts (peakRPS, meanServiceTime) are given; it scales on latency alone",
+				first.Autoscaling.TargetKind, first.Autoscaling.TargetName))
+		}
 		return ps
 	}
 	o = objects[plan.SLO]
+	if first.Autoscaling.MaxReplicas < plan.Replicas {
+		ps = append(ps, o.warnf(path+".maxReplicas", "maxReplicas %d is below the %d replicas the capacity plan needs for %s requests/s at peak on %s %s (run `inferslo plan` for the arithmetic)",
+			first.Autoscaling.MaxReplicas, plan.Replicas, plan.PeakRPS, first.Autoscaling.TargetKind, first.Autoscaling.TargetName))
+	}
 	if plan.QueueFloored() && first.Autoscaling.QueuePerReplica.IsZero() {
 		ps = append(ps, o.warnf(path+".capacity", "the capacity plan implies %s waiting requests per replica (utilisation %s with %s slots); the KEDA queue target is raised to %s so the autoscaler cannot run away on a single waiting request (set queuePerReplica to choose another)",
 			plan.QueueModel, plan.Ceiling.Percent(), plan.Slots, plan.QueuePerReplica))
 	}
 	return ps
 }
+
+// readsQueue tells whether an SLO's engine exports the queue gauge a
+// queue-depth trigger reads.
+func readsQueue(s model.SLO) bool { return s.Inference != nil && s.Inference.Signals.QueueDepth != "" }
 
 // httpURLProblem says why s is not an http(s) URL safe to write into an
 // artifact, or "".
@@ -236,18 +247,11 @@ func httpURLProblem(s, example string) string {
 
 // autoscaling reads the KEDA section from its annotation.
 func autoscaling(o object[v1.SLO], ps *Problems, groupBy []string) *model.Autoscaling {
-	raw, ok := o.v.Metadata.Annotations[AnnotationAutoscaling]
-	if !ok {
+	if extensionProblem(o, AnnotationAutoscaling, ps) || o.ext.Autoscaling == nil {
 		return nil
 	}
 	path := "metadata.annotations." + AnnotationAutoscaling
-	var a ShorthandAutoscaling
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		*ps = append(*ps, o.errorf(path, "invalid autoscaling JSON: %v", err))
-		return nil
-	}
+	a := *o.ext.Autoscaling
 	out := &model.Autoscaling{
 		TargetKind:             a.Target.Kind,
 		TargetName:             a.Target.Name,

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -33,6 +32,7 @@ const (
 type expanded struct {
 	obj     openslo.Object
 	mapPath func(string) string
+	ext     *Extensions // an SLO's facts, typed
 }
 
 // expand checks a shorthand document and turns it into OpenSLO v1 objects:
@@ -113,19 +113,15 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		return nil, ps
 	}
 	eng, histType := histogramType(d, &ps, s, eng)
-	var bucketsJSON string
+	var buckets map[string][]float64
 	if eng != nil && len(s.Spec.Buckets) > 0 {
-		// Notes about fixed buckets are reported where the annotation is
-		// read, once per SLO.
+		// Notes about fixed buckets are reported where the SLO is resolved,
+		// once per SLO.
 		e, _, err := eng.WithBuckets(s.Spec.Buckets)
-		js, jerr := json.Marshal(s.Spec.Buckets)
-		switch {
-		case err != nil:
+		if err != nil {
 			ps = append(ps, d.errorf("spec.buckets", "%v", err))
-		case jerr != nil:
-			ps = append(ps, d.errorf("spec.buckets", "cannot encode: %v", jerr))
 		}
-		eng, bucketsJSON = e, string(js)
+		eng, buckets = e, s.Spec.Buckets
 	}
 	if eng == nil {
 		return nil, ps
@@ -147,7 +143,7 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		if o.SLI == model.SLIGoodput {
 			expandOne = expandGoodput
 		}
-		slo, oPs := expandOne(d, s, o, path, eng, sel, denominator)
+		slo, ext, oPs := expandOne(d, s, o, path, eng, sel, denominator)
 		ps = append(ps, oPs...)
 		if slo == nil {
 			continue
@@ -160,44 +156,20 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		if o.SLI == "ttft" && denominator == "histogram" && !hasErrors {
 			ps = append(ps, d.warnf(path, "TTFT is only observed for requests that produced a first token, so failed requests are invisible to it; add an errors objective, or set spec.ttftDenominator: requests"))
 		}
-		ann := slo.Metadata.Annotations
-		if s.Spec.Tier != "" {
-			ann[AnnotationTier] = s.Spec.Tier
-		}
-		if s.Spec.EngineVersion != "" {
-			ann[AnnotationEngineVersion] = s.Spec.EngineVersion
-		}
-		if custom != "" {
-			ann[AnnotationEngineMetrics] = custom
-		}
-		ann[AnnotationScrapeInterval] = model.FormatDuration(scrape)
-		ann[AnnotationEvaluation] = model.FormatDuration(evaluation)
-		if text := selectorText(sel); text != "" {
-			ann[AnnotationSelector] = text
-		}
-		if len(s.Spec.GroupBy) > 0 {
-			ann[AnnotationGroupBy] = strings.Join(s.Spec.GroupBy, ",")
-		}
-		if histType != "" {
-			ann[AnnotationHistogramType] = histType
-		}
-		if bucketsJSON != "" {
-			ann[AnnotationBuckets] = bucketsJSON
-		}
-		if s.Spec.NativeSchema != nil {
-			ann[AnnotationNativeSchema] = fmt.Sprint(*s.Spec.NativeSchema)
-		}
-		policies, aPs := expandAlerting(d, s, slo, scrape, evaluation)
+		ext.Tier, ext.EngineVersion, ext.EngineMetrics = s.Spec.Tier, s.Spec.EngineVersion, custom
+		ext.ScrapeInterval, ext.Evaluation = scrape, evaluation
+		ext.Selector, ext.GroupBy = selectorText(sel), s.Spec.GroupBy
+		ext.HistogramType, ext.Buckets, ext.NativeSchema = histType, buckets, s.Spec.NativeSchema
+		ext.Autoscaling = s.Spec.Autoscaling
+		policies, aPs := expandAlerting(d, s, slo, ext, scrape, evaluation)
 		ps = append(ps, aPs...)
 		slo.Spec.AlertPolicies = policies
-		if a := s.Spec.Autoscaling; a != nil {
-			js, err := json.Marshal(a)
-			if err != nil {
-				ps = append(ps, d.errorf("spec.autoscaling", "cannot encode: %v", err))
-			}
-			ann[AnnotationAutoscaling] = string(js)
+		ann, err := ext.annotations()
+		if err != nil {
+			ps = append(ps, d.errorf(objectivePaths(path)("metadata.annotations."+err.key), "cannot encode: %v", err.err))
 		}
-		out = append(out, expanded{obj: *slo, mapPath: objectivePaths(path)})
+		slo.Metadata.Annotations = ann
+		out = append(out, expanded{obj: *slo, mapPath: objectivePaths(path), ext: ext})
 	}
 	return out, ps
 }
@@ -214,28 +186,8 @@ func objectivePaths(objective string) func(string) string {
 			return "spec.window"
 		case strings.HasPrefix(p, "spec.alertPolicies"):
 			return "spec.alerting"
-		case strings.HasPrefix(p, "metadata.annotations."+AnnotationGroupBy):
-			return "spec.groupBy" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationGroupBy)
-		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAlertLabels):
-			return "spec.alerting.labels" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAlertLabels)
-		case strings.HasPrefix(p, "metadata.annotations."+AnnotationSeverities):
-			return "spec.alerting.severities" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationSeverities)
-		case p == "metadata.annotations."+AnnotationScrapeInterval:
-			return "spec.scrapeInterval"
-		case p == "metadata.annotations."+AnnotationEvaluation:
-			return "spec.evaluationInterval"
-		case p == "metadata.annotations."+AnnotationThreshold:
-			return objective + ".threshold"
-		case p == "metadata.annotations."+AnnotationSelector:
-			return "spec.selector"
-		case p == "metadata.annotations."+AnnotationTier:
-			return "spec.tier"
-		case p == "metadata.annotations."+AnnotationBuckets:
-			return "spec.buckets"
-		case strings.HasPrefix(p, "metadata.annotations."+AnnotationAutoscaling):
-			return "spec.autoscaling" + strings.TrimPrefix(p, "metadata.annotations."+AnnotationAutoscaling)
 		case strings.HasPrefix(p, "metadata.annotations"):
-			if sp, ok := signalPaths(p); ok {
+			if sp, ok := shorthandPath(p, objective); ok {
 				return sp
 			}
 			return "spec"
@@ -245,7 +197,7 @@ func objectivePaths(objective string) func(string) string {
 	}
 }
 
-func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, eng *engine.Engine, selector map[string]string, denominator string) (*v1.SLO, Problems) {
+func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, eng *engine.Engine, selector map[string]string, denominator string) (*v1.SLO, *Extensions, Problems) {
 	var ps Problems
 	roles := eng.SLIs()
 	defaulted := o.SLI == "" && o.Threshold != "" && s.Spec.Tier == model.SLOTierBatch
@@ -271,7 +223,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 				msg = "a batch objective with a threshold and no sli measures end-to-end latency (e2e), but " + msg + "; set sli"
 			}
 		}
-		return nil, Problems{d.errorf(path+".sli", "%s", msg)}
+		return nil, nil, Problems{d.errorf(path+".sli", "%s", msg)}
 	}
 	target, err := model.ParseDecimal(o.Target)
 	if o.Target == "" {
@@ -281,10 +233,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 	} else if err := model.CheckObjective(target); err != nil {
 		ps = append(ps, d.errorf(path+".target", "%v", err))
 	}
-	ann := map[string]string{AnnotationEngine: eng.ID, AnnotationSLI: o.SLI}
-	if o.ScaleOnBurn != nil {
-		ann[AnnotationScaleOnBurn] = fmt.Sprint(*o.ScaleOnBurn)
-	}
+	ext := &Extensions{Engine: eng.ID, SLI: o.SLI, ScaleOnBurn: o.ScaleOnBurn}
 	var total, good, bad string
 	if counted {
 		if o.Threshold != "" {
@@ -311,7 +260,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 			bound := strconv.FormatFloat(seconds.Float()*h.Scale(), 'g', -1, 64)
 			good = fmt.Sprintf("histogram_count(%s) * histogram_fraction(0, %s, %s)", hist, bound, hist)
 			total = fmt.Sprintf("histogram_count(%s)", hist)
-			ann[AnnotationThreshold] = o.Threshold
+			ext.Threshold = o.Threshold
 		} else if ok {
 			b, exact := h.Bucket(seconds.Float())
 			if !exact {
@@ -322,7 +271,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 				// millisecond histogram.
 				good = seriesSelector(h.Metric+"_bucket", "le", labels.FormatOpenMetricsFloat(b))
 				total = seriesSelector(h.Metric + "_count")
-				ann[AnnotationThreshold] = o.Threshold
+				ext.Threshold = o.Threshold
 			}
 		}
 		if o.SLI == "ttft" && denominator == "requests" {
@@ -330,7 +279,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 				ps = append(ps, d.errorf("spec.ttftDenominator", "engine %s has no request counter to take the TTFT total from; use histogram", engineName(eng)))
 			}
 			total = eng.Requests
-			ann[AnnotationTTFTDenominator] = "requests"
+			ext.TTFTDenominator = "requests"
 		}
 	}
 	for _, q := range []struct {
@@ -357,7 +306,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 		*q.dst = sel
 	}
 	if len(ps) > 0 {
-		return nil, ps
+		return nil, nil, ps
 	}
 	ratio := &v1.SLIRatioMetric{Counter: true, Total: promSource(total)}
 	if bad != "" {
@@ -368,7 +317,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 	name := o.sloName(s.Metadata.Name)
 	window, _ := v1.ParseDurationShorthand(s.Spec.Window)
 	targetF := target.Float()
-	slo := v1.NewSLO(v1.Metadata{Name: name, DisplayName: o.DisplayName, Annotations: ann}, v1.SLOSpec{
+	slo := v1.NewSLO(v1.Metadata{Name: name, DisplayName: o.DisplayName}, v1.SLOSpec{
 		Description: objectiveDescription(eng, o),
 		Service:     s.serviceName(),
 		Indicator: &v1.SLOIndicatorInline{
@@ -379,7 +328,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 		TimeWindow:      []v1.SLOTimeWindow{s.timeWindow(window)},
 		Objectives:      []v1.SLOObjective{{DisplayName: o.DisplayName, Target: &targetF}},
 	})
-	return &slo, nil
+	return &slo, ext, nil
 }
 
 func objectiveDescription(eng *engine.Engine, o ShorthandObjective) string {

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -15,31 +14,19 @@ import (
 // expandAlerting writes custom tiers as OpenSLO alert policies, one per
 // window pair (OpenSLO allows one condition per policy). Default tiers are
 // left implicit: an SLO without policies gets them.
-func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, scrape, evaluation time.Duration) ([]v1.SLOAlertPolicy, Problems) {
+func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, ext *Extensions, scrape, evaluation time.Duration) ([]v1.SLOAlertPolicy, Problems) {
 	var ps Problems
 	a := s.Spec.Alerting
-	ann := slo.Metadata.Annotations
-	ann[AnnotationNoData] = fmt.Sprint(boolOr(a.NoData, true))
-	if a.RunbookURL != "" {
-		ann[AnnotationRunbookURL] = a.RunbookURL
-	}
-	for key, m := range map[string]map[string]string{AnnotationAlertLabels: a.Labels, AnnotationSeverities: a.Severities} {
-		if len(m) == 0 {
-			continue
-		}
-		js, err := json.Marshal(m)
-		if err != nil {
-			ps = append(ps, d.errorf("spec.alerting", "cannot encode: %v", err))
-		}
-		ann[key] = string(js)
-	}
+	noData := boolOr(a.NoData, true)
+	ext.NoData, ext.RunbookURL, ext.DashboardURL = &noData, a.RunbookURL, a.DashboardURL
+	ext.AlertLabels, ext.Severities = a.Labels, a.Severities
 	if a.MinEventsPerSecond != "" {
 		if _, err := model.ParseDecimal(a.MinEventsPerSecond); err != nil {
 			ps = append(ps, d.errorf("spec.alerting.minEventsPerSecond", "%q is not a number of events per second", a.MinEventsPerSecond))
 		}
-		ann[AnnotationMinEvents] = a.MinEventsPerSecond
+		ext.MinEvents = a.MinEventsPerSecond
 	}
-	ps = append(ps, expandSignals(d, a, ann)...)
+	expandSignals(a, ext)
 	tiers := map[string]ShorthandTier{"page": a.Page, "ticket": a.Ticket}
 	// on tells whether a tier is enabled: by the spec, else by the SLO
 	// tier's defaults (a batch SLO raises tickets only).
@@ -69,7 +56,8 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, scrape, evaluation time.D
 		}
 	}
 	if len(sevs) == 0 {
-		ann[AnnotationBurnAlerts] = "false"
+		off := false
+		ext.BurnAlerts = &off
 		return nil, ps
 	}
 	if !custom || len(ps) > 0 {

@@ -19,7 +19,7 @@ import (
 // bound the requests that miss either from above), total events the TTFT
 // histogram's (one observation per request, as the TPOT histogram's).
 // Burn tiers, the outage tier and every backend then treat it as any ratio.
-func expandGoodput(d *doc, s *Shorthand, o ShorthandObjective, path string, eng *engine.Engine, selector map[string]string, denominator string) (*v1.SLO, Problems) {
+func expandGoodput(d *doc, s *Shorthand, o ShorthandObjective, path string, eng *engine.Engine, selector map[string]string, denominator string) (*v1.SLO, *Extensions, Problems) {
 	if o.Threshold != "" || o.Total != "" || o.Good != "" || o.Bad != "" {
 		field := "threshold"
 		switch {
@@ -31,10 +31,10 @@ func expandGoodput(d *doc, s *Shorthand, o ShorthandObjective, path string, eng 
 		default:
 			field = "bad"
 		}
-		return nil, Problems{d.errorf(path+"."+field, "goodput reads the ttft and tpot objectives' thresholds and queries; remove %s", field)}
+		return nil, nil, Problems{d.errorf(path+"."+field, "goodput reads the ttft and tpot objectives' thresholds and queries; remove %s", field)}
 	}
 	if eng.IsNative() {
-		return nil, Problems{d.errorf(path+".sli", "goodput on native histograms is not supported yet; keep the ttft and tpot objectives (their dashboards show the bounds only on classic histograms)")}
+		return nil, nil, Problems{d.errorf(path+".sli", "goodput on native histograms is not supported yet; keep the ttft and tpot objectives (their dashboards show the bounds only on classic histograms)")}
 	}
 	var pair [2]int
 	for r, role := range []string{"ttft", "tpot"} {
@@ -54,7 +54,7 @@ func expandGoodput(d *doc, s *Shorthand, o ShorthandObjective, path string, eng 
 			if m := eng.Missing(role); m != "" {
 				msg += fmt.Sprintf("; engine %s cannot measure %s: %s", engineName(eng), role, m)
 			}
-			return nil, Problems{d.errorf(path+".sli", "%s", msg)}
+			return nil, nil, Problems{d.errorf(path+".sli", "%s", msg)}
 		}
 		pair[r] = found[0]
 	}
@@ -63,12 +63,12 @@ func expandGoodput(d *doc, s *Shorthand, o ShorthandObjective, path string, eng 
 		other := s.Spec.Objectives[j]
 		otherPath := fmt.Sprintf("spec.objectives[%d]", j)
 		if sel := mergeSelector(s.Spec.Selector, other.Selector); !maps.Equal(sel, selector) {
-			return nil, Problems{d.errorf(path+".selector", "goodput joins objectives of one selector, but %s.selector differs; give goodput the same selector", otherPath)}
+			return nil, nil, Problems{d.errorf(path+".selector", "goodput joins objectives of one selector, but %s.selector differs; give goodput the same selector", otherPath)}
 		}
 		// Problems of the latency objective are reported at its own index.
-		slo, ps := expandObjective(d, s, other, otherPath, eng, selector, denominator)
+		slo, _, ps := expandObjective(d, s, other, otherPath, eng, selector, denominator)
 		if slo == nil || len(ps) > 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
 		ratio := slo.Spec.Indicator.Spec.RatioMetric
 		total := queryOf(ratio.Total)
@@ -87,16 +87,16 @@ func expandGoodput(d *doc, s *Shorthand, o ShorthandObjective, path string, eng 
 		name = o.sloName(s.Metadata.Name)
 	}
 	// An errors objective with the gateway's queries is the same ratio SLO.
-	slo, ps := expandObjective(d, s, ShorthandObjective{SLI: "errors", Name: name, DisplayName: o.DisplayName, Target: o.Target,
+	slo, ext, ps := expandObjective(d, s, ShorthandObjective{SLI: "errors", Name: name, DisplayName: o.DisplayName, Target: o.Target,
 		ScaleOnBurn: o.ScaleOnBurn, Total: queries[0][0], Bad: bad}, path, eng, nil, denominator)
 	if slo == nil {
-		return nil, ps
+		return nil, nil, ps
 	}
-	slo.Metadata.Annotations[AnnotationSLI] = model.SLIGoodput
+	ext.SLI = model.SLIGoodput
 	t, p := s.Spec.Objectives[pair[0]], s.Spec.Objectives[pair[1]]
 	slo.Spec.Description = fmt.Sprintf("Lower bound of %s goodput: the share of requests with TTFT at or under %s and TPOT at or under %s is at least 1 − (TTFT misses + TPOT misses) / requests. Engines export the two latencies as separate histograms, so the joint share is not observable; its bounds are.",
 		eng.Title, t.Threshold, p.Threshold)
-	return slo, ps
+	return slo, ext, ps
 }
 
 // queryOf is a ratio metric's Prometheus query.

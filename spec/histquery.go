@@ -55,7 +55,7 @@ func checkGoodBucket(o object[v1.SLO], inf *model.Inference, good string, ps *Pr
 			}
 			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold,
 				"the threshold %s is the bucket le=%q of %s, but the good query counts %s%s%q; make the threshold and the query name the same bucket",
-				o.v.Metadata.Annotations[AnnotationThreshold], labels.FormatOpenMetricsFloat(want), inf.Histogram, m.Name, m.Type, m.Value))
+				o.ext.Threshold, labels.FormatOpenMetricsFloat(want), inf.Histogram, m.Name, m.Type, m.Value))
 		}
 	}
 }
@@ -93,7 +93,7 @@ func checkNativeGood(o object[v1.SLO], inf *model.Inference, good string, ps *Pr
 		if !lok || !uok || lower.Val > 0 || upper.Val != want {
 			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold,
 				"the threshold %s is %s in the unit of %s, but the good query counts histogram_fraction(%s, %s, ...); make the threshold and the query's upper bound the same, from 0",
-				o.v.Metadata.Annotations[AnnotationThreshold], labels.FormatOpenMetricsFloat(want), inf.Histogram, c.Args[0], c.Args[1]))
+				o.ext.Threshold, labels.FormatOpenMetricsFloat(want), inf.Histogram, c.Args[0], c.Args[1]))
 		}
 		return nil
 	})

@@ -36,6 +36,7 @@ metadata:
   displayName: "Availability % ` + "`printf`" + ` $ {x} <script>"
   annotations:
     inferslo.dev/runbook-url: "https://runbooks.example.com/odd?q=%7B%7B&cost=$5#x"
+    inferslo.dev/dashboard-url: "https://grafana.example.com/d/odd?var-x=$5&from=now-6h&q=%7B%7B"
 spec:
   service: odd
   description: "Multi-line\ndescription with $5 and %s"
@@ -68,7 +69,8 @@ spec:
 // TestNoSpecTextExpandsInAlerts compiles every example and a spec of odd
 // characters, then expands every alert label and annotation with
 // Prometheus' own template engine, as the rule manager does when an alert
-// fires: labels and the runbook URL must come out exactly as written, and
+// fires: labels and the runbook and dashboard URLs must come out exactly as
+// written, and
 // the only query any annotation runs is the generated budget lookup.
 func TestNoSpecTextExpandsInAlerts(t *testing.T) {
 	sources := []spec.Source{{Name: "odd.yaml", Data: []byte(oddButValid)}}
@@ -92,7 +94,7 @@ func TestNoSpecTextExpandsInAlerts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alerts := 0
+	alerts, dashboards := 0, 0
 	for _, f := range out.Files {
 		if !strings.HasPrefix(f.Path, "prometheus/") || !strings.HasSuffix(f.Path, ".rules.yaml") {
 			continue
@@ -121,8 +123,11 @@ func TestNoSpecTextExpandsInAlerts(t *testing.T) {
 							t.Errorf("%s %s annotation %s ran query %q; only %q is generated", f.Path, r.Alert, k, q, budget)
 						}
 					}
-					if k == "runbook_url" && got != v {
-						t.Errorf("%s %s runbook_url %q expanded to %q", f.Path, r.Alert, v, got)
+					if (k == "runbook_url" || k == "dashboard_url") && got != v {
+						t.Errorf("%s %s %s %q expanded to %q", f.Path, r.Alert, k, v, got)
+					}
+					if k == "dashboard_url" {
+						dashboards++
 					}
 				}
 			}
@@ -130,6 +135,9 @@ func TestNoSpecTextExpandsInAlerts(t *testing.T) {
 	}
 	if alerts < 10 {
 		t.Fatalf("only %d alerts checked", alerts)
+	}
+	if dashboards == 0 {
+		t.Fatal("no alert carries the spec's dashboard URL")
 	}
 }
 

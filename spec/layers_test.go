@@ -44,7 +44,9 @@ func imports(t *testing.T, root string) map[string][]string {
 
 // The data flows files -> spec -> model -> backends: the front end may use
 // the model and the PromQL leaf below it, never a backend, and the model
-// and the leaf use nothing above them.
+// and the leaf use nothing above them. In the simulation, the in-memory
+// Prometheus lies below the workload, and both below the proofs, cost and
+// the review timeline.
 func TestLayersImportOnlyWhatLiesBelowThem(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -54,6 +56,17 @@ func TestLayersImportOnlyWhatLiesBelowThem(t *testing.T) {
 		{"the front end imports only itself, the model and the PromQL leaf", "spec", []string{"spec", "compiler/model", "compiler/query"}},
 		{"the model imports only itself and the PromQL leaf", "compiler/model", []string{"compiler/model", "compiler/query"}},
 		{"the PromQL leaf imports nothing of inferslo", "compiler/query", nil},
+		{"the in-memory Prometheus imports no workload, prediction, proof or review code", "compiler/simulate/prom",
+			[]string{"compiler/simulate/prom", "compiler/model", "compiler/query", "compiler/artifact", "spec/input"}},
+		{"the synthetic workload imports only the in-memory Prometheus of the simulation", "compiler/simulate/workload",
+			[]string{"compiler/simulate/workload", "compiler/simulate/prom", "compiler/model", "compiler/query", "spec/engine"}},
+		{"the workbook's predictions read only the model", "compiler/simulate/predict", []string{"compiler/model"}},
+		{"the autoscaler fleet imports only the in-memory Prometheus of the simulation", "compiler/simulate/autoscale",
+			[]string{"compiler/simulate/autoscale", "compiler/simulate/prom", "compiler/model", "compiler/query", "compiler/artifact", "compiler/rules"}},
+		{"rule cost imports no proof or review code", "compiler/simulate/cost",
+			[]string{"compiler/simulate/cost", "compiler/simulate/prom", "compiler/simulate/workload", "compiler/model", "compiler/query", "compiler/rules", "templates"}},
+		{"the review timeline imports the simulation's Prometheus, workload and predictions, never the proofs", "compiler/review/timeline",
+			[]string{"compiler/review/timeline", "compiler/simulate/prom", "compiler/simulate/workload", "compiler/simulate/predict", "compiler/model", "compiler/query", "compiler/rules"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,9 +90,10 @@ func TestLayersImportOnlyWhatLiesBelowThem(t *testing.T) {
 }
 
 // Below compiler/, only the callers of the front end (lint reads specs
-// beside rules, review renders them) import it; backends read the model.
+// beside rules, review renders them) and the tests' shared fixtures
+// (bench, slotest) import it; backends read the model.
 func TestOnlyFrontEndCallersBelowCompilerImportSpec(t *testing.T) {
-	callers := map[string]bool{"compiler/lint": true, "compiler/review": true, "compiler/internal/bench": true}
+	callers := map[string]bool{"compiler/lint": true, "compiler/review": true, "compiler/internal/bench": true, "compiler/internal/slotest": true}
 	checked := 0
 	for dir, ims := range imports(t, "compiler") {
 		for _, im := range ims {

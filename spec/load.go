@@ -83,24 +83,18 @@ func LoadWith(cat *engine.Catalog, paths ...string) (Result, error) {
 // shorthand's property for shorthand specs.
 type Check func(model.SLO) (path, message string)
 
-// Finding is one problem a Checker finds in a resolved SLO: a message at an
-// OpenSLO property path of the SLO's object, located like Check's.
-type Finding struct {
-	Path, Message string
-	// Warning does not stop compilation; the SLO is kept.
-	Warning bool
-}
-
 // Checker is a further check of each resolved SLO that may find several
 // problems (validate --metrics compares every series an SLO reads with
-// a scrape).
-type Checker func(model.SLO) []Finding
+// a scrape). Each problem names an OpenSLO property path of the SLO's
+// object, its message and severity (a warning keeps the SLO); the loader
+// locates it like Check's.
+type Checker func(model.SLO) []Problem
 
 // Checker adapts a Check.
 func (c Check) Checker() Checker {
-	return func(s model.SLO) []Finding {
+	return func(s model.SLO) []Problem {
 		if path, msg := c(s); path != "" {
-			return []Finding{{Path: path, Message: msg}}
+			return []Problem{{Path: path, Message: msg, Severity: Error}}
 		}
 		return nil
 	}

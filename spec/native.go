@@ -16,8 +16,8 @@ import (
 // nil after reporting a problem.
 func (l *loader) histogramType(o object[v1.SLO], eng *engine.Engine, ps *Problems) *engine.Engine {
 	path := "metadata.annotations." + AnnotationHistogramType
-	t, ok := o.v.Metadata.Annotations[AnnotationHistogramType]
-	if ok && t != engine.Native && t != engine.Classic {
+	t := o.ext.HistogramType
+	if t != "" && t != engine.Native && t != engine.Classic {
 		*ps = append(*ps, o.errorf(path, "%q is not valid: classic (le buckets) or native (exponential buckets, no le)", t))
 		return nil
 	}
@@ -29,18 +29,21 @@ func (l *loader) histogramType(o object[v1.SLO], eng *engine.Engine, ps *Problem
 	return out
 }
 
-// nativeSchema reads the native-schema annotation, DefaultSchema without.
+// nativeSchema is the SLO's native histogram schema, DefaultSchema without.
 func nativeSchema(o object[v1.SLO], ps *Problems) int {
-	v, ok := o.v.Metadata.Annotations[AnnotationNativeSchema]
-	if !ok {
+	if extensionProblem(o, AnnotationNativeSchema, ps) || o.ext.NativeSchema == nil {
 		return model.DefaultNativeSchema
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < model.MinNativeSchema || n > model.MaxNativeSchema {
-		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationNativeSchema, "%q is not a native histogram schema: valid are %d to %d", v, model.MinNativeSchema, model.MaxNativeSchema))
+	n := *o.ext.NativeSchema
+	if n < model.MinNativeSchema || n > model.MaxNativeSchema {
+		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationNativeSchema, "%s", nativeSchemaProblem(strconv.Itoa(n))))
 		return model.DefaultNativeSchema
 	}
 	return n
+}
+
+func nativeSchemaProblem(v string) string {
+	return fmt.Sprintf("%q is not a native histogram schema: valid are %d to %d", v, model.MinNativeSchema, model.MaxNativeSchema)
 }
 
 // nativeInexact says, after the threshold's text, why a threshold (in the

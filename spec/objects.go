@@ -23,6 +23,9 @@ type object[T any] struct {
 	v       T
 	d       *doc
 	mapPath func(string) string
+	// ext holds an SLO's typed extensions: set by the shorthand, decoded
+	// from annotations for plain OpenSLO.
+	ext *Extensions
 }
 
 func (o object[T]) errorf(path, format string, args ...any) Problem {
@@ -107,7 +110,7 @@ func (l *loader) addDoc(d *doc) {
 			return
 		}
 		for _, e := range objs {
-			l.add(d, e.obj, e.mapPath)
+			l.add(d, e.obj, e.mapPath, e.ext)
 		}
 	case apiVersion == ShorthandAPIVersion:
 		l.problems = append(l.problems, d.errorf("kind", "%q is not a kind of %s; valid: %s", kind, apiVersion, ShorthandKind))
@@ -115,13 +118,13 @@ func (l *loader) addDoc(d *doc) {
 		obj, ps := decodeOpenSLO(d)
 		l.problems = append(l.problems, ps...)
 		if obj != nil {
-			l.add(d, obj, samePath)
+			l.add(d, obj, samePath, nil)
 		}
 	case apiVersion == string(openslo.VersionV1alpha) || apiVersion == string(openslo.VersionV2alpha):
 		objs, paths, ps := decodeOlder(d)
 		l.problems = append(l.problems, ps...)
 		for i, obj := range objs {
-			l.add(d, obj, paths[i])
+			l.add(d, obj, paths[i], nil)
 		}
 	case apiVersion == "":
 		l.problems = append(l.problems, d.errorf("apiVersion", "required: openslo/v1 or %s", ShorthandAPIVersion))
@@ -197,7 +200,7 @@ func validationProblems(d *doc, err error, mapPath func(string) string) Problems
 }
 
 // add files a decoded object under its kind and name.
-func (l *loader) add(d *doc, obj openslo.Object, mapPath func(string) string) {
+func (l *loader) add(d *doc, obj openslo.Object, mapPath func(string) string, ext *Extensions) {
 	if svc, ok := obj.(v1.Service); ok && l.sharedService(d, svc, mapPath) {
 		return
 	}
@@ -213,19 +216,19 @@ func (l *loader) add(d *doc, obj openslo.Object, mapPath func(string) string) {
 			return
 		}
 		l.sloNames[o.Metadata.Name] = d
-		l.slos = append(l.slos, object[v1.SLO]{o, d, mapPath})
+		l.slos = append(l.slos, object[v1.SLO]{o, d, mapPath, ext})
 	case v1.SLI:
-		addNamed(l.slis, o.Metadata.Name, object[v1.SLI]{o, d, mapPath}, dup)
+		addNamed(l.slis, o.Metadata.Name, object[v1.SLI]{v: o, d: d, mapPath: mapPath}, dup)
 	case v1.Service:
-		addNamed(l.services, o.Metadata.Name, object[v1.Service]{o, d, mapPath}, dup)
+		addNamed(l.services, o.Metadata.Name, object[v1.Service]{v: o, d: d, mapPath: mapPath}, dup)
 	case v1.DataSource:
-		addNamed(l.dataSources, o.Metadata.Name, object[v1.DataSource]{o, d, mapPath}, dup)
+		addNamed(l.dataSources, o.Metadata.Name, object[v1.DataSource]{v: o, d: d, mapPath: mapPath}, dup)
 	case v1.AlertPolicy:
-		addNamed(l.policies, o.Metadata.Name, object[v1.AlertPolicy]{o, d, mapPath}, dup)
+		addNamed(l.policies, o.Metadata.Name, object[v1.AlertPolicy]{v: o, d: d, mapPath: mapPath}, dup)
 	case v1.AlertCondition:
-		addNamed(l.conditions, o.Metadata.Name, object[v1.AlertCondition]{o, d, mapPath}, dup)
+		addNamed(l.conditions, o.Metadata.Name, object[v1.AlertCondition]{v: o, d: d, mapPath: mapPath}, dup)
 	case v1.AlertNotificationTarget:
-		addNamed(l.targets, o.Metadata.Name, object[v1.AlertNotificationTarget]{o, d, mapPath}, dup)
+		addNamed(l.targets, o.Metadata.Name, object[v1.AlertNotificationTarget]{v: o, d: d, mapPath: mapPath}, dup)
 	default:
 		l.problems = append(l.problems, d.errorf("kind", "kind %s is not supported", obj.GetKind()))
 	}

@@ -10,15 +10,32 @@ import (
 	"strings"
 )
 
-// Severity of a problem: errors stop compilation, warnings do not.
+// Severity of a problem: errors stop compilation, warnings do not, and
+// notes (lint's info) only inform.
 type Severity string
 
 const (
 	Error   Severity = "error"
 	Warning Severity = "warning"
+	Info    Severity = "info"
 )
 
-// Problem is one located finding in a spec.
+// rank orders severities, most serious highest.
+func (s Severity) rank() int {
+	switch s {
+	case Error:
+		return 3
+	case Warning:
+		return 2
+	}
+	return 1
+}
+
+// AtLeast says whether s is as serious as level.
+func (s Severity) AtLeast(level Severity) bool { return s.rank() >= level.rank() }
+
+// Problem is one located finding: in a spec, or (embedded in a lint
+// finding) in a rule file, dashboard or ScaledObject.
 type Problem struct {
 	File     string
 	Line     int    // 1-based; 0 when unknown

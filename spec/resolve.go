@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -50,32 +49,11 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	// so one run reports every problem.
 	var ps, text Problems
 	spec := o.v.Spec
-	ann := o.v.Metadata.Annotations
-	for _, k := range sortedKeys(ann) {
-		if !strings.HasPrefix(k, annotationPrefix) {
-			continue
-		}
-		path := "metadata.annotations." + k
-		switch {
-		case !contains(sloAnnotations, k):
-			text = append(text, o.errorf(path, "unknown annotation %q%s; inferslo reads %s", k, didYouMean(k, sloAnnotations), fmtList(sloAnnotations)))
-		case k == AnnotationAutoscaling, k == AnnotationAlertLabels, k == AnnotationSeverities, k == AnnotationBuckets:
-			// JSON whose own decoding checks each of its fields.
-		case k == AnnotationEngineMetrics:
-			// JSON that may be indented over several lines.
-			checkText(o, &text, path, ann[k], prose)
-		case k == AnnotationNoData, k == AnnotationBurnAlerts:
-			if v := ann[k]; v != "true" && v != "false" {
-				text = append(text, o.errorf(path, "%q is not true or false", v))
-			}
-		case k == AnnotationRunbookURL:
-			if msg := runbookProblem(ann[k]); msg != "" {
-				text = append(text, o.errorf(path, "%s", msg))
-			}
-		default:
-			checkText(o, &text, path, ann[k], oneLine)
-		}
+	if o.ext == nil {
+		o.ext = decodeExtensions(o.v.Metadata.Annotations)
 	}
+	ext := o.ext
+	checkAnnotations(o, &text)
 	if msg := dnsLabelProblem(o.v.Metadata.Name); msg != "" {
 		text = append(text, o.errorf("metadata.name", "%s", msg))
 	}
@@ -116,8 +94,8 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 			}
 		}
 	}
-	base.ScrapeInterval = o.annotationDuration(&ps, AnnotationScrapeInterval, DefaultScrapeInterval)
-	base.Evaluation = o.annotationDuration(&ps, AnnotationEvaluation, DefaultEvaluation)
+	base.ScrapeInterval = durationFact(o, &ps, AnnotationScrapeInterval, ext.ScrapeInterval, DefaultScrapeInterval)
+	base.Evaluation = durationFact(o, &ps, AnnotationEvaluation, ext.Evaluation, DefaultEvaluation)
 	if base.ScrapeInterval < time.Second {
 		ps = append(ps, o.errorf("metadata.annotations."+AnnotationScrapeInterval, "%s is below 1s; Prometheus scrapes at most once a second", base.ScrapeInterval))
 	}
@@ -132,20 +110,15 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	}
 	base.GroupBy = groupBy(o, base.SLI, &ps)
 	base.Inference = l.inference(o, &ps)
-	if _, named := ann[AnnotationEngine]; !named && sliObj != nil {
+	if ext.Engine == "" && sliObj != nil {
 		base.Inference = l.inferEngine(*sliObj, &base, &ps)
 	}
 	base.SLOTier = sloTier(o, &ps)
 	// A batch burn is work that can wait: replicas bought for it would
 	// serve no one waiting, so only a spec that asks scales on it.
 	base.ScaleOnBurn = base.Inference != nil && engine.IsLatency(base.Inference.Role) && !base.Batch()
-	if v, ok := ann[AnnotationScaleOnBurn]; ok {
-		switch v {
-		case "true", "false":
-			base.ScaleOnBurn = v == "true"
-		default:
-			ps = append(ps, o.errorf("metadata.annotations."+AnnotationScaleOnBurn, "%q is not true or false", v))
-		}
+	if !extensionProblem(o, AnnotationScaleOnBurn, &ps) && ext.ScaleOnBurn != nil {
+		base.ScaleOnBurn = *ext.ScaleOnBurn
 	}
 	base.Autoscaling = autoscaling(o, &ps, base.GroupBy)
 	checkEngineQueries(o, &base, &ps)
@@ -231,22 +204,38 @@ func objectiveSuffix(obj v1.SLOObjective, i int) string {
 	return fmt.Sprint(i)
 }
 
-func (o object[T]) annotations() map[string]string {
-	switch v := any(o.v).(type) {
-	case v1.SLO:
-		return v.Metadata.Annotations
+// checkAnnotations checks the text of every inferslo.dev annotation as the
+// table says, and refuses keys it does not know.
+func checkAnnotations(o object[v1.SLO], text *Problems) {
+	ann := o.v.Metadata.Annotations
+	rows := map[string]extension{}
+	for _, x := range extensionTable() {
+		rows[x.key] = x
 	}
-	return nil
+	known := sloAnnotations()
+	for _, k := range sortedKeys(ann) {
+		if !strings.HasPrefix(k, annotationPrefix) {
+			continue
+		}
+		path := "metadata.annotations." + k
+		x, ok := rows[k]
+		if !ok {
+			*text = append(*text, o.errorf(path, "unknown annotation %q%s; inferslo reads %s", k, didYouMean(k, known), fmtList(known)))
+			continue
+		}
+		check := x.text
+		if check == nil {
+			check = oneLineText
+		}
+		if msg := check(ann[k]); msg != "" {
+			*text = append(*text, o.errorf(path, "%s", msg))
+		}
+	}
 }
 
-func (o object[T]) annotationDuration(ps *Problems, key string, def time.Duration) time.Duration {
-	s, ok := o.annotations()[key]
-	if !ok {
-		return def
-	}
-	d, err := model.ParseDuration(s)
-	if err != nil || d <= 0 {
-		*ps = append(*ps, o.errorf("metadata.annotations."+key, "%q is not a duration such as 30s", s))
+// durationFact is a duration fact, def when not given or not a duration.
+func durationFact(o object[v1.SLO], ps *Problems, key string, d, def time.Duration) time.Duration {
+	if extensionProblem(o, key, ps) || d == 0 {
 		return def
 	}
 	return d
@@ -257,7 +246,7 @@ func (l *loader) check(o object[v1.SLO], s model.SLO) Problems {
 	var ps Problems
 	for _, c := range l.checks {
 		for _, f := range c(s) {
-			if f.Warning {
+			if f.Severity == Warning {
 				ps = append(ps, o.warnf(f.Path, "%s", f.Message))
 			} else {
 				ps = append(ps, o.errorf(f.Path, "%s", f.Message))
@@ -385,13 +374,13 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 
 // inference reads the engine facts the shorthand writes as annotations.
 func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
-	ann := o.v.Metadata.Annotations
-	id, ok := ann[AnnotationEngine]
-	if !ok {
+	ext := o.ext
+	id := ext.Engine
+	if id == "" {
 		return nil
 	}
 	var eng *engine.Engine
-	if text, ok := ann[AnnotationEngineMetrics]; ok {
+	if text := ext.EngineMetrics; text != "" {
 		// A custom engine travels with the SLO, so plain OpenSLO exported
 		// from the shorthand needs no catalog file.
 		e, err := engine.ParseEngine(id, text)
@@ -404,7 +393,7 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationEngine, "unknown engine %q; known engines: %s", id, fmtList(l.cat.IDs())))
 		return nil
 	} else {
-		e, err := l.cat.Resolve(id, ann[AnnotationEngineVersion])
+		e, err := l.cat.Resolve(id, ext.EngineVersion)
 		if err != nil {
 			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationEngineVersion, "%v", err))
 			return nil
@@ -415,13 +404,11 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 	if eng == nil {
 		return nil
 	}
-	if text, ok := ann[AnnotationBuckets]; ok {
+	if extensionProblem(o, AnnotationBuckets, ps) {
+		return nil
+	}
+	if buckets := ext.Buckets; buckets != nil {
 		path := "metadata.annotations." + AnnotationBuckets
-		var buckets map[string][]float64
-		if err := json.Unmarshal([]byte(text), &buckets); err != nil {
-			*ps = append(*ps, o.errorf(path, "not a JSON object of bucket lists by SLI role, such as {\"ttft\": [0.1, 0.3, 1]}"))
-			return nil
-		}
 		e, notes, err := eng.WithBuckets(buckets)
 		if err != nil {
 			*ps = append(*ps, o.errorf(path, "%v", err))
@@ -432,8 +419,8 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		}
 		eng = e
 	}
-	role := ann[AnnotationSLI]
-	inf := &model.Inference{Engine: eng.ID, EngineTitle: eng.Title, EngineVersion: eng.Variant, Role: role, Selector: ann[AnnotationSelector]}
+	role := ext.SLI
+	inf := &model.Inference{Engine: eng.ID, EngineTitle: eng.Title, EngineVersion: eng.Variant, Role: role, Selector: ext.Selector}
 	if role != "errors" && !engine.IsFailureKind(role) && role != model.SLIGoodput {
 		h, ok := eng.Histograms[role]
 		if !ok {
@@ -442,22 +429,22 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		}
 		inf.Histogram, inf.Buckets, inf.Unit = h.Metric, h.Buckets, h.UnitOrSeconds()
 		inf.TTFTDenominator = map[bool]string{true: "histogram"}[role == "ttft"]
-		if d, ok := ann[AnnotationTTFTDenominator]; ok {
+		if d := ext.TTFTDenominator; d != "" {
 			inf.TTFTDenominator = d
 		}
-		dur, err := time.ParseDuration(ann[AnnotationThreshold])
+		dur, err := time.ParseDuration(ext.Threshold)
 		if err != nil {
-			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold, "%q is not a latency such as 250ms", ann[AnnotationThreshold]))
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold, "%q is not a latency such as 250ms", ext.Threshold))
 			return nil
 		}
 		inf.Threshold = model.NewDecimal(int64(dur), int64(time.Second))
 		if eng.IsNative() {
 			inf.Native, inf.NativeSchema = true, nativeSchema(o, ps)
 			if msg := nativeInexact(h, inf.NativeThreshold().Float(), inf.NativeSchema); msg != "" {
-				*ps = append(*ps, o.warnf("metadata.annotations."+AnnotationThreshold, "%s %s", ann[AnnotationThreshold], msg))
+				*ps = append(*ps, o.warnf("metadata.annotations."+AnnotationThreshold, "%s %s", ext.Threshold, msg))
 			}
 		} else if _, exact := h.Bucket(inf.Threshold.Float()); !exact {
-			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold, "%s is not a bucket boundary of %s; %s", ann[AnnotationThreshold], h.Metric, nearest(h, inf.Threshold.Float())))
+			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationThreshold, "%s is not a bucket boundary of %s; %s", ext.Threshold, h.Metric, nearest(h, inf.Threshold.Float())))
 		}
 	}
 	if inf.Selector != "" {

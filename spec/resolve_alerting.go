@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -20,9 +19,9 @@ import (
 // severity), or applies the workbook tiers when the SLO has none.
 func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Problems) {
 	var ps Problems
-	ann := o.v.Metadata.Annotations
-	a := model.Alerting{RunbookURL: ann[AnnotationRunbookURL], NoData: ann[AnnotationNoData] == "true"}
-	if v, ok := ann[AnnotationMinEvents]; ok {
+	ext := o.ext
+	a := model.Alerting{RunbookURL: ext.RunbookURL, DashboardURL: ext.DashboardURL, NoData: boolOr(ext.NoData, false)}
+	if v := ext.MinEvents; v != "" {
 		d, err := model.ParseDecimal(v)
 		if err != nil {
 			ps = append(ps, o.errorf("metadata.annotations."+AnnotationMinEvents, "%q is not a number of events per second", v))
@@ -33,7 +32,7 @@ func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Proble
 	a.SeverityLabels = severityLabels(o, &ps)
 	minRate := shortestWindow(s)
 	if len(o.v.Spec.AlertPolicies) == 0 {
-		if ann[AnnotationBurnAlerts] == "false" {
+		if !boolOr(ext.BurnAlerts, true) {
 			return a, ps
 		}
 		tiers, err := model.WorkbookTiersOf(model.TierSeverities(s.SLOTier), s.Window, minRate, s.Evaluation)
@@ -203,8 +202,8 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 
 // sloTier reads the SLO's tier; empty when the spec names none.
 func sloTier(o object[v1.SLO], ps *Problems) string {
-	v, ok := o.v.Metadata.Annotations[AnnotationTier]
-	if !ok {
+	v := o.ext.Tier
+	if v == "" {
 		return ""
 	}
 	if msg := tierProblem(v); msg != "" {
@@ -223,20 +222,6 @@ func tierProblem(v string) string {
 		v, model.SLOTierInteractive, model.SLOTierBatch)
 }
 
-// jsonLabels reads an annotation holding a JSON object of strings.
-func jsonLabels(o object[v1.SLO], key string, ps *Problems) map[string]string {
-	raw, ok := o.v.Metadata.Annotations[key]
-	if !ok {
-		return nil
-	}
-	var m map[string]string
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
-		*ps = append(*ps, o.errorf("metadata.annotations."+key, "not a JSON object of strings: %v", err))
-		return nil
-	}
-	return m
-}
-
 // checkLabelValue rejects label values that would not reach an alert as
 // written: an empty value drops the label, and the shared text check refuses
 // template delimiters, Grafana variables and control characters.
@@ -251,7 +236,10 @@ func checkLabelValue(o object[v1.SLO], path, v string, ps *Problems) {
 // alertLabels reads the labels added to every alert: label names that do not
 // clash with those the alerts set themselves.
 func alertLabels(o object[v1.SLO], groupBy []string, ps *Problems) map[string]string {
-	m := jsonLabels(o, AnnotationAlertLabels, ps)
+	m := o.ext.AlertLabels
+	if extensionProblem(o, AnnotationAlertLabels, ps) {
+		m = nil
+	}
 	reserved := append(slices.Clone(reservedGroupLabels), groupBy...)
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		path := "metadata.annotations." + AnnotationAlertLabels + "." + k
@@ -271,7 +259,10 @@ func alertLabels(o object[v1.SLO], groupBy []string, ps *Problems) map[string]st
 
 // severityLabels reads the severity label's value per tier.
 func severityLabels(o object[v1.SLO], ps *Problems) map[string]string {
-	m := jsonLabels(o, AnnotationSeverities, ps)
+	m := o.ext.Severities
+	if extensionProblem(o, AnnotationSeverities, ps) {
+		m = nil
+	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		path := "metadata.annotations." + AnnotationSeverities + "." + k
 		if !contains(model.Severities, k) {
@@ -293,14 +284,9 @@ func severityLabels(o object[v1.SLO], ps *Problems) map[string]string {
 // group per outcome would see its own outcome only, so the group of
 // errors would burn at 100% on healthy traffic.
 func groupBy(o object[v1.SLO], sli model.SLI, ps *Problems) []string {
-	raw, ok := o.v.Metadata.Annotations[AnnotationGroupBy]
-	if !ok {
-		return nil
-	}
 	outcomes := outcomeLabels(sli)
 	var out []string
-	for i, name := range strings.Split(raw, ",") {
-		name = strings.TrimSpace(name)
+	for i, name := range o.ext.GroupBy {
 		path := fmt.Sprintf("metadata.annotations.%s[%d]", AnnotationGroupBy, i)
 		switch {
 		case !query.ValidLabelName(name) || strings.HasPrefix(name, "__"):

@@ -128,6 +128,8 @@ type ShorthandAlerting struct {
 	Ticket ShorthandTier `yaml:"ticket,omitempty"`
 	// RunbookURL goes into every alert's runbook_url annotation.
 	RunbookURL string `yaml:"runbookURL,omitempty"`
+	// DashboardURL goes into every alert's dashboard_url annotation.
+	DashboardURL string `yaml:"dashboardURL,omitempty"`
 	// NoData alerts when the SLI's series vanish (default true).
 	NoData *bool `yaml:"noData,omitempty"`
 	// MinEventsPerSecond keeps burn alerts silent below this traffic.

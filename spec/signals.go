@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
-	"strings"
 	"time"
 
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
@@ -48,46 +46,29 @@ type ShorthandSignal struct {
 	For   string `yaml:"for,omitempty" json:"for,omitempty"`
 }
 
-// expandSignals writes the shorthand's signal settings as annotations.
-func expandSignals(d *doc, a ShorthandAlerting, ann map[string]string) Problems {
-	var ps Problems
+// expandSignals sets the shorthand's signal settings: off, tuned, or left
+// to the defaults (nil).
+func expandSignals(a ShorthandAlerting, ext *Extensions) {
+	off := false
 	if a.Outage != nil && !boolOr(a.Outage.Enabled, true) {
-		ann[AnnotationOutage] = "false"
-	}
-	encode := func(key, path string, enabled *bool, v any, empty bool) {
-		switch {
-		case !boolOr(enabled, true):
-			ann[key] = "false"
-		case !empty:
-			js, err := json.Marshal(v)
-			if err != nil {
-				ps = append(ps, d.errorf(path, "cannot encode: %v", err))
-				return
-			}
-			ann[key] = string(js)
-		}
+		ext.Outage = &off
 	}
 	if b := a.QueueBacklog; b != nil {
-		encode(AnnotationQueueBacklog, "spec.alerting.queueBacklog", b.Enabled, ShorthandBacklog{PerReplica: b.PerReplica, For: b.For}, b.PerReplica == "" && b.For == "")
-	}
-	if s := a.LoadShedding; s != nil {
-		encode(AnnotationLoadShedding, "spec.alerting.loadShedding", s.Enabled, ShorthandShedding{Shed: s.Shed, ReduceContext: s.ReduceContext}, s.Shed == nil && s.ReduceContext == nil)
-	}
-	return ps
-}
-
-// signalPaths maps the signal annotations to their shorthand paths.
-func signalPaths(p string) (string, bool) {
-	for ann, path := range map[string]string{
-		AnnotationOutage:       "spec.alerting.outage",
-		AnnotationQueueBacklog: "spec.alerting.queueBacklog",
-		AnnotationLoadShedding: "spec.alerting.loadShedding",
-	} {
-		if rest, ok := strings.CutPrefix(p, "metadata.annotations."+ann); ok {
-			return path + rest, true
+		switch {
+		case !boolOr(b.Enabled, true):
+			ext.QueueBacklog = &ShorthandBacklog{Enabled: &off}
+		case b.PerReplica != "" || b.For != "":
+			ext.QueueBacklog = &ShorthandBacklog{PerReplica: b.PerReplica, For: b.For}
 		}
 	}
-	return "", false
+	if s := a.LoadShedding; s != nil {
+		switch {
+		case !boolOr(s.Enabled, true):
+			ext.LoadShedding = &ShorthandShedding{Enabled: &off}
+		case s.Shed != nil || s.ReduceContext != nil:
+			ext.LoadShedding = &ShorthandShedding{Shed: s.Shed, ReduceContext: s.ReduceContext}
+		}
+	}
 }
 
 // hasCounts tells whether an SLI's events are counted, which the outage
@@ -99,33 +80,35 @@ func hasCounts(s model.SLO) bool {
 // signals resolves the outage tier, backlog warning and load shedding of
 // an SLO whose tiers are set.
 func signals(o object[v1.SLO], s model.SLO, a *model.Alerting, ps *Problems) {
-	ann := o.v.Metadata.Annotations
+	ext := o.ext
 	// The outage tier joins a page tier: an SLO that pages nobody (batch,
 	// or pages turned off) gets none.
 	hasPage := false
 	for _, t := range a.Tiers {
 		hasPage = hasPage || t.Severity == "page"
 	}
-	switch v := ann[AnnotationOutage]; v {
-	case "", "true":
+	if !extensionProblem(o, AnnotationOutage, ps) && boolOr(ext.Outage, true) {
 		if hasPage && hasCounts(s) {
 			t := model.OutageTierOf(s.Objective, shortestWindow(s))
 			a.Outage = &t
-		} else if v == "true" {
+		} else if ext.Outage != nil {
 			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationOutage, "the outage tier needs a page tier and an SLI of counted events (not a raw ratio or time slices)"))
 		}
-	case "false":
-	default:
-		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationOutage, "%q is not true or false", v))
 	}
 	inf := s.Inference
 	ttft := inf != nil && inf.Role == "ttft"
-	if raw, ok := ann[AnnotationQueueBacklog]; raw != "false" {
-		a.Backlog = backlog(o, s, raw, ok, ps)
+	if extensionProblem(o, AnnotationQueueBacklog, ps) {
+	} else if b := ext.QueueBacklog; b == nil || boolOr(b.Enabled, true) {
+		a.Backlog = backlog(o, s, b, ps)
 	}
-	if raw := ann[AnnotationLoadShedding]; raw != "false" && ttft {
-		a.Shedding = shedding(o, raw, ps)
-	} else if raw != "" && raw != "false" {
+	_, bad := ext.bad[AnnotationLoadShedding]
+	switch sh := ext.LoadShedding; {
+	case sh != nil && !boolOr(sh.Enabled, true):
+	case ttft:
+		if !extensionProblem(o, AnnotationLoadShedding, ps) {
+			a.Shedding = shedding(o, sh, ps)
+		}
+	case sh != nil || bad:
 		*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationLoadShedding, "load-shedding signals read the TTFT histogram; SLO %s is not a ttft SLO", s.Name))
 	}
 }
@@ -134,16 +117,12 @@ func signals(o object[v1.SLO], s model.SLO, a *model.Alerting, ps *Problems) {
 // gauge: stated, or derived from the capacity facts as BacklogShare × the
 // waiting requests per replica whose wait alone spends the TTFT threshold
 // (slots × threshold / mean service time).
-func backlog(o object[v1.SLO], s model.SLO, raw string, given bool, ps *Problems) *model.Backlog {
+func backlog(o object[v1.SLO], s model.SLO, stated *ShorthandBacklog, ps *Problems) *model.Backlog {
 	path := "metadata.annotations." + AnnotationQueueBacklog
+	given := stated != nil
 	var sb ShorthandBacklog
 	if given {
-		dec := json.NewDecoder(strings.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&sb); err != nil {
-			*ps = append(*ps, o.errorf(path, "invalid JSON (perReplica, for), or false: %v", err))
-			return nil
-		}
+		sb = *stated
 	}
 	inf := s.Inference
 	if inf == nil || inf.Role != "ttft" || inf.Signals.QueueDepth == "" {
@@ -189,19 +168,13 @@ func backlog(o object[v1.SLO], s model.SLO, raw string, given bool, ps *Problems
 }
 
 // shedding reads the load-shedding settings over the defaults.
-func shedding(o object[v1.SLO], raw string, ps *Problems) *model.Shedding {
+func shedding(o object[v1.SLO], stated *ShorthandShedding, ps *Problems) *model.Shedding {
 	path := "metadata.annotations." + AnnotationLoadShedding
 	out := model.DefaultShedding()
-	if raw == "" {
+	if stated == nil {
 		return &out
 	}
-	var ss ShorthandShedding
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ss); err != nil {
-		*ps = append(*ps, o.errorf(path, "invalid JSON (shed, reduceContext: above, for), or false: %v", err))
-		return nil
-	}
+	ss := *stated
 	ok := true
 	read := func(name string, in *ShorthandSignal, sig *model.ShedSignal) {
 		if in == nil {

@@ -69,6 +69,11 @@ func runbookProblem(s string) string {
 	return httpURLProblem(s, "https://runbooks.example.com/llm/chat")
 }
 
+// dashboardProblem says why a dashboard URL is unsafe or unusable, or "".
+func dashboardProblem(s string) string {
+	return httpURLProblem(s, "https://grafana.example.com/d/inferslo-chat")
+}
+
 // severityProblem says why an alert severity cannot be a label value
 // spelled into annotations, or "". page and ticket are the known tiers;
 // any other value must be a short identifier.

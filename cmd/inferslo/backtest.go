@@ -8,7 +8,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/backtest"
-	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
 type backtestCmd struct {
@@ -50,7 +50,7 @@ func (c *backtestCmd) Run(e *env) error {
 	}
 	var files artifact.Set
 	if c.Rules != "" {
-		if files, err = simulate.ReadRuleFiles(c.Rules); err != nil {
+		if files, err = prom.ReadRuleFiles(c.Rules); err != nil {
 			return fmt.Errorf("read rules: %w", err)
 		}
 	}

@@ -10,29 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferslo/inferslo/compiler/kube/crdschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // jsonSchemas compiles the documented schemas of the --format json outputs.
 func jsonSchemas(t *testing.T) map[string]*jsonschema.Schema {
 	t.Helper()
-	c := jsonschema.NewCompiler()
-	files, err := filepath.Glob("../../docs/schemas/*.schema.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no schemas: %v", err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if err := c.AddResource("https://github.com/inferslo/inferslo/docs/schemas/"+filepath.Base(f), doc); err != nil {
-			t.Fatal(err)
-		}
+	c, err := crdschema.Load("../../docs/schemas/*.schema.json", "https://github.com/inferslo/inferslo/docs/schemas/")
+	if err != nil {
+		t.Fatal(err)
 	}
 	out := map[string]*jsonschema.Schema{}
 	for _, cmd := range []string{"validate", "compile", "plan"} {

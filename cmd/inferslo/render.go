@@ -5,7 +5,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/review"
-	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/compiler/review/timeline"
 )
 
 type renderCmd struct {
@@ -31,7 +31,7 @@ func (c *renderCmd) Run(e *env) error {
 		return err
 	}
 	p := c.Progress.start(e, "inferslo render", "services replayed", len(res.Set.Services()))
-	rv, err := review.Build(res.Set, review.Options{Text: text, Timeline: simulate.TimelineOptions{Done: p.step, Scratch: e.scratch}})
+	rv, err := review.Build(res.Set, review.Options{Text: text, Timeline: timeline.TimelineOptions{Done: p.step, Scratch: e.scratch}})
 	p.end()
 	for _, w := range rv.Warnings {
 		fmt.Fprintln(e.stderr, "warning:", w)

@@ -10,6 +10,9 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/compiler/simulate/cost"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 )
 
 type testCmd struct {
@@ -53,7 +56,7 @@ func (c *testCmd) Run(e *env) error {
 	}
 	var files artifact.Set
 	if c.Rules != "" {
-		if files, err = simulate.ReadRuleFiles(c.Rules); err != nil {
+		if files, err = prom.ReadRuleFiles(c.Rules); err != nil {
 			return fmt.Errorf("read rules: %w", err)
 		}
 		if len(files) == 0 {
@@ -96,7 +99,7 @@ func (c *testCmd) Run(e *env) error {
 }
 
 func (c *testCmd) cost(e *env, set model.Set) error {
-	report, err := simulate.Cost(set, simulate.CostOptions{Shape: simulate.Shape{Pods: c.Pods, Models: c.Models}, Scratch: e.scratch})
+	report, err := cost.Measure(set, cost.Options{Shape: workload.Shape{Pods: c.Pods, Models: c.Models}, Scratch: e.scratch})
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/inferslo/inferslo/templates"
 )
 
@@ -66,7 +66,7 @@ func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 		slos[slo.Name] = slo
 		names[irules.GroupName(slo)] = true
 	}
-	rp, err := simulate.NewReplay(files, func(g string) bool { return names[g] }, opts.Scratch)
+	rp, err := prom.NewReplay(files, func(g string) bool { return names[g] }, opts.Scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +251,7 @@ func reach(path []parser.Node) time.Duration {
 
 // replay evaluates every group from from to to at its interval, groups in
 // parallel, and returns the alert intervals.
-func replay(ctx context.Context, rp *simulate.Replay, from, to time.Time, parallel int, done func()) ([]Alert, error) {
+func replay(ctx context.Context, rp *prom.Replay, from, to time.Time, parallel int, done func()) ([]Alert, error) {
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
@@ -280,7 +280,7 @@ func replay(ctx context.Context, rp *simulate.Replay, from, to time.Time, parall
 	return all, nil
 }
 
-func replayGroup(ctx context.Context, rp *simulate.Replay, i int, g *rules.Group, from, to time.Time, done func()) ([]Alert, error) {
+func replayGroup(ctx context.Context, rp *prom.Replay, i int, g *rules.Group, from, to time.Time, done func()) ([]Alert, error) {
 	var closed []Alert
 	open := map[uint64]*Alert{}
 	start := from.Truncate(g.Interval())

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
 // Report is what the SLOs would have said over the range. Its JSON form is
@@ -127,7 +127,7 @@ type sample struct {
 // summarize reads the base window's recordings of the replay and sums
 // them per group and period: each evaluation's rate stands for one
 // interval, which cancels out of every ratio.
-func summarize(rp *simulate.Replay, slo model.SLO, evalFrom, from, to time.Time, alerts []Alert) ([]SLOReport, error) {
+func summarize(rp *prom.Replay, slo model.SLO, evalFrom, from, to time.Time, alerts []Alert) ([]SLOReport, error) {
 	sel := fmt.Sprintf("{slo=%s,window=%s}[%dms]", strconv.Quote(slo.Name), strconv.Quote(model.FormatDuration(slo.BaseWindow())), to.Sub(from).Milliseconds()+1)
 	series := map[string]map[int64]*sample{}
 	groupLabels := map[string]map[string]string{}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferslo/inferslo/compiler/kube/crdschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -26,23 +27,9 @@ type schemas struct {
 
 func loadSchemas(t testing.TB) schemas {
 	t.Helper()
-	c := jsonschema.NewCompiler()
-	files, err := filepath.Glob(filepath.Join("testdata", "schemas", "*.jsonschema.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no schemas in testdata/schemas: %v", err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if err := c.AddResource("mem://grafana/"+filepath.Base(f), doc); err != nil {
-			t.Fatal(err)
-		}
+	c, err := crdschema.Load(filepath.Join("testdata", "schemas", "*.jsonschema.json"), "mem://grafana/")
+	if err != nil {
+		t.Fatal(err)
 	}
 	compile := func(loc string) *jsonschema.Schema {
 		s, err := c.Compile("mem://grafana/" + loc)

@@ -7,6 +7,7 @@
 package lint
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -14,43 +15,41 @@ import (
 
 	"github.com/prometheus/prometheus/promql/parser"
 
+	"github.com/inferslo/inferslo/spec"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
-// Severity of a finding, from most to least serious.
-type Severity string
+// Severity of a finding, from most to least serious: the spec's.
+type Severity = spec.Severity
 
 const (
-	Error   Severity = "error"
-	Warning Severity = "warning"
-	Info    Severity = "info"
+	Error   = spec.Error
+	Warning = spec.Warning
+	Info    = spec.Info
 )
 
-// rank orders severities so --fail-on can compare them.
-func (s Severity) rank() int {
-	switch s {
-	case Error:
-		return 3
-	case Warning:
-		return 2
-	}
-	return 1
-}
-
-// AtLeast says whether s is as serious as level.
-func (s Severity) AtLeast(level Severity) bool { return s.rank() >= level.rank() }
-
-// Finding is one located problem.
+// Finding is one located problem and the check that found it. Line 0
+// means the whole file; Source is the line's text, for the caret.
 type Finding struct {
-	Check    string   `json:"check"`
-	Severity Severity `json:"severity"`
-	File     string   `json:"file"`
-	Line     int      `json:"line"`   // 1-based; 0 when the whole file is meant
-	Column   int      `json:"column"` // 1-based; 0 when unknown
-	Message  string   `json:"message"`
-	// Source is the text of the line, for the caret.
-	Source string `json:"-"`
+	Check string
+	spec.Problem
 }
+
+// MarshalJSON writes the documented fields in their documented order:
+// check, severity, file, line, column, message.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Check    string   `json:"check"`
+		Severity Severity `json:"severity"`
+		File     string   `json:"file"`
+		Line     int      `json:"line"`
+		Column   int      `json:"column"`
+		Message  string   `json:"message"`
+	}{f.Check, f.Severity, f.File, f.Line, f.Column, f.Message})
+}
+
+// String prints the problem and the check that found it.
+func (f Finding) String() string { return f.Problem.String() + " (" + f.Check + ")" }
 
 // Source is one input file.
 type Source struct {
@@ -191,10 +190,10 @@ func (p *pass) with(c Check) *reporter { return &reporter{pass: p, check: c} }
 
 // at reports a finding at a file position.
 func (r *reporter) at(f *File, line, col int, format string, args ...any) {
-	fd := Finding{
-		Check: r.check.ID, Severity: r.check.Severity, File: f.Name,
+	fd := Finding{Check: r.check.ID, Problem: spec.Problem{
+		Severity: r.check.Severity, File: f.Name,
 		Line: line, Column: col, Message: fmt.Sprintf(format, args...),
-	}
+	}}
 	if f.Kind != "" {
 		// Only files lint recognised are quoted: another file's line may be
 		// a secret.

@@ -1,7 +1,7 @@
 package lint
 
 import (
-	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -126,17 +126,11 @@ func matchesAll(q *Query, ls map[string]string, ms []*labels.Matcher) bool {
 	return true
 }
 
+// quoteList quotes at most max values, then says how many more there are.
 func quoteList(vs []string, max int) string {
-	var b strings.Builder
-	for i, v := range vs {
-		if i == max {
-			fmt.Fprintf(&b, ", … (%d more)", len(vs)-max)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(v))
+	qs := slices.Clone(truncate(vs, max))
+	for i, v := range qs[:min(len(vs), max)] {
+		qs[i] = strconv.Quote(v)
 	}
-	return b.String()
+	return strings.Join(qs, ", ")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferslo/inferslo/compiler/kube/crdschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -14,19 +15,11 @@ import (
 // stripped; its $comment names the source), formats asserted.
 func sarifSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	b, err := os.ReadFile("testdata/sarif/sarif-schema-2.1.0.json")
+	c, err := crdschema.Load("testdata/sarif/sarif-schema-2.1.0.json", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	if err := c.AddResource("sarif-schema-2.1.0.json", doc); err != nil {
-		t.Fatal(err)
-	}
 	s, err := c.Compile("sarif-schema-2.1.0.json")
 	if err != nil {
 		t.Fatal(err)

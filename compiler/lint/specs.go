@@ -41,8 +41,8 @@ type use struct {
 
 // Check is a spec.Checker: it returns a located finding for every selector
 // that no scrape satisfies.
-func (c *SpecChecker) Check(s model.SLO) []spec.Finding {
-	var out []spec.Finding
+func (c *SpecChecker) Check(s model.SLO) []spec.Problem {
+	var out []spec.Problem
 	seen := map[string]bool{}
 	for _, u := range c.uses(s) {
 		expr, err := query.NewParser().ParseExpr(u.query)
@@ -111,7 +111,7 @@ func (c *SpecChecker) uses(s model.SLO) []use {
 }
 
 // selector checks one vector selector against the pooled scrapes.
-func (c *SpecChecker) selector(s model.SLO, u use, vs *parser.VectorSelector) []spec.Finding {
+func (c *SpecChecker) selector(s model.SLO, u use, vs *parser.VectorSelector) []spec.Problem {
 	name := engine.SelectedName(vs)
 	if name == "" {
 		return nil
@@ -130,14 +130,18 @@ func (c *SpecChecker) selector(s model.SLO, u use, vs *parser.VectorSelector) []
 			series = append(series, sc.Of(name+"_count")...)
 		}
 	}
-	found := func(path, format string, args ...any) spec.Finding {
-		return spec.Finding{Path: path, Message: u.what + " reads " + fmt.Sprintf(format, args...), Warning: u.warn}
+	found := func(path, format string, args ...any) spec.Problem {
+		sev := spec.Error
+		if u.warn {
+			sev = spec.Warning
+		}
+		return spec.Problem{Path: path, Message: u.what + " reads " + fmt.Sprintf(format, args...), Severity: sev}
 	}
 	if len(series) == 0 {
 		if c.recordedElsewhere(name) {
 			return nil
 		}
-		return []spec.Finding{found(u.path, "%s, but no series of that name is in the scrape (%s)%s", name, strings.Join(sources, ", "), c.hint(name))}
+		return []spec.Problem{found(u.path, "%s, but no series of that name is in the scrape (%s)%s", name, strings.Join(sources, ", "), c.hint(name))}
 	}
 	// A label no series of the metric has may be one Prometheus attaches
 	// when it scrapes (job, instance, a relabelled namespace): a scrape
@@ -148,7 +152,7 @@ func (c *SpecChecker) selector(s model.SLO, u use, vs *parser.VectorSelector) []
 			judged = append(judged, m)
 		}
 	}
-	var out []spec.Finding
+	var out []spec.Problem
 	for _, m := range judged {
 		if anyMatches(series, m) {
 			continue
@@ -162,10 +166,10 @@ func (c *SpecChecker) selector(s model.SLO, u use, vs *parser.VectorSelector) []
 		}
 		vals := scrape.Values(series, m.Name)
 		if m.Name == "le" {
-			out = append(out, found(path, "%s{%s}, but the scrape's %s has no such bucket; its buckets are le=%s%s", name, m, name, quoteSome(vals, 40), nearestBuckets(m, vals)))
+			out = append(out, found(path, "%s{%s}, but the scrape's %s has no such bucket; its buckets are le=%s%s", name, m, name, quoteList(vals, 40), nearestBuckets(m, vals)))
 			continue
 		}
-		out = append(out, found(path, "%s{%s}, but the scrape has %s=%s", name, m, m.Name, quoteSome(vals, 12)))
+		out = append(out, found(path, "%s{%s}, but the scrape has %s=%s", name, m, m.Name, quoteList(vals, 12)))
 	}
 	if len(out) > 0 {
 		return out
@@ -175,7 +179,7 @@ func (c *SpecChecker) selector(s model.SLO, u use, vs *parser.VectorSelector) []
 			return nil
 		}
 	}
-	return []spec.Finding{found(u.path, "%s, but no series of %s in the scrape matches all of its matchers", vs, name)}
+	return []spec.Problem{found(u.path, "%s, but no series of %s in the scrape matches all of its matchers", vs, name)}
 }
 
 // recordedElsewhere is a name with a colon that no engine exposes: a
@@ -279,19 +283,7 @@ func seriesMatch(ls map[string]string, ms []*labels.Matcher) bool {
 	return true
 }
 
-// quoteSome quotes at most max values, then says how many more there are.
-func quoteSome(vs []string, max int) string {
-	qs := make([]string, 0, len(vs))
-	for _, v := range truncate(vs, max) {
-		if strings.HasPrefix(v, "…") {
-			qs = append(qs, v)
-			continue
-		}
-		qs = append(qs, strconv.Quote(v))
-	}
-	return strings.Join(qs, ", ")
-}
-
+// truncate keeps at most max values, then says how many more there are.
 func truncate(vs []string, max int) []string {
 	if len(vs) <= max {
 		return vs

@@ -26,7 +26,7 @@ func TestEachEngineSpecMatchesItsEnginesScrape(t *testing.T) {
 			}
 			checked := 0
 			c := &SpecChecker{Scrapes: []*Scrape{s}, Catalog: cat}
-			res, err := spec.LoadVerified(cat, []spec.Checker{func(slo model.SLO) []spec.Finding {
+			res, err := spec.LoadVerified(cat, []spec.Checker{func(slo model.SLO) []spec.Problem {
 				checked++
 				return c.Check(slo)
 			}}, filepath.Join("../../testdata/engines", id+".yaml"))

@@ -171,6 +171,7 @@ type Alerting struct {
 	// its long window saw at least this many events per second. Zero: no gate.
 	MinEventsPerSecond Decimal
 	RunbookURL         string
+	DashboardURL       string
 	// Labels go on every alert of the SLO, for Alertmanager routes.
 	Labels map[string]string
 	// SeverityLabels renames the severity label's value per tier ("page":

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 )
 
 // ExprTest is one PromQL expression's expected samples at one time.
@@ -43,7 +43,7 @@ func (b builder) goodputTests() ([]Test, error) {
 			slo model.SLO
 			bad float64
 		}{{p.TTFT, ttftBad}, {p.TPOT, tpotBad}} {
-			counters, err := simulate.Counters(side.slo)
+			counters, err := workload.Counters(side.slo)
 			if err != nil {
 				return nil, fmt.Errorf("slo %s: %w", side.slo.Name, err)
 			}

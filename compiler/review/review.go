@@ -12,7 +12,7 @@ import (
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/render"
-	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/compiler/review/timeline"
 	"github.com/inferslo/inferslo/templates"
 )
 
@@ -25,7 +25,7 @@ type Options struct {
 	// minutes, four scrapes of 30s, a window every rate() has samples for.
 	RateInterval time.Duration
 	// Timeline shapes the replayed scenario.
-	Timeline simulate.TimelineOptions
+	Timeline timeline.TimelineOptions
 }
 
 // Result is the page and what the command reports beside it.
@@ -75,13 +75,13 @@ func Build(set model.Set, opts Options) (Result, error) {
 	// series, alerts and burn; they are merged in service order as one
 	// replay over every service would have them.
 	windows := RollingWindows(set)
-	kept := make([]simulate.Timeline, len(set.Services()))
-	err = simulate.RunServiceTimelines(set, func(svc string) []string {
+	kept := make([]timeline.Timeline, len(set.Services()))
+	err = timeline.RunServiceTimelines(set, func(svc string) []string {
 		return append(evaluable(page.Queries(svc)), overviewEval...)
-	}, opts.Timeline, func(i int, svc string, tl simulate.Timeline) error {
+	}, opts.Timeline, func(i int, svc string, tl timeline.Timeline) error {
 		own := page.Queries(svc)
 		page.Draw(svc, AsSpent(data(own, evaluable(own), tl.Series), windows, tl.From), alerts(tl.Alerts))
-		series := map[string][]simulate.TimeSeries{}
+		series := map[string][]timeline.TimeSeries{}
 		for _, q := range overviewEval {
 			if ss, ok := tl.Series[q]; ok {
 				series[q] = ss
@@ -94,14 +94,14 @@ func Build(set model.Set, opts Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("replay the review scenario: %w", err)
 	}
-	all := simulate.Merge(kept)
+	all := timeline.Merge(kept)
 	page.Draw("", AsSpent(data(overview, overviewEval, all.Series), windows, all.From), alerts(all.Alerts))
 	res.Page, res.Skipped, res.Replayed = page.Page(all.Describe()+" "+SpentNote), all.Skipped, all.To.Sub(all.From)
 	return res, nil
 }
 
 // data keys each query's replayed series by the dashboard's query text.
-func data(queries, evaluable []string, series map[string][]simulate.TimeSeries) map[string][]render.Series {
+func data(queries, evaluable []string, series map[string][]timeline.TimeSeries) map[string][]render.Series {
 	out := make(map[string][]render.Series, len(queries))
 	for i, q := range queries {
 		for _, s := range series[evaluable[i]] {
@@ -115,7 +115,7 @@ func data(queries, evaluable []string, series map[string][]simulate.TimeSeries) 
 	return out
 }
 
-func alerts(in []simulate.AlertInterval) []render.Alert {
+func alerts(in []timeline.AlertInterval) []render.Alert {
 	out := []render.Alert{}
 	for _, a := range in {
 		out = append(out, render.Alert{Name: a.Name, Severity: a.Severity, SLO: a.SLO, Service: a.Service, Group: a.Group, From: a.From, To: a.To})

@@ -10,7 +10,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/internal/bench"
 	"github.com/inferslo/inferslo/compiler/render"
 	"github.com/inferslo/inferslo/compiler/review"
-	"github.com/inferslo/inferslo/compiler/simulate"
+	"github.com/inferslo/inferslo/compiler/review/timeline"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -27,7 +27,7 @@ func TestTheStreamedPageEqualsThePageOfOneReplay(t *testing.T) {
 	if n := len(res.Set.Services()); n < 2 {
 		t.Fatalf("the fleet has %d services, want several", n)
 	}
-	opts := simulate.TimelineOptions{Healthy: 6 * time.Hour, Recovery: time.Hour}
+	opts := timeline.TimelineOptions{Healthy: 6 * time.Hour, Recovery: time.Hour}
 	got, err := review.Build(res.Set, review.Options{Timeline: opts})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestTheStreamedPageEqualsThePageOfOneReplay(t *testing.T) {
 	for i, q := range queries {
 		evaluable[i] = render.Evaluable(q, 2*time.Minute)
 	}
-	tl, err := simulate.RunTimeline(res.Set, evaluable, opts)
+	tl, err := timeline.RunTimeline(res.Set, evaluable, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,6 +105,9 @@ func (b *builder) annotations(summary, description string, data templates.Alert)
 	if b.slo.Alerting.RunbookURL != "" {
 		a["runbook_url"] = b.slo.Alerting.RunbookURL
 	}
+	if b.slo.Alerting.DashboardURL != "" {
+		a["dashboard_url"] = b.slo.Alerting.DashboardURL
+	}
 	return a, nil
 }
 

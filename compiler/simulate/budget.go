@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/simulate/predict"
 )
 
 // Interval names the interval a replay-budget problem is about, so the
@@ -42,9 +43,9 @@ func CheckBudget(slo model.SLO, budget int64) (Interval, string) {
 		scraped += span + s.prehistory()
 	}
 	s.planned = nil
-	total, scraped = roundUp(total, time.Minute), roundUp(scraped, time.Minute)
+	total, scraped = predict.RoundUp(total, time.Minute), predict.RoundUp(scraped, time.Minute)
 	atLeast := func(span time.Duration) string {
-		return model.FormatDuration(roundUp(time.Duration(math.Ceil(float64(span)/float64(budget))), time.Second))
+		return model.FormatDuration(predict.RoundUp(time.Duration(math.Ceil(float64(span)/float64(budget))), time.Second))
 	}
 	// What else would do: a larger budget, when the cap allows one.
 	orBudget := func(n int64) string {
@@ -75,11 +76,11 @@ func (s *sloSim) checkSteps(end, prehistory time.Duration) error {
 	end = max(end, s.period())
 	if s.eval <= 0 || int64(end/s.eval) > maxSteps {
 		return fmt.Errorf("%s: slo %s: replaying %s at the rule group's evaluation interval %s needs more than %d evaluations; the rule file's interval must be at least %s",
-			s.slo.Source, s.slo.Name, model.FormatDuration(end), s.eval, maxSteps, model.FormatDuration(roundUp(end/maxSteps+1, time.Second)))
+			s.slo.Source, s.slo.Name, model.FormatDuration(end), s.eval, maxSteps, model.FormatDuration(predict.RoundUp(end/maxSteps+1, time.Second)))
 	}
 	if n := int64((end + prehistory) / s.scrape()); n > maxSteps {
 		return fmt.Errorf("%s: slo %s: replaying %s at the scrape interval %s needs %d scrapes, more than %d; the scrape interval must be at least %s",
-			s.slo.Source, s.slo.Name, model.FormatDuration(end+prehistory), s.scrape(), n, maxSteps, model.FormatDuration(roundUp((end+prehistory)/maxSteps+1, time.Second)))
+			s.slo.Source, s.slo.Name, model.FormatDuration(end+prehistory), s.scrape(), n, maxSteps, model.FormatDuration(predict.RoundUp((end+prehistory)/maxSteps+1, time.Second)))
 	}
 	return nil
 }

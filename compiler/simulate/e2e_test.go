@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/internal/exporter"
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/compiler/simulate/internal/exporter"
 )
 
 // e2eSLOs are a TTFT and an errors SLO on vLLM with a one-hour window, so
@@ -25,7 +26,7 @@ import (
 func e2eSLOs(t *testing.T) model.Set {
 	var slos []model.SLO
 	for _, role := range []string{"ttft", "errors"} {
-		slo := vllmSLO(t, role, "99%")
+		slo := slotest.VLLM(t, role, "99%")
 		slo.Name = "e2e-" + role
 		slo.Service.Name = "e2e"
 		slo.Window = time.Hour

@@ -6,30 +6,17 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/spec"
 )
 
 var allExamples = flag.Bool("all-examples", false, "simulate every example SLO, not one of each kind (CI proves them all with `inferslo test examples`)")
-
-// loadExamples resolves the repository's example specs.
-func loadExamples(t testing.TB) spec.Result {
-	t.Helper()
-	res, err := spec.Load("../../examples")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
 
 func TestEveryExampleSLOPassesEveryScenario(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates days of traffic")
 	}
-	set := loadExamples(t).Set
+	set := slotest.Examples(t).Set
 	if !*allExamples {
 		set.SLOs = oneOfEachKind(set.SLOs)
 	}

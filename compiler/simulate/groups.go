@@ -3,14 +3,15 @@ package simulate
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/simulate/predict"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 )
 
 // ScenarioGroupBurn is the scenario of a grouped SLO (groupBy) in which one
@@ -28,22 +29,22 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 		return nil, nil
 	}
 	var b float64
-	tier, ok := tierBySeverity(s.slo, "page")
+	tier, ok := predict.TierBySeverity(s.slo, "page")
 	if ok {
-		b = s.fastFactor(factors(tier))
+		b = s.fastFactor(predict.Factors(tier))
 	} else {
 		// As in the fast burn of an SLO without a page tier: the burn that
 		// would page with the workbook's tiers raises the ticket.
-		if tier, ok = tierBySeverity(s.slo, "ticket"); !ok {
+		if tier, ok = predict.TierBySeverity(s.slo, "ticket"); !ok {
 			return nil, nil
 		}
-		b = s.fastFactor(factors(tier))
+		b = s.fastFactor(predict.Factors(tier))
 		if page, err := model.WorkbookTiersOf([]string{"page"}, s.slo.Window, 4*s.scrape(), s.slo.Evaluation); err == nil {
-			b = s.fastFactor(factors(page[0]))
+			b = s.fastFactor(predict.Factors(page[0]))
 		}
 	}
 	warm := s.warmup()
-	detectT, ok := tierDetect(tier, warm, healthyBurn, b, s.sliceLag(b))
+	detectT, ok := predict.TierDetect(tier, warm, workload.HealthyBurn, b, s.sliceLag(b))
 	if !ok {
 		// The fast and slow burns report a tier no burn can fire.
 		return nil, nil
@@ -63,15 +64,15 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 		c.NotProven = true
 		return []Check{c}, nil
 	}
-	h, err := newIndexedHarness(s.rules, false, s.opts.Scratch)
+	h, err := prom.NewIndexedHarness(s.rules, false, s.opts.Scratch)
 	if err != nil {
 		return nil, err
 	}
-	defer h.close()
-	if len(h.groups) == 0 {
+	defer h.Close()
+	if len(h.Groups) == 0 {
 		return nil, &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
 	}
-	s.eval = h.groups[0].Interval()
+	s.eval = h.Groups[0].Interval()
 	if err := s.checkSteps(end, s.prehistory()); err != nil {
 		return nil, err
 	}
@@ -79,35 +80,35 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 		if t > warm {
 			return 1, b
 		}
-		return 1, healthyBurn
+		return 1, workload.HealthyBurn
 	})
-	drivers := []*driver{newDriver(h, groups[0].w, s.budget(), s.scrape(), s.prehistory()), newDriver(h, groups[1].w, s.budget(), s.scrape(), s.prehistory())}
-	loads := []traffic{burning, s.scaled(constant(1, healthyBurn))}
-	key := alertKey{model.AlertBurn, tier.Severity}
+	drivers := []*workload.Driver{workload.NewDriver(h, groups[0].Workload, s.budget(), s.scrape(), s.prehistory()), workload.NewDriver(h, groups[1].Workload, s.budget(), s.scrape(), s.prehistory())}
+	loads := []workload.Traffic{burning, s.scaled(workload.Constant(1, workload.HealthyBurn))}
+	key := prom.AlertKey{Name: model.AlertBurn, Severity: tier.Severity}
 	fired := time.Duration(-1)
 	// First firing of each burn alert, by the group its labels name.
-	first := map[string]map[alertKey]time.Duration{}
+	first := map[string]map[prom.AlertKey]time.Duration{}
 	var t time.Duration
 	for t = 0; t <= end; t += s.eval {
 		for i, d := range drivers {
-			if err := d.advance(t, loads[i], nil); err != nil {
+			if err := d.Advance(t, loads[i], nil); err != nil {
 				return nil, err
 			}
 		}
-		if err := h.eval(t); err != nil {
+		if err := h.Eval(t); err != nil {
 			return nil, &ruleError{at: t, err: err}
 		}
-		for g, st := range groupAlertStates(h, s.slo.GroupBy) {
+		for g, st := range prom.GroupAlertStates(h, s.slo.GroupBy) {
 			for k, v := range st {
-				if _, seen := first[g][k]; !seen && v == rules.StateFiring && k.name == model.AlertBurn {
+				if _, seen := first[g][k]; !seen && v == rules.StateFiring && k.Name == model.AlertBurn {
 					if first[g] == nil {
-						first[g] = map[alertKey]time.Duration{}
+						first[g] = map[prom.AlertKey]time.Duration{}
 					}
 					first[g][k] = t
 				}
 			}
 		}
-		if at, ok := first[groups[0].name][key]; ok && fired < 0 {
+		if at, ok := first[groups[0].Name][key]; ok && fired < 0 {
 			fired = at
 		}
 		if (fired >= 0 && t >= fired+s.maxFor()) || (fired < 0 && t >= deadline) {
@@ -115,8 +116,8 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 		}
 	}
 	s.simulated += min(t, end) + s.eval
-	c := s.check(ScenarioGroupBurn, fmt.Sprintf("%s{severity=%q,%s}", key.name, key.severity, groups[0].name),
-		fmt.Sprintf("fires within %s of a %.4gx burn on %s alone", dur(predicted), b, groups[0].name), "", false)
+	c := s.check(ScenarioGroupBurn, fmt.Sprintf("%s{severity=%q,%s}", key.Name, key.Severity, groups[0].Name),
+		fmt.Sprintf("fires within %s of a %.4gx burn on %s alone", dur(predicted), b, groups[0].Name), "", false)
 	c.Predicted = predicted
 	c.observeFire(fired, warm, deadline)
 	out := []Check{c}
@@ -124,7 +125,7 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 	// group's and any naming no group, must stay silent.
 	var others []string
 	for g := range first {
-		if g != groups[0].name {
+		if g != groups[0].Name {
 			others = append(others, g)
 		}
 	}
@@ -132,7 +133,7 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 	var loud []string
 	for _, g := range others {
 		for k, at := range first[g] {
-			loud = append(loud, fmt.Sprintf("{severity=%q,%s} fired after %s", k.severity, g, dur(at-warm)))
+			loud = append(loud, fmt.Sprintf("{severity=%q,%s} fired after %s", k.Severity, g, dur(at-warm)))
 		}
 	}
 	sort.Strings(loud)
@@ -140,104 +141,12 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 	if !pass {
 		obs = strings.Join(loud, "; ")
 	}
-	out = append(out, s.check(ScenarioGroupBurn, fmt.Sprintf("%s{%s}", model.AlertBurn, groups[1].name),
-		fmt.Sprintf("silent, for every other group too, while %s burns", groups[0].name), obs, pass))
+	out = append(out, s.check(ScenarioGroupBurn, fmt.Sprintf("%s{%s}", model.AlertBurn, groups[1].Name),
+		fmt.Sprintf("silent, for every other group too, while %s burns", groups[0].Name), obs, pass))
 	return out, nil
 }
 
-// simGroup is one group's synthetic series and its name, `model_name="x"`.
-type simGroup struct {
-	name string
-	w    *workload
-}
-
 // twoGroups builds the series of two groups of the grouped SLO.
-func (s *sloSim) twoGroups() ([]simGroup, error) { return groupWorkloads(s.slo, s.opts.Shape, 2) }
-
-// groupWorkloads builds the series of n groups of a grouped SLO: the SLO's
-// workload with every grouping label set to one value per group, named
-// after the engine (vllm-a, vllm-b) or else the SLO. Other values are tried
-// until every group's series drive the SLI exactly (a selector may
-// constrain a grouping label); a grouping label the selector pins to one
-// value leaves one group, which no scenario can split.
-func groupWorkloads(slo model.SLO, shape Shape, n int) ([]simGroup, error) {
-	proto, err := newWorkload(slo, shape)
-	if err != nil {
-		return nil, err
-	}
-	have := map[string]string{}
-	if len(proto.series) > 0 {
-		have = proto.series[0].labels.Map()
-	}
-	var bases []func(label string) string
-	if slo.Inference != nil {
-		bases = append(bases, func(string) string { return slo.Inference.Engine })
-	}
-	bases = append(bases, func(string) string { return slo.Name }, func(l string) string { return have[l] })
-	var lastErr error
-	for _, base := range bases {
-		var out []simGroup
-		for i := range n {
-			suffix := string(rune('a' + i))
-			values := map[string]string{}
-			var name []string
-			for _, l := range slo.GroupBy {
-				v := suffix
-				if b := base(l); b != "" {
-					v = b + "-" + suffix
-				}
-				values[l] = v
-				name = append(name, l+"="+strconv.Quote(v))
-			}
-			w, err := newWorkload(slo, shape)
-			if err != nil {
-				return nil, err
-			}
-			for i := range w.series {
-				lb := labels.NewBuilder(w.series[i].labels)
-				for k, v := range values {
-					lb.Set(k, v)
-				}
-				w.series[i].labels = lb.Labels()
-			}
-			if err := w.check(slo); err != nil {
-				lastErr = err
-				break
-			}
-			out = append(out, simGroup{name: strings.Join(name, ","), w: w})
-		}
-		if len(out) == n {
-			return out, nil
-		}
-	}
-	return nil, fmt.Errorf("no %d values of %s select the SLI's series (the selector may pin them): %w", n, strings.Join(slo.GroupBy, ", "), lastErr)
-}
-
-// groupAlertStates reads the state of every alert instance after an
-// evaluation, by the group its labels name (`model_name="x"`; empty values
-// for an alert without the grouping labels).
-func groupAlertStates(h *harness, groupBy []string) map[string]map[alertKey]rules.AlertState {
-	out := map[string]map[alertKey]rules.AlertState{}
-	h.eachAlert(func(key alertKey, active []*rules.Alert) {
-		for _, a := range active {
-			name := groupName(a.Labels, groupBy)
-			if out[name] == nil {
-				out[name] = map[alertKey]rules.AlertState{}
-			}
-			if a.State > out[name][key] {
-				out[name][key] = a.State
-			}
-		}
-	})
-	return out
-}
-
-// groupName names the group a label set belongs to: `model_name="x"`, the
-// grouping labels in order, joined by commas.
-func groupName(ls labels.Labels, groupBy []string) string {
-	parts := make([]string, len(groupBy))
-	for i, l := range groupBy {
-		parts[i] = l + "=" + strconv.Quote(ls.Get(l))
-	}
-	return strings.Join(parts, ",")
+func (s *sloSim) twoGroups() ([]workload.Group, error) {
+	return workload.Grouped(s.slo, s.opts.Shape, 2)
 }

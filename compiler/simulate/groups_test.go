@@ -5,13 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	irules "github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/spec"
 )
 
 func TestABurnOnOneGroupPagesThatGroupOnlyAndHandEditedRulesThatDropTheGroupFail(t *testing.T) {
-	set := parseSpec(t, `
+	set := slotest.Parse(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
 metadata: {name: fleet}
@@ -69,7 +68,7 @@ spec:
 }
 
 func TestAGroupingLabelTheSelectorPinsCannotBeSplitAndIsReportedNotProven(t *testing.T) {
-	set := parseSpec(t, `
+	set := slotest.Parse(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
 metadata: {name: pinned}
@@ -90,20 +89,9 @@ spec:
 }
 
 // parseSpec parses one spec document, failing the test on any problem.
-func parseSpec(t *testing.T, doc string) model.Set {
-	t.Helper()
-	res, err := spec.Parse(spec.Source{Name: "spec.yaml", Data: []byte(doc)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return res.Set
-}
 
 func TestAGroupedBatchSLOTicketsTheBurningGroupOnly(t *testing.T) {
-	set := parseSpec(t, `
+	set := slotest.Parse(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
 metadata: {name: nightly}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -51,11 +52,11 @@ func TestCalendarPeriodRatioIsChecked(t *testing.T) {
 				}
 				files[0].Data = []byte(edited)
 			}
-			x, err := indexRules(files)
+			x, err := prom.IndexRules(files)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := &sloSim{slo: tt.slo, rules: x.byName()[irules.GroupName(tt.slo)], opts: Options{}.withDefaults()}
+			s := &sloSim{slo: tt.slo, rules: x.ByName()[irules.GroupName(tt.slo)], opts: Options{}.withDefaults()}
 			defer s.close()
 			c, err := s.periodRatio()
 			if err != nil {

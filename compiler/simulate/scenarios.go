@@ -10,6 +10,9 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate/predict"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 )
 
 // scenario is one named scenario of an SLO.
@@ -34,9 +37,9 @@ func (s *sloSim) scenarios() []scenario {
 }
 
 // silence runs a timeline and checks that none of the SLO's alerts fires.
-func (s *sloSim) silence(scenario string, load traffic, restarts restart, end time.Duration, after func(*harness, *driver, time.Duration) error) ([]Check, error) {
-	firstFire := map[alertKey]time.Duration{}
-	err := s.run(load, restarts, end, func(t time.Duration, st map[alertKey]rules.AlertState) bool {
+func (s *sloSim) silence(scenario string, load workload.Traffic, restarts workload.Restart, end time.Duration, after func(*prom.Harness, *workload.Driver, time.Duration) error) ([]Check, error) {
+	firstFire := map[prom.AlertKey]time.Duration{}
+	err := s.run(load, restarts, end, func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool {
 		for k, v := range st {
 			if _, seen := firstFire[k]; !seen && v == rules.StateFiring {
 				firstFire[k] = t
@@ -61,16 +64,12 @@ func (s *sloSim) silence(scenario string, load traffic, restarts restart, end ti
 	return out, nil
 }
 
-func constant(rps, burn float64) traffic {
-	return func(time.Duration) (float64, float64) { return rps, burn }
-}
-
 // healthy: half the budget rate for as long as the page tier's longest
 // window (at most 2h) plus the longest `for`: no alert may fire. Constant
 // traffic looks the same to every window once they hold data, so a longer
 // run adds nothing but time.
 func (s *sloSim) healthy() ([]Check, error) {
-	return s.silence(ScenarioHealthy, constant(1, healthyBurn), nil, s.healthySpan(), nil)
+	return s.silence(ScenarioHealthy, workload.Constant(1, workload.HealthyBurn), nil, s.healthySpan(), nil)
 }
 
 // healthySpan is how long the healthy scenario runs.
@@ -78,7 +77,7 @@ func (s *sloSim) healthySpan() time.Duration {
 	span := 2 * time.Hour
 	var maxFor time.Duration
 	for _, t := range s.slo.Alerting.Tiers {
-		if l := longest(t); l < span && t.Severity == "page" {
+		if l := predict.Longest(t); l < span && t.Severity == "page" {
 			span = l
 		}
 		if t.For > maxFor {
@@ -91,11 +90,11 @@ func (s *sloSim) healthySpan() time.Duration {
 // warmup is the healthy history before a burn: the page tier's longest
 // window, so page windows start full of healthy data.
 func (s *sloSim) warmup() time.Duration {
-	if t, ok := tierBySeverity(s.slo, "page"); ok {
-		return roundUp(longest(t), s.scrape())
+	if t, ok := predict.TierBySeverity(s.slo, "page"); ok {
+		return predict.RoundUp(predict.Longest(t), s.scrape())
 	}
 	if len(s.slo.Alerting.Tiers) > 0 {
-		return roundUp(s.slo.Alerting.Tiers[0].Windows[0].Short, s.scrape())
+		return predict.RoundUp(s.slo.Alerting.Tiers[0].Windows[0].Short, s.scrape())
 	}
 	return 0
 }
@@ -105,11 +104,11 @@ func (s *sloSim) warmup() time.Duration {
 // resolves. It checks the fire delay against the workbook prediction and,
 // when resolve is set, the resolve time against its bound; silent lists
 // alerts that must not fire at all.
-func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resolve bool, silent []alertKey) ([]Check, error) {
-	h := healthyBurn
+func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resolve bool, silent []prom.AlertKey) ([]Check, error) {
+	h := workload.HealthyBurn
 	warm := s.warmup()
-	detectT, ok := tierDetect(tier, warm, h, b, s.sliceLag(b))
-	key := alertKey{model.AlertBurn, tier.Severity}
+	detectT, ok := predict.TierDetect(tier, warm, h, b, s.sliceLag(b))
+	key := prom.AlertKey{Name: model.AlertBurn, Severity: tier.Severity}
 	if !ok {
 		return []Check{s.check(scenario, key.String(), "fires", fmt.Sprintf("not checked: no pair of the spec fires at %.4gx", b), false)}, nil
 	}
@@ -125,11 +124,11 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 		eval = time.Minute
 	}
 	predicted := detectT + tier.For + base + eval
-	bound := resolveBound(tier, h, b) + base + eval
+	bound := predict.ResolveBound(tier, h, b) + base + eval
 	deadline := warm + 2*predicted
 	var fired, resolvedAt time.Duration = -1, -1
 	recoverAt := time.Duration(math.MaxInt64)
-	silentFired := map[alertKey]time.Duration{}
+	silentFired := map[prom.AlertKey]time.Duration{}
 	load := func(t time.Duration) (float64, float64) {
 		if t > warm && t <= recoverAt {
 			return 1, b
@@ -140,7 +139,7 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 	if resolve {
 		end += 2 * bound
 	}
-	err := s.run(load, nil, end, func(t time.Duration, st map[alertKey]rules.AlertState) bool {
+	err := s.run(load, nil, end, func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool {
 		for _, k := range silent {
 			if _, seen := silentFired[k]; !seen && st[k] == rules.StateFiring {
 				silentFired[k] = t
@@ -169,12 +168,12 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 		return nil, err
 	}
 	expected := fmt.Sprintf("fires within %s of a %.4gx burn", dur(predicted), b)
-	if l := longest(tier); warm < l {
+	if l := predict.Longest(tier); warm < l {
 		// Warming windows of days would cost days of evaluations; the
 		// prediction matches the replay, and a Prometheus whose windows
 		// are full of healthy data takes longer, shown for the reader.
 		expected += fmt.Sprintf(" (cold start: %s of healthy history", dur(warm))
-		if full, ok := tierDetect(tier, l, h, b, s.sliceLag(b)); ok {
+		if full, ok := predict.TierDetect(tier, l, h, b, s.sliceLag(b)); ok {
 			expected += fmt.Sprintf("; with every window warm %s", dur(full+tier.For+base+eval))
 		}
 		expected += ")"
@@ -231,11 +230,11 @@ func (s *sloSim) maxFor() time.Duration {
 // ratio): the page fires no later than the workbook predicts and resolves
 // after the burn stops.
 func (s *sloSim) fastBurn() ([]Check, error) {
-	page, ok := tierBySeverity(s.slo, "page")
+	page, ok := predict.TierBySeverity(s.slo, "page")
 	if !ok {
 		return s.fastBurnWithoutPage()
 	}
-	return s.burnScenario(ScenarioFastBurn, page, s.fastFactor(factors(page)), true, s.outageSilent())
+	return s.burnScenario(ScenarioFastBurn, page, s.fastFactor(predict.Factors(page)), true, s.outageSilent())
 }
 
 // fastFactor is twice the largest of a page tier's factors, kept below a
@@ -256,7 +255,7 @@ func (s *sloSim) fastFactor(pageFactors []float64) float64 {
 // `for` longer; how fast a ticket resolves is not checked, as its windows
 // take most of a day to drain.
 func (s *sloSim) fastBurnWithoutPage() ([]Check, error) {
-	ticket, ok := tierBySeverity(s.slo, "ticket")
+	ticket, ok := predict.TierBySeverity(s.slo, "ticket")
 	if !ok {
 		return nil, nil
 	}
@@ -266,28 +265,28 @@ func (s *sloSim) fastBurnWithoutPage() ([]Check, error) {
 		// still proves the ticket.
 		return nil, nil
 	}
-	b := s.fastFactor(factors(page[0]))
-	return s.burnScenario(ScenarioFastBurn, ticket, b, false, []alertKey{{model.AlertBurn, "page"}})
+	b := s.fastFactor(predict.Factors(page[0]))
+	return s.burnScenario(ScenarioFastBurn, ticket, b, false, []prom.AlertKey{{Name: model.AlertBurn, Severity: "page"}})
 }
 
 // slowBurn: between the ticket tier's largest factor and the page tier's
 // smallest (their geometric mean): the ticket fires, the page stays silent.
 func (s *sloSim) slowBurn() ([]Check, error) {
-	ticket, ok := tierBySeverity(s.slo, "ticket")
+	ticket, ok := predict.TierBySeverity(s.slo, "ticket")
 	if !ok {
 		return nil, nil
 	}
-	tf := factors(ticket)
+	tf := predict.Factors(ticket)
 	b := 2 * tf[len(tf)-1]
-	var silent []alertKey
-	if page, ok := tierBySeverity(s.slo, "page"); ok {
-		pf := factors(page)
+	var silent []prom.AlertKey
+	if page, ok := predict.TierBySeverity(s.slo, "page"); ok {
+		pf := predict.Factors(page)
 		if pf[0] <= tf[len(tf)-1] {
 			return []Check{s.check(ScenarioSlowBurn, "tiers", "page factors above ticket factors",
 				fmt.Sprintf("page factor %g <= ticket factor %g", pf[0], tf[len(tf)-1]), false)}, nil
 		}
 		b = math.Sqrt(pf[0] * tf[len(tf)-1])
-		silent = append(silent, alertKey{model.AlertBurn, "page"})
+		silent = append(silent, prom.AlertKey{Name: model.AlertBurn, Severity: "page"})
 	}
 	silent = append(silent, s.outageSilent()...)
 	b = math.Min(b, (tf[len(tf)-1]+1/s.budget())/2)
@@ -306,12 +305,12 @@ func (s *sloSim) zeroTraffic() ([]Check, error) {
 		if t > lead && t <= lead+quiet {
 			return 0, 0
 		}
-		return 1, healthyBurn
+		return 1, workload.HealthyBurn
 	}
 	var nan Check
-	after := func(h *harness, d *driver, t time.Duration) error {
+	after := func(h *prom.Harness, d *workload.Driver, t time.Duration) error {
 		sel := model.Selector(model.ErrorRatio, s.slo, 0)
-		m, err := h.queryMatrix(fmt.Sprintf("%s[%s]", sel, model.FormatDuration(t+time.Minute)), t)
+		m, err := h.QueryMatrix(fmt.Sprintf("%s[%s]", sel, model.FormatDuration(t+time.Minute)), t)
 		if err != nil {
 			return err
 		}
@@ -324,7 +323,7 @@ func (s *sloSim) zeroTraffic() ([]Check, error) {
 				}
 			}
 		}
-		v, err := h.query(sel, t)
+		v, err := h.Query(sel, t)
 		if err != nil {
 			return err
 		}
@@ -360,7 +359,7 @@ func (s *sloSim) counterReset() ([]Check, error) {
 	restarts := func(pod int, t time.Duration) bool {
 		return (pod == 0 && at(span/2, t)) || (pod == 1 && at(span*3/4, t))
 	}
-	return s.silence(ScenarioReset, constant(1, healthyBurn), restarts, span, nil)
+	return s.silence(ScenarioReset, workload.Constant(1, workload.HealthyBurn), restarts, span, nil)
 }
 
 // resetSpan is how long the counter-reset scenario runs; pods restart at
@@ -401,12 +400,12 @@ func (s *sloSim) dayNight() ([]Check, error) {
 		if irules.TileWindow(s.slo) > 0 {
 			end = period
 		}
-		return s.run(load, nil, end, nil, func(h *harness, d *driver, t time.Duration) error {
-			v, err := h.query(model.Selector(model.ErrorRatio, s.slo, s.slo.Window), t)
+		return s.run(load, nil, end, nil, func(h *prom.Harness, d *workload.Driver, t time.Duration) error {
+			v, err := h.Query(model.Selector(model.ErrorRatio, s.slo, s.slo.Window), t)
 			if err != nil {
 				return err
 			}
-			truth, ok := d.truth(-s.evalOrDefault(), t)
+			truth, ok := d.Truth(-s.evalOrDefault(), t)
 			weighting := "count-weighted"
 			if s.slo.Timeslices != nil {
 				truth, ok = s.sliceTruth(d, t)
@@ -456,13 +455,13 @@ func (s *sloSim) periodRatio() (Check, error) {
 	// base window before it, and kept when they begin at or after the
 	// period start.
 	firstTile := func(start time.Time) time.Duration {
-		end := max(start.Sub(epoch())+base, 0)
+		end := max(start.Sub(prom.Epoch())+base, 0)
 		if r := end % base; r != 0 {
 			end += base - r
 		}
 		return end - base
 	}
-	start, _ := s.slo.Calendar.Bounds(epoch().Add(periodSpan))
+	start, _ := s.slo.Calendar.Bounds(prom.Epoch().Add(periodSpan))
 	lead := firstTile(start)
 	scale := s.ratioScale()
 	load := func(t time.Duration) (float64, float64) {
@@ -476,8 +475,8 @@ func (s *sloSim) periodRatio() (Check, error) {
 	defer func() { s.only = nil }()
 	subject := fmt.Sprintf("%s{%s=%q,%s=%q}", model.ErrorRatio, model.LabelSLO, s.slo.Name, model.LabelWindow, label)
 	var c Check
-	err := s.run(load, nil, lead+periodSpan, nil, func(h *harness, d *driver, t time.Duration) error {
-		recorded, err := h.query(model.Selector(irules.PeriodStart, s.slo, 0), t)
+	err := s.run(load, nil, lead+periodSpan, nil, func(h *prom.Harness, d *workload.Driver, t time.Duration) error {
+		recorded, err := h.Query(model.Selector(irules.PeriodStart, s.slo, 0), t)
 		if err != nil {
 			return err
 		}
@@ -485,11 +484,11 @@ func (s *sloSim) periodRatio() (Check, error) {
 			c = s.check(ScenarioDayNight, irules.PeriodStart, "one series", fmt.Sprintf("%d series", len(recorded)), false)
 			return nil
 		}
-		truth, ok := d.truth(firstTile(time.Unix(int64(recorded[0].F), 0)), t)
+		truth, ok := d.Truth(firstTile(time.Unix(int64(recorded[0].F), 0)), t)
 		if !ok {
 			return fmt.Errorf("day/night: no traffic in the calendar period")
 		}
-		v, err := h.query(subject, t)
+		v, err := h.Query(subject, t)
 		if err != nil {
 			return err
 		}
@@ -526,7 +525,7 @@ func (s *sloSim) evalOrDefault() time.Duration {
 
 // timeAverage is the error ratio averaged over time, each minute weighing
 // the same: what an average of ratios would record.
-func (s *sloSim) timeAverage(load traffic, period time.Duration) float64 {
+func (s *sloSim) timeAverage(load workload.Traffic, period time.Duration) float64 {
 	sum, n := 0.0, 0
 	for t := time.Duration(0); t < period; t += time.Minute {
 		_, burn := load(t)

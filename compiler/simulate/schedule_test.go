@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/model"
 )
 
@@ -11,7 +12,7 @@ import (
 // ratio read at the end depends on it; what it reads must be what
 // evaluating every rule at every step records.
 func TestTheDayNightScheduleRecordsWhatEveryStepWould(t *testing.T) {
-	set := loadExamples(t).Set
+	set := slotest.Examples(t).Set
 	for _, name := range []string{"chat-errors", "chat-ttft-minutes"} {
 		t.Run(name, func(t *testing.T) {
 			i := slices.IndexFunc(set.SLOs, func(s model.SLO) bool { return s.Name == name })

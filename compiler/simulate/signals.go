@@ -6,6 +6,10 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/simulate/autoscale"
+	"github.com/inferslo/inferslo/compiler/simulate/predict"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 
 	"github.com/inferslo/inferslo/compiler/keda"
 	"github.com/inferslo/inferslo/compiler/model"
@@ -13,7 +17,7 @@ import (
 )
 
 // outageKey is the outage tier's burn alert.
-var outageKey = alertKey{model.AlertBurn, model.OutageTier}
+var outageKey = prom.AlertKey{Name: model.AlertBurn, Severity: model.OutageTier}
 
 // OutageDeadline is how soon the outage tier must page after every request
 // starts failing.
@@ -21,11 +25,11 @@ const OutageDeadline = 3 * time.Minute
 
 // outageSilent lists the outage tier's alert, when the SLO has one, among
 // the alerts a partial burn must leave silent.
-func (s *sloSim) outageSilent() []alertKey {
+func (s *sloSim) outageSilent() []prom.AlertKey {
 	if s.slo.Alerting.Outage == nil {
 		return nil
 	}
-	return []alertKey{outageKey}
+	return []prom.AlertKey{outageKey}
 }
 
 // outage: healthy history, then every request fails (or misses the
@@ -77,7 +81,7 @@ func (s *sloSim) ramp() ([]Check, error) {
 		return []Check{c}, nil
 	}
 	a := s.slo.Autoscaling
-	if err := fleetReady(s.slo); err != nil {
+	if err := autoscale.Ready(s.slo); err != nil {
 		return notProven(err.Error())
 	}
 	if a == nil || a.Capacity.MeanServiceTime <= 0 {
@@ -88,7 +92,7 @@ func (s *sloSim) ramp() ([]Check, error) {
 		return notProven(fmt.Sprintf("no ScaledObject to drive the fleet: %v", err))
 	}
 	objects.Sort()
-	scaler, err := ParseScaledObject(objects[0].Data)
+	scaler, err := autoscale.ParseScaledObject(objects[0].Data)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +102,7 @@ func (s *sloSim) ramp() ([]Check, error) {
 		if err != nil {
 			return nil, fmt.Errorf("selector: %w", err)
 		}
-		if ls, err = satisfying(ms); err != nil {
+		if ls, err = workload.Satisfying(ms); err != nil {
 			return notProven(err.Error())
 		}
 	}
@@ -120,16 +124,16 @@ func (s *sloSim) ramp() ([]Check, error) {
 	climb := max(rampClimb, time.Duration(math.Log2(to/from)*float64(rampDoubling)).Round(time.Minute))
 	// The page tier's fastest pair starts with healthy history; slower
 	// pairs average what exists, as in a fresh Prometheus.
-	warm := roundUp(s.rampWarmup(), hpaSync)
+	warm := predict.RoundUp(s.rampWarmup(), autoscale.HPASync)
 	start := warm + rampSteady
 	threshold := s.slo.Inference.Threshold.Float()
 	// Prompts prefill in a fifth or two fifths of the threshold; 0.3 of
 	// the budget's share take 1.6 thresholds whatever the load, so the SLO
 	// holds with room until requests queue.
 	slow := 0.3 * s.budget()
-	fleet := Fleet{
+	fleet := autoscale.Fleet{
 		Labels: ls, AlertLabels: als, Autoscaler: scaler, Slots: slots, ServiceTime: service, Startup: time.Minute, Replicas: minimum,
-		Prefill: []PrefillClass{{0.6, 0.2 * threshold}, {0.4 - slow, 0.4 * threshold}, {slow, 1.6 * threshold}},
+		Prefill: []autoscale.PrefillClass{{Share: 0.6, Seconds: 0.2 * threshold}, {Share: 0.4 - slow, Seconds: 0.4 * threshold}, {Share: slow, Seconds: 1.6 * threshold}},
 		Load: func(t time.Duration) float64 {
 			switch {
 			case t <= start:
@@ -145,7 +149,7 @@ func (s *sloSim) ramp() ([]Check, error) {
 		*s.planned = max(*s.planned, end)
 		return nil, nil
 	}
-	steps, err := runFleet(s.rules, FleetOptions{SLO: s.slo, Fleets: []Fleet{fleet}, End: end, Warmup: warm})
+	steps, err := autoscale.RunIndexed(s.rules, autoscale.FleetOptions{SLO: s.slo, Fleets: []autoscale.Fleet{fleet}, End: end, Warmup: warm})
 	if err != nil {
 		return nil, &ruleError{err: err}
 	}
@@ -155,8 +159,8 @@ func (s *sloSim) ramp() ([]Check, error) {
 
 // rampChecks reads a ramp's landmarks into checks; times count from the
 // start of the climb.
-func rampChecks(s *sloSim, steps []FleetStep, scaler Autoscaler, start time.Duration, from, to float64) []Check {
-	at := func(st FleetStep) string {
+func rampChecks(s *sloSim, steps []autoscale.FleetStep, scaler autoscale.Autoscaler, start time.Duration, from, to float64) []Check {
+	at := func(st autoscale.FleetStep) string {
 		return fmt.Sprintf("+%s (%.0f requests/s, %d replicas)", dur(st.T-start), st.Load[0], st.Replicas[0])
 	}
 	page, warn, rise := -1, -1, -1
@@ -211,8 +215,8 @@ func rampChecks(s *sloSim, steps []FleetStep, scaler Autoscaler, start time.Dura
 		obs := "never asked for more replicas"
 		for i := 1; i < len(steps); i++ {
 			st, cur := steps[i], steps[i-1].Replicas[0]
-			if v := st.Values[0][j]; st.T > start && !math.IsNaN(v) && propose(tr, v, cur) > cur {
-				obs = fmt.Sprintf("would scale out at %s: %.3g against target %g asks for %d", at(st), v, tr.Target, propose(tr, v, cur))
+			if v := st.Values[0][j]; st.T > start && !math.IsNaN(v) && autoscale.Propose(tr, v, cur) > cur {
+				obs = fmt.Sprintf("would scale out at %s: %.3g against target %g asks for %d", at(st), v, tr.Target, autoscale.Propose(tr, v, cur))
 				if page >= 0 {
 					if lead := steps[page].T - st.T; lead > 0 {
 						obs += ", " + dur(lead) + " before the page"

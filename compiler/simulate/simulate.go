@@ -1,6 +1,8 @@
 // Package simulate proves an SLO's alerts by replaying synthetic engine
-// metrics through Prometheus' own rules manager and PromQL engine, in
-// process and in simulated time.
+// metrics (package workload) through Prometheus' own rules manager and
+// PromQL engine in process, in simulated time (package prom), against the
+// workbook's predictions (package predict). It holds the proofs: the
+// scenarios, what each must show, and the run budget they need.
 //
 // Each SLO gets counters shaped like its engine's (histogram buckets with
 // the engine's `le` strings, _count, _sum, the finished-requests counter by
@@ -31,7 +33,7 @@
 // healthy history every scenario but day/night starts with is replayed
 // once per SLO and copied where a scenario's traffic departs from it
 // (trunk.go), and the day/night scenario evaluates each rule only at the
-// steps its final reading depends on (schedule.go).
+// steps its final reading depends on (prom.Schedule).
 //
 // The predicted alert delay is the workbook's detection time (first moment
 // both windows of some pair exceed its factor, with the healthy history
@@ -51,13 +53,15 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 	"github.com/inferslo/inferslo/templates"
 )
 
 // Options tune a simulation run; the zero value uses the defaults.
 type Options struct {
 	// Shape of the synthetic workload; default 4 pods × 2 models.
-	Shape Shape
+	Shape workload.Shape
 	// RPS is the mean requests per second per pod; default 10.
 	RPS float64
 	// Parallel is how many replays run at once, and how many SLOs are in
@@ -102,16 +106,16 @@ func MemoryLimit(parallel int) int64 { return int64(parallel+1) * 64 << 20 }
 // at a time: memory holds the rules of the services being replayed, not the
 // set's.
 func Run(set model.Set, opts Options) (Result, error) {
-	return runServices(set, opts, func(service model.ServiceSLOs) (map[string]ruleIndex, error) {
+	return runServices(set, opts, func(service model.ServiceSLOs) (map[string]prom.RuleIndex, error) {
 		files, err := irules.Build(model.Set{SLOs: service.SLOs}, opts.Text)
 		if err != nil {
 			return nil, fmt.Errorf("compile rules: %w", err)
 		}
-		x, err := indexRules(files)
+		x, err := prom.IndexRules(files)
 		if err != nil {
 			return nil, err
 		}
-		return x.byName(), nil
+		return x.ByName(), nil
 	})
 }
 
@@ -119,18 +123,18 @@ func Run(set model.Set, opts Options) (Result, error) {
 // (for example committed, possibly hand-edited artifacts). The SLO's group
 // is found by its name (rules.GroupName); expectations come from the set.
 func RunFiles(set model.Set, files artifact.Set, opts Options) (Result, error) {
-	x, err := indexRules(files)
+	x, err := prom.IndexRules(files)
 	if err != nil {
 		return Result{}, err
 	}
-	byName := x.byName()
-	return runServices(set, opts, func(model.ServiceSLOs) (map[string]ruleIndex, error) { return byName, nil })
+	byName := x.ByName()
+	return runServices(set, opts, func(model.ServiceSLOs) (map[string]prom.RuleIndex, error) { return byName, nil })
 }
 
 // runServices simulates the SLOs service by service, opts.Parallel SLOs at
 // once; rulesOf returns a service's rule groups by name when its turn comes.
 // Results keep the set's order.
-func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (map[string]ruleIndex, error)) (Result, error) {
+func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (map[string]prom.RuleIndex, error)) (Result, error) {
 	opts = opts.withDefaults()
 	start := time.Now()
 	position := make(map[string]int, len(set.SLOs))
@@ -190,7 +194,7 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 type sloSim struct {
 	slo model.SLO
 	// rules is the SLO's group (more than one if files repeat its name).
-	rules     ruleIndex
+	rules     prom.RuleIndex
 	opts      Options
 	simulated time.Duration
 	// eval is the group's interval as loaded from the file.
@@ -199,7 +203,7 @@ type sloSim struct {
 	// and what they read.
 	only func(*rules.RecordingRule) bool
 	// shared is the healthy history the scenarios start from.
-	shared *trunk
+	shared *workload.Trunk
 	// planned, when set, makes runs only note the longest span asked for.
 	planned *time.Duration
 	// everyStep evaluates a restricted run's rules at every step, not on
@@ -209,9 +213,6 @@ type sloSim struct {
 	// SLOs of a run.
 	cores chan struct{}
 }
-
-// healthyBurn is the burn rate of healthy traffic: half the budget rate.
-const healthyBurn = 0.5
 
 func (s *sloSim) scrape() time.Duration {
 	if s.slo.ScrapeInterval > 0 {
@@ -232,7 +233,7 @@ func (s *sloSim) prehistory() time.Duration { return s.slo.BaseWindow() + 2*s.sc
 // scaled is the load as the driver sends it: in whole bad slices for a
 // time-slice SLO, at opts.RPS. Each call returns a fresh load, as a sliced
 // one keeps state.
-func (s *sloSim) scaled(load traffic) traffic {
+func (s *sloSim) scaled(load workload.Traffic) workload.Traffic {
 	if ts := s.slo.Timeslices; ts != nil && !ts.Average {
 		load = s.slicedLoad(load)
 	}
@@ -247,14 +248,14 @@ func (s *sloSim) scaled(load traffic) traffic {
 // after is nil; after sees the Prometheus at the last evaluation. Steps
 // whose scrapes all match the trunk's (healthy traffic, no restarts) are
 // the trunk's, not replayed again.
-func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
-	each func(t time.Duration, st map[alertKey]rules.AlertState) bool, after func(*harness, *driver, time.Duration) error) error {
+func (s *sloSim) run(load workload.Traffic, restarts workload.Restart, end time.Duration,
+	each func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool, after func(*prom.Harness, *workload.Driver, time.Duration) error) error {
 	if s.planned != nil {
 		*s.planned = max(*s.planned, end)
 		return nil
 	}
 	if each == nil {
-		each = func(time.Duration, map[alertKey]rules.AlertState) bool { return false }
+		each = func(time.Duration, map[prom.AlertKey]rules.AlertState) bool { return false }
 	}
 	if s.only != nil {
 		return s.replay(load, restarts, end, each, after)
@@ -266,94 +267,94 @@ func (s *sloSim) run(load traffic, restarts restart, end time.Duration,
 	if err := s.checkSteps(end, s.prehistory()); err != nil {
 		return err
 	}
-	states, snap, stops := tr.replayed(s.scaled(load), restarts, end, s.scrape(), s.prehistory(), s.opts.Shape.Pods)
-	last := time.Duration(len(states)-1) * tr.eval
-	full := len(states) > 0 && last+tr.eval > end
+	states, snap, stops := tr.Replayed(s.scaled(load), restarts, end, s.scrape(), s.prehistory(), s.opts.Shape.Pods)
+	last := time.Duration(len(states)-1) * tr.Eval
+	full := len(states) > 0 && last+tr.Eval > end
 	if stops {
 		// The run reaches the step where the trunk stopped, with the same
 		// traffic.
 		for i, st := range states {
-			if each(time.Duration(i)*tr.eval, st) {
+			if each(time.Duration(i)*tr.Eval, st) {
 				return nil
 			}
 		}
-		return tr.err
+		return tr.Err
 	}
 	if !full || after != nil {
 		if snap == nil {
 			return s.replay(load, restarts, end, each, after)
 		}
-		states = states[:snap.at/tr.eval+1]
+		states = states[:snap.At/tr.Eval+1]
 	}
 	for i, st := range states {
-		if each(time.Duration(i)*tr.eval, st) && after == nil {
+		if each(time.Duration(i)*tr.Eval, st) && after == nil {
 			return nil
 		}
 	}
 	if full && after == nil {
 		return nil
 	}
-	c, ok, err := copyOf(snap.h, snap.d, s.rules)
+	c, ok, err := workload.CopyOf(snap.H, snap.D, s.rules)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return s.replay(load, restarts, end, each, after)
 	}
-	defer c.h.close()
+	defer c.H.Close()
 	// The load starts over with the trunk's scrapes: a sliced one counts
 	// slices from its first call.
 	scaled := s.scaled(load)
-	for at := -s.prehistory(); at < c.d.next; at += s.scrape() {
+	for at := -s.prehistory(); at < c.D.Next; at += s.scrape() {
 		scaled(at)
 	}
-	return s.steps(c.h, c.d, scaled, restarts, snap.at+tr.eval, end, each, after)
+	return s.steps(c.H, c.D, scaled, restarts, snap.At+tr.Eval, end, each, after)
 }
 
 // replay runs a timeline from zero in a Prometheus of its own.
-func (s *sloSim) replay(load traffic, restarts restart, end time.Duration,
-	each func(t time.Duration, st map[alertKey]rules.AlertState) bool, after func(*harness, *driver, time.Duration) error) error {
-	h, err := newIndexedHarness(s.rules, false, s.opts.Scratch)
+func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end time.Duration,
+	each func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool, after func(*prom.Harness, *workload.Driver, time.Duration) error) error {
+	h, err := prom.NewIndexedHarness(s.rules, false, s.opts.Scratch)
 	if err != nil {
 		return err
 	}
-	defer h.close()
-	if len(h.groups) == 0 {
+	defer h.Close()
+	if len(h.Groups) == 0 {
 		return &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
 	}
-	s.eval = h.groups[0].Interval()
+	s.eval = h.Groups[0].Interval()
 	if err := s.checkSteps(end, s.prehistory()); err != nil {
 		return err
 	}
 	if s.only != nil {
-		h.restrict(s.only)
-		if sc, ok := newSchedule(h.groups, s.eval, end, s.only); ok && !s.everyStep {
-			h.sched = sc
+		h.Restrict(s.only)
+		if sc, ok := prom.NewSchedule(h.Groups, s.eval, end, s.only); ok && !s.everyStep {
+			h.Sched = sc
 		}
 	}
-	w, err := newWorkload(s.slo, s.opts.Shape)
+	w, err := workload.New(s.slo, s.opts.Shape)
 	if err != nil {
 		return err
 	}
-	d := newDriver(h, w, s.budget(), s.scrape(), s.prehistory())
+	d := workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory())
 	return s.steps(h, d, s.scaled(load), restarts, 0, end, each, after)
 }
 
 // steps evaluates from start to end in evaluation steps.
-func (s *sloSim) steps(h *harness, d *driver, load traffic, restarts restart, start, end time.Duration,
-	each func(t time.Duration, st map[alertKey]rules.AlertState) bool, after func(*harness, *driver, time.Duration) error) error {
+func (s *sloSim) steps(h *prom.Harness, d *workload.Driver, load workload.Traffic, restarts workload.Restart, start, end time.Duration,
+	each func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool, after func(*prom.Harness, *workload.Driver, time.Duration) error) error {
 	last := start - s.eval
 	for t := start; t <= end; t += s.eval {
-		if err := d.advance(t, load, restarts); err != nil {
+		if err := d.Advance(t, load, restarts); err != nil {
 			return err
 		}
-		if err := h.eval(t); err != nil {
+		if err := h.Eval(t); err != nil {
 			// Broken rules are a finding about the rule file, not a
 			// failure of the simulator.
 			return &ruleError{at: t, err: err}
 		}
 		last = t
-		if each(t, h.alertStates()) && after == nil {
+		if each(t, h.AlertStates()) && after == nil {
 			break
 		}
 	}
@@ -371,16 +372,16 @@ const (
 )
 
 // alertsOf lists the alerts the SLO's spec says its rules have.
-func (s *sloSim) alertsOf() []alertKey {
-	var out []alertKey
+func (s *sloSim) alertsOf() []prom.AlertKey {
+	var out []prom.AlertKey
 	for _, t := range s.slo.Alerting.Tiers {
-		out = append(out, alertKey{model.AlertBurn, t.Severity})
+		out = append(out, prom.AlertKey{Name: model.AlertBurn, Severity: t.Severity})
 	}
 	if s.slo.Alerting.Outage != nil {
 		out = append(out, outageKey)
 	}
 	if s.slo.Alerting.NoData {
-		out = append(out, alertKey{model.AlertNoData, "ticket"})
+		out = append(out, prom.AlertKey{Name: model.AlertNoData, Severity: "ticket"})
 	}
 	return out
 }
@@ -393,7 +394,7 @@ func (s *sloSim) check(scenario, subject, expected, observed string, pass bool) 
 // close releases the trunk's copies.
 func (s *sloSim) close() {
 	if s.shared != nil {
-		s.shared.close()
+		s.shared.Close()
 		s.shared = nil
 	}
 }
@@ -410,7 +411,7 @@ func (s *sloSim) unproven() (Check, bool) {
 		why = fmt.Sprintf("its alerts were not replayed: the query's range %s reaches back past the slice before, so the simulator cannot make one slice bad without the next",
 			model.FormatDuration(s.slo.SLI.Threshold.Range))
 	case s.slo.SLI.Threshold != nil:
-		if _, err := newWorkload(s.slo, s.opts.Shape); err != nil {
+		if _, err := workload.New(s.slo, s.opts.Shape); err != nil {
 			why = fmt.Sprintf("its alerts were not replayed: %v", err)
 		}
 	}

@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
 func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
@@ -38,7 +40,7 @@ func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
 				`avg_over_time(inferslo:sli_bad_events:rate{slo="chat-errors",window="4m40s"}[1h]) * 3600`},
 			ScenarioDayNight, `inferslo:sli_error:ratio{slo="chat-errors",window="4w"}`},
 	}
-	set := model.Set{SLOs: []model.SLO{vllmSLO(t, "errors", "99.9%")}}
+	set := model.Set{SLOs: []model.SLO{slotest.VLLM(t, "errors", "99.9%")}}
 	files, err := irules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +87,7 @@ func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
 }
 
 func TestResultRendersATableAndJSON(t *testing.T) {
-	set := model.Set{SLOs: []model.SLO{gatewaySLO(t)}}
+	set := model.Set{SLOs: []model.SLO{slotest.Gateway(t)}}
 	r, err := Run(set, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +134,7 @@ func TestResultRendersATableAndJSON(t *testing.T) {
 }
 
 func TestRuleFilesAreReadFromACompileOutputFolder(t *testing.T) {
-	set := model.Set{SLOs: []model.SLO{gatewaySLO(t)}}
+	set := model.Set{SLOs: []model.SLO{slotest.Gateway(t)}}
 	files, err := irules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -141,21 +143,21 @@ func TestRuleFilesAreReadFromACompileOutputFolder(t *testing.T) {
 	if err := files.Write(dir, "compile"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadRuleFiles(dir)
+	got, err := prom.ReadRuleFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].Path != files[0].Path || !bytes.Equal(got[0].Data, files[0].Data) {
 		t.Fatalf("read %v, wrote %v", got, files)
 	}
-	if _, err := ReadRuleFiles(t.TempDir()); err == nil {
+	if _, err := prom.ReadRuleFiles(t.TempDir()); err == nil {
 		t.Error("an empty folder gave no error")
 	}
 }
 
 func TestAMissingRuleGroupFailsItsSLOOnce(t *testing.T) {
-	set := model.Set{SLOs: []model.SLO{gatewaySLO(t)}}
-	other := gatewaySLO(t)
+	set := model.Set{SLOs: []model.SLO{slotest.Gateway(t)}}
+	other := slotest.Gateway(t)
 	other.Name = "gateway-latency"
 	files, err := irules.Build(model.Set{SLOs: []model.SLO{other}}, nil)
 	if err != nil {
@@ -186,7 +188,7 @@ func TestIntervalsNeedingTooManyStepsAreRefusedNamingTheSpec(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			slo := gatewaySLO(t)
+			slo := slotest.Gateway(t)
 			slo.Evaluation, slo.ScrapeInterval = tc.eval, tc.scrape
 			_, err := Run(model.Set{SLOs: []model.SLO{slo}}, Options{})
 			if err == nil {
@@ -217,7 +219,7 @@ func TestCheckIntervalsRefusesSpecsWhoseReplayWouldTakeHours(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			slo := vllmSLO(t, "errors", "99.9%")
+			slo := slotest.VLLM(t, "errors", "99.9%")
 			slo.Evaluation, slo.ScrapeInterval = tc.eval, tc.scrape
 			iv, msg := CheckIntervals(slo)
 			if iv != tc.want {
@@ -233,7 +235,7 @@ func TestCheckIntervalsRefusesSpecsWhoseReplayWouldTakeHours(t *testing.T) {
 }
 
 func TestScenariosRestrictARunToTheOnesNamed(t *testing.T) {
-	set := model.Set{SLOs: []model.SLO{vllmSLO(t, "errors", "99.9%")}}
+	set := model.Set{SLOs: []model.SLO{slotest.VLLM(t, "errors", "99.9%")}}
 	r, err := Run(set, Options{Scenarios: []string{ScenarioHealthy, ScenarioReset}})
 	if err != nil {
 		t.Fatal(err)

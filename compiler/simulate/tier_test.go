@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec"
 )
@@ -42,7 +43,7 @@ spec:
 		pageFree bool
 	}{
 		{"the batch tier's rules raise the ticket and nothing pages", slo.Alerting.Tiers, true},
-		{"rules that also page fail the check", workbook(t, slo.Window, slo.ScrapeInterval, slo.Evaluation), false},
+		{"rules that also page fail the check", slotest.Workbook(t, slo.Window, slo.ScrapeInterval, slo.Evaluation), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,64 +1,12 @@
 package simulate
 
 import (
-	"fmt"
 	"math"
-	"strings"
 	"time"
 
-	"github.com/inferslo/inferslo/compiler/query"
-
-	"github.com/prometheus/prometheus/model/labels"
-
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/simulate/workload"
 )
-
-// thresholdSeries builds one pod's histogram for a threshold SLI, from the
-// one bucket selector of its query: buckets at half, once and twice the
-// threshold. A good request observes in the bucket on the good side of the
-// threshold and a bad one on the other, so the percentile of a slice of good
-// requests meets the threshold and that of a slice of bad ones does not,
-// whatever the quantile.
-func thresholdSeries(slo model.SLO) ([]series, error) {
-	th := slo.SLI.Threshold
-	sels, err := selectorsOf(th.Query.Expr)
-	if err != nil {
-		return nil, err
-	}
-	if len(sels) != 1 {
-		return nil, fmt.Errorf("the threshold query reads %d selectors; the simulator models one histogram", len(sels))
-	}
-	base, err := satisfying(sels[0].matchers)
-	if err != nil {
-		return nil, err
-	}
-	if name := base[query.MetricNameLabel]; !strings.HasSuffix(name, "_bucket") {
-		return nil, fmt.Errorf("the threshold query reads %q, not the _bucket series of a classic histogram", name)
-	}
-	if _, ok := base["le"]; ok {
-		return nil, fmt.Errorf("the threshold query selects one le; the simulator models every bucket")
-	}
-	v := th.Value.Float()
-	if v <= 0 {
-		return nil, fmt.Errorf("threshold %g is not a positive bucket boundary", v)
-	}
-	// Requests below the threshold are good for <= and <, bad for >= and >.
-	below := th.Op == "<=" || th.Op == "<"
-	n, k := 1.0, -1.0 // requests at or below v: the good ones
-	if !below {
-		n, k = 0, 1
-	}
-	var out []series
-	for _, b := range []struct {
-		le     string
-		nC, kC float64
-	}{{labels.FormatOpenMetricsFloat(v / 2), 0, 0}, {labels.FormatOpenMetricsFloat(v), n, k}, {labels.FormatOpenMetricsFloat(2 * v), 1, 0}, {"+Inf", 1, 0}} {
-		lb := labels.NewBuilder(labels.FromMap(base))
-		lb.Set("le", b.le)
-		out = append(out, series{labels: lb.Labels(), coefN: b.nC, coefK: b.kC})
-	}
-	return out, nil
-}
 
 // slicedLoad turns a load's burn into whole bad slices for Timeslices: a
 // share r = burn × budget of slices is bad, spread evenly by a running sum
@@ -73,7 +21,7 @@ func thresholdSeries(slo model.SLO) ([]series, error) {
 // slice before. A bad slice then fails only its first stretch: every
 // evaluation of the slice reads some of it, and none of the next slice's
 // does, so one bad slice of requests is one bad slice of evaluations.
-func (s *sloSim) slicedLoad(load traffic) traffic {
+func (s *sloSim) slicedLoad(load workload.Traffic) workload.Traffic {
 	slice := s.slo.Timeslices.Window
 	stretch := s.badStretch()
 	var last int64
@@ -117,11 +65,11 @@ func (s *sloSim) badStretch() time.Duration {
 // share of bad requests in the scrapes its range reads is at most 1 − φ (the
 // quantile then falls in the good bucket), and the slice is bad when the
 // share of good evaluations is below timeSliceTarget.
-func (s *sloSim) evaluationsTruth(d *driver, t time.Duration) (float64, bool) {
+func (s *sloSim) evaluationsTruth(d *workload.Driver, t time.Duration) (float64, bool) {
 	ts, th := s.slo.Timeslices, s.slo.SLI.Threshold
 	good, n := 0, 0
 	for e := t - ts.Window + ts.Evaluation; e <= t; e += ts.Evaluation {
-		r, ok := d.truth(e-th.Range+s.scrape(), e)
+		r, ok := d.Truth(e-th.Range+s.scrape(), e)
 		if !ok {
 			continue
 		}
@@ -144,11 +92,11 @@ func (s *sloSim) evaluationsTruth(d *driver, t time.Duration) (float64, bool) {
 // slice's error, counted from the requests the driver sent within the
 // scrapes its rates read. A Timeslices slice is bad when most of its
 // requests failed (sliceBurn makes slices all good or all bad).
-func (s *sloSim) sliceTruth(d *driver, end time.Duration) (float64, bool) {
+func (s *sloSim) sliceTruth(d *workload.Driver, end time.Duration) (float64, bool) {
 	ts := s.slo.Timeslices
 	sum, n := 0.0, 0
 	for t := time.Duration(0); t <= end; t += ts.Window {
-		r, ok := d.truth(t-ts.Window+s.scrape(), t)
+		r, ok := d.Truth(t-ts.Window+s.scrape(), t)
 		if s.slo.SLI.Threshold != nil && ts.Evaluation > 0 {
 			r, ok = s.evaluationsTruth(d, t)
 		}

@@ -3,6 +3,7 @@ package simulate
 import (
 	"testing"
 
+	"github.com/inferslo/inferslo/compiler/simulate/cost"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -42,7 +43,7 @@ func TestTheCostReportSkipsTimeSliceSLOsByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Cost(res.Set, CostOptions{})
+	rep, err := cost.Measure(res.Set, cost.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ package importer
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"strconv"
@@ -189,10 +188,4 @@ func burnPolicies(name, severity string, forDur time.Duration, pairs []model.Win
 		}})
 	}
 	return out, nil
-}
-
-// jsonAnnotation encodes a map as an annotation's JSON value.
-func jsonAnnotation(m map[string]string) string {
-	b, _ := json.Marshal(m) // a map of strings always encodes
-	return string(b)
 }

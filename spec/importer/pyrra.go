@@ -151,10 +151,7 @@ func pyrra(d spec.Doc) conversion {
 			return c
 		}
 	}
-	ann := v1.Annotations{spec.AnnotationSeverities: jsonAnnotation(map[string]string{"page": "critical", "ticket": "warning"})}
-	if len(grouping) > 0 {
-		ann[spec.AnnotationGroupBy] = strings.Join(grouping, ",")
-	}
+	ext := spec.Extensions{Severities: map[string]string{"page": "critical", "ticket": "warning"}, GroupBy: grouping}
 	var policies []v1.SLOAlertPolicy
 	a := s.Spec.Alerting
 	if a.Severities != nil {
@@ -164,7 +161,8 @@ func pyrra(d spec.Doc) conversion {
 		changes = append(changes, "inferslo names its alerts itself; Pyrra's alert name is not carried over")
 	}
 	if a.Disabled != nil && *a.Disabled || a.Burnrates != nil && !*a.Burnrates {
-		ann[spec.AnnotationBurnAlerts] = "false"
+		off := false
+		ext.BurnAlerts = &off
 	} else {
 		var tiers []model.Tier
 		var fors []string
@@ -191,6 +189,7 @@ func pyrra(d spec.Doc) conversion {
 		}
 		changes = append(changes, more...)
 	}
+	ann, _ := ext.Annotations() // labels and a list always encode
 	slo := v1.NewSLO(v1.Metadata{Name: name, Annotations: ann}, v1.SLOSpec{
 		Description:     s.Spec.Description,
 		Service:         service,

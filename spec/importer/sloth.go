@@ -179,7 +179,7 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 	default:
 		return nil, nil, append(ps, d.Errorf(p+".sli", "required: events (error and total queries) or raw (an error ratio query)"))
 	}
-	ann := v1.Annotations{}
+	var ext spec.Extensions
 	alerting := s.Alerting
 	page, ticket := or2(alerting.Page, alerting.PageCRD), or2(alerting.Ticket, alerting.TicketCRD)
 	labels := map[string]string{}
@@ -189,7 +189,7 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 		}
 	}
 	if len(labels) > 0 {
-		ann[spec.AnnotationAlertLabels] = jsonAnnotation(labels)
+		ext.AlertLabels = labels
 		changes = append(changes, "Sloth's labels ("+strings.Join(sortedKeys(labels), ", ")+") are put on every alert (inferslo.dev/alert-labels), not on the recording rules")
 	}
 	severities := map[string]string{}
@@ -210,7 +210,7 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 		}
 	}
 	if len(severities) > 0 {
-		ann[spec.AnnotationSeverities] = jsonAnnotation(severities)
+		ext.Severities = severities
 		changes = append(changes, "Sloth's tier severity labels are kept (inferslo.dev/severities)")
 	}
 	if alerting.Name != "" || len(alerting.Annotations) > 0 {
@@ -224,8 +224,9 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 		sevs = append(sevs, "ticket")
 	}
 	if len(sevs) == 0 {
-		ann[spec.AnnotationBurnAlerts] = "false"
-		return slothObject(name, f, s, target, ratio, ann, nil), changes, ps
+		off := false
+		ext.BurnAlerts = &off
+		return slothObject(name, f, s, target, ratio, ext, nil), changes, ps
 	}
 	tiers, err := model.WorkbookTiersOf(sevs, slothPeriod, minRate, spec.DefaultEvaluation)
 	if err != nil {
@@ -241,7 +242,7 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 	}
 	changes = append(changes, slothForChange(tiers))
 	changes = append(changes, more...)
-	return slothObject(name, f, s, target, ratio, ann, policies), changes, ps
+	return slothObject(name, f, s, target, ratio, ext, policies), changes, ps
 }
 
 // slothForChange names the one difference of the burn alerts: Sloth's
@@ -258,7 +259,9 @@ func slothForChange(tiers []model.Tier) string {
 	return "the burn alerts use Sloth's windows and factors (the SRE workbook's: " + strings.Join(pairs, ", ") + "), but fire after inferslo's `for` (" + strings.Join(fors, ", ") + ") where Sloth's fire on the first evaluation that meets both windows"
 }
 
-func slothObject(name string, f slothFile, s slothSLO, target float64, ratio v1.SLIRatioMetric, ann v1.Annotations, policies []v1.SLOAlertPolicy) *v1.SLO {
+func slothObject(name string, f slothFile, s slothSLO, target float64, ratio v1.SLIRatioMetric, ext spec.Extensions, policies []v1.SLOAlertPolicy) *v1.SLO {
+	// Labels and severities are maps of strings, which always encode.
+	ann, _ := ext.Annotations()
 	w, _ := window(slothPeriod) // 30d is an OpenSLO duration
 	if len(ann) == 0 {
 		ann = nil

@@ -2,7 +2,8 @@
 // JSON Schema, so tests can check generated Kubernetes objects the way the API
 // server would, offline. Strict mode closes every object that lists its
 // properties, as `kubectl apply --validate=strict` rejects unknown fields
-// instead of pruning them silently.
+// instead of pruning them silently. Load reads the other JSON Schemas the
+// tests hold outputs to (Grafana's, SARIF, inferslo's own JSON reports).
 package crdschema
 
 import (
@@ -194,4 +195,32 @@ func rewrite(node any, strict bool) {
 			}
 		}
 	}
+}
+
+// Load adds every JSON Schema file matching glob to a new compiler, each
+// under base followed by its file name, so schemas that refer to each other
+// by name resolve offline.
+func Load(glob, base string) (*jsonschema.Compiler, error) {
+	files, err := filepath.Glob(glob)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no schema matches %s", glob)
+	}
+	c := jsonschema.NewCompiler()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if err := c.AddResource(base+filepath.Base(f), doc); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }

@@ -1,0 +1,551 @@
+package autoscale
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/query"
+	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/value"
+	"github.com/prometheus/prometheus/rules"
+	"github.com/prometheus/prometheus/storage"
+	"gopkg.in/yaml.v3"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/model"
+)
+
+// The fleet simulation puts the autoscaler in the loop: requests arrive at a
+// rate against replicas × slots, queueing and so TTFT and queue depth follow
+// from the load, the engine's series are scraped into Prometheus with the
+// generated rules evaluating over them, the generated triggers are queried
+// as KEDA does and the HPA's algorithm turns them into replicas, which feed
+// back into the queueing. Everything is deterministic: expected values, not
+// samples.
+
+// Autoscaler is what the HPA loop reads of a generated ScaledObject.
+type Autoscaler struct {
+	Name                     string
+	MinReplicas, MaxReplicas int
+	// FallbackReplicas after FailureThreshold failed queries in a row, for
+	// AverageValue triggers only (as KEDA); never below the current count
+	// (behavior currentReplicasIfHigher).
+	FallbackReplicas, FailureThreshold int
+	ScaleUpWindow, ScaleDownWindow     time.Duration
+	Triggers                           []Trigger
+}
+
+// Trigger is one Prometheus trigger.
+type Trigger struct {
+	Name, Query string
+	// Average: the HPA divides the value by the replica count
+	// (AverageValue); otherwise it compares the value itself (Value).
+	Average bool
+	Target  float64
+}
+
+// ParseScaledObject reads the Autoscaler of a ScaledObject inferslo wrote.
+func ParseScaledObject(data []byte) (Autoscaler, error) {
+	var o struct {
+		Metadata struct{ Name string }
+		Spec     struct {
+			MinReplicaCount int `yaml:"minReplicaCount"`
+			MaxReplicaCount int `yaml:"maxReplicaCount"`
+			Fallback        struct {
+				FailureThreshold int    `yaml:"failureThreshold"`
+				Replicas         int    `yaml:"replicas"`
+				Behavior         string `yaml:"behavior"`
+			}
+			Advanced struct {
+				HorizontalPodAutoscalerConfig struct {
+					Behavior map[string]struct {
+						StabilizationWindowSeconds int `yaml:"stabilizationWindowSeconds"`
+					}
+				} `yaml:"horizontalPodAutoscalerConfig"`
+			}
+			Triggers []struct {
+				Name       string
+				Type       string
+				MetricType string `yaml:"metricType"`
+				Metadata   map[string]string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &o); err != nil {
+		return Autoscaler{}, fmt.Errorf("read ScaledObject: %w", err)
+	}
+	if b := o.Spec.Fallback.Behavior; b != "" && b != "currentReplicasIfHigher" {
+		return Autoscaler{}, fmt.Errorf("fallback behavior %s is not simulated", b)
+	}
+	b := o.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior
+	a := Autoscaler{
+		Name:        o.Metadata.Name,
+		MinReplicas: o.Spec.MinReplicaCount, MaxReplicas: o.Spec.MaxReplicaCount,
+		FallbackReplicas: o.Spec.Fallback.Replicas, FailureThreshold: o.Spec.Fallback.FailureThreshold,
+		ScaleUpWindow:   time.Duration(b["scaleUp"].StabilizationWindowSeconds) * time.Second,
+		ScaleDownWindow: time.Duration(b["scaleDown"].StabilizationWindowSeconds) * time.Second,
+	}
+	for _, t := range o.Spec.Triggers {
+		if t.Type != "prometheus" {
+			return Autoscaler{}, fmt.Errorf("trigger %s: type %s is not simulated", t.Name, t.Type)
+		}
+		target, err := strconv.ParseFloat(t.Metadata["threshold"], 64)
+		if err != nil {
+			return Autoscaler{}, fmt.Errorf("trigger %s: threshold: %w", t.Name, err)
+		}
+		a.Triggers = append(a.Triggers, Trigger{Name: t.Name, Query: t.Metadata["query"], Average: t.MetricType == "AverageValue", Target: target})
+	}
+	return a, nil
+}
+
+// PrefillClass is a share of requests whose TTFT without queueing is
+// Seconds (short prompts, long prompts): what more replicas cannot move.
+type PrefillClass struct {
+	Share, Seconds float64
+}
+
+// Fleet is one scale target's engine under load.
+type Fleet struct {
+	// Labels the engine's series carry (model_name="...").
+	Labels map[string]string
+	// AlertLabels pick the fleet's alerts (slo="...", the group's labels);
+	// nil: Labels.
+	AlertLabels map[string]string
+	Autoscaler  Autoscaler
+	// Slots are the requests one replica serves at once, each for
+	// ServiceTime on average.
+	Slots       int
+	ServiceTime time.Duration
+	Prefill     []PrefillClass
+	// Startup is how long an added replica takes to serve.
+	Startup time.Duration
+	// Replicas at the start.
+	Replicas int
+	// Load is the arrival rate, requests per second, at t.
+	Load func(t time.Duration) float64
+	// VanishAt, when positive, renames the series from then on (a metric
+	// or label an upgrade renamed): the triggers find nothing.
+	VanishAt time.Duration
+}
+
+// FleetOptions is one simulation of fleets sharing a Prometheus.
+type FleetOptions struct {
+	// SLO is the TTFT SLO whose histogram, buckets and queue gauge the
+	// engines export (a grouped SLO covers every fleet).
+	SLO model.SLO
+	// Rules are the compiled rule files the alerts come from.
+	Rules  artifact.Set
+	Fleets []Fleet
+	// End of the simulation; the HPA starts acting after Warmup, which
+	// gives the alerts' windows a history.
+	End, Warmup time.Duration
+	// Scratch is the folder the replays keep their storage in, one
+	// folder each, removed as they end; "" is the system's temporary
+	// folder.
+	Scratch string
+}
+
+// FleetStep is the state of every fleet at one HPA sync.
+type FleetStep struct {
+	T time.Duration
+	// Per fleet: the replica count the HPA set, the ones serving, the
+	// arrival rate, the true share of requests over the threshold, each
+	// trigger's value (NaN when the query found nothing) and whether the
+	// fleet's page alert fires.
+	Replicas, Ready []int
+	Load, Share     []float64
+	Values          [][]float64
+	Paging          []bool
+	// Per fleet: the burn_tier of a firing page alert ("" when none
+	// fires; the outage tier before the others), and whether the
+	// queue-backlog warning fires.
+	PageTier []string
+	Backlog  []bool
+}
+
+// HPASync is the HPA's sync period, and the scrape interval.
+const HPASync = 15 * time.Second
+
+// clientPatience is how long a queued request waits before its client
+// gives up, which bounds the backlog.
+const clientPatience = time.Minute
+
+// hpaTolerance is the HPA's default: no change while observed/target is
+// within 10% of 1.
+const hpaTolerance = 0.1
+
+// RunFleet simulates the fleets' autoscalers against load-driven latency.
+func RunFleet(opts FleetOptions) ([]FleetStep, error) {
+	if err := Ready(opts.SLO); err != nil {
+		return nil, err
+	}
+	x, err := prom.IndexRules(opts.Rules)
+	if err != nil {
+		return nil, err
+	}
+	return RunIndexed(x, opts)
+}
+
+// Ready tells why an SLO cannot drive the fleet simulation, if so.
+func Ready(slo model.SLO) error {
+	inf := slo.Inference
+	if inf == nil || inf.Role != "ttft" || len(inf.Buckets) == 0 || inf.Native {
+		return fmt.Errorf("slo %s: the fleet simulation needs a TTFT SLO over a classic histogram with known buckets", slo.Name)
+	}
+	return nil
+}
+
+// RunIndexed is RunFleet over parsed rule groups.
+func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
+	h, err := prom.NewIndexedHarness(x, false, opts.Scratch)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	sims := make([]*fleetSim, len(opts.Fleets))
+	for i, f := range opts.Fleets {
+		sims[i] = newFleetSim(f, opts.SLO)
+	}
+	eval := opts.SLO.Evaluation
+	if eval <= 0 {
+		eval = 30 * time.Second
+	}
+	var steps []FleetStep
+	for t := time.Duration(0); t <= opts.End; t += HPASync {
+		app := h.DB.Appender(context.Background())
+		for _, s := range sims {
+			if err := s.scrape(app, t); err != nil {
+				app.Rollback()
+				return nil, err
+			}
+		}
+		if err := app.Commit(); err != nil {
+			return nil, fmt.Errorf("commit synthetic samples: %w", err)
+		}
+		if t%eval == 0 {
+			if err := h.Eval(t); err != nil {
+				return nil, err
+			}
+		}
+		step := FleetStep{T: t}
+		for _, s := range sims {
+			values := make([]float64, len(s.f.Autoscaler.Triggers))
+			for j, tr := range s.f.Autoscaler.Triggers {
+				// Before the HPA acts only the rules' history matters.
+				if t < opts.Warmup-HPASync {
+					values[j] = math.NaN()
+					continue
+				}
+				vec, err := h.Query(tr.Query, t)
+				if err != nil {
+					return nil, fmt.Errorf("trigger %s: %w", tr.Name, err)
+				}
+				switch len(vec) {
+				case 0:
+					values[j] = math.NaN()
+				case 1:
+					// KEDA hands the HPA whole thousandths (truncated).
+					values[j] = math.Trunc(vec[0].F*1000) / 1000
+				default:
+					return nil, fmt.Errorf("trigger %s returned %d series; KEDA fails on more than one", tr.Name, len(vec))
+				}
+			}
+			if t >= opts.Warmup {
+				s.sync(t, values)
+			}
+			step.Replicas = append(step.Replicas, s.replicas)
+			step.Ready = append(step.Ready, s.ready(t))
+			step.Load = append(step.Load, s.lambda)
+			step.Share = append(step.Share, s.share)
+			step.Values = append(step.Values, values)
+			als := s.f.AlertLabels
+			if als == nil {
+				als = s.f.Labels
+			}
+			tier := pageTier(h, als)
+			step.Paging = append(step.Paging, tier != "")
+			step.PageTier = append(step.PageTier, tier)
+			step.Backlog = append(step.Backlog, prom.Firing(h, irules.AlertBacklog, als))
+		}
+		steps = append(steps, step)
+	}
+	return steps, nil
+}
+
+// pageTier is the burn_tier of a page alert firing for the fleet's labels
+// (the outage tier first), or "" when none fires.
+func pageTier(h *prom.Harness, ls map[string]string) string {
+	out := ""
+	for _, g := range h.Groups {
+		for _, r := range g.Rules() {
+			ar, ok := r.(*rules.AlertingRule)
+			tier := ""
+			if ok {
+				tier = ar.Labels().Get(model.LabelBurnTier)
+			}
+			if !ok || tier != "page" && tier != model.OutageTier && ar.Labels().Get(model.LabelSeverity) != "page" {
+				continue
+			}
+			for _, a := range ar.ActiveAlerts() {
+				if a.State == rules.StateFiring && prom.Matches(a.Labels, ls) && (out == "" || tier == model.OutageTier) {
+					out = tier
+					if out == "" {
+						out = "page"
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// fleetSim is one fleet's engine and HPA state.
+type fleetSim struct {
+	f     Fleet
+	hist  string
+	queue string
+	// bounds are the buckets' upper bounds, +Inf last, and les the same
+	// as le label values.
+	bounds []float64
+	les    []string
+	// unit is how many of the histogram's unit make a second; threshold
+	// is the SLO's bucket bound in that unit.
+	unit, threshold float64
+	// cumulative histogram counts per bucket (and +Inf last), backlog.
+	cum     []float64
+	backlog float64
+	lambda  float64
+	share   float64
+	// replicas is the HPA's count; pending are the start times of
+	// replicas not serving yet.
+	replicas int
+	pending  []time.Duration
+	failures []int
+	history  []recommendation
+	refs     map[string]storage.SeriesRef
+	// pods is how many pods' queue gauges were ever written: those of
+	// replicas that stopped are marked stale.
+	pods int
+}
+
+type recommendation struct {
+	t        time.Duration
+	replicas int
+}
+
+func newFleetSim(f Fleet, slo model.SLO) *fleetSim {
+	inf := slo.Inference
+	s := &fleetSim{f: f, hist: inf.Histogram, queue: inf.Signals.QueueDepth, bounds: slices.Concat(inf.Buckets, []float64{math.Inf(1)}),
+		replicas: f.Replicas, failures: make([]int, len(f.Autoscaler.Triggers)), refs: map[string]storage.SeriesRef{},
+		unit: float64(model.UnitsPerSecond(inf.Unit)), threshold: inf.NativeThreshold().Float()}
+	for _, b := range s.bounds {
+		s.les = append(s.les, labels.FormatOpenMetricsFloat(b))
+	}
+	s.cum = make([]float64, len(s.les))
+	return s
+}
+
+// ready counts the replicas serving at t.
+func (s *fleetSim) ready(t time.Duration) int {
+	n := s.replicas - len(s.pending)
+	for _, start := range s.pending {
+		if t >= start+s.f.Startup {
+			n++
+		}
+	}
+	return n
+}
+
+// scrape advances the engine by one scrape interval ending at t and
+// appends its series.
+func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
+	dt := HPASync.Seconds()
+	s.lambda = s.f.Load(t)
+	servers := float64(s.ready(t) * s.f.Slots)
+	mu := servers / s.f.ServiceTime.Seconds() // requests/s the fleet completes
+	// Backlog beyond what steady queueing holds: arrivals past capacity,
+	// up to what clients wait for (a minute) before they give up.
+	s.backlog = min(math.Max(0, s.backlog+(s.lambda-mu)*dt), mu*clientPatience.Seconds())
+	rho := math.Min(s.lambda/math.Max(mu, 1e-9), 0.999)
+	// Sakasegawa's approximation of the M/M/m queue: Lq ≈ ρ^√(2(m+1)) /
+	// (1 − ρ); a request waits with probability Lq·(mμ − λ)/λ, then an
+	// exponential time of rate mμ − λ, after the backlog ahead of it.
+	lq := math.Pow(rho, math.Sqrt(2*(servers+1))) / (1 - rho)
+	theta := math.Max(mu-s.lambda, mu*(1-rho))
+	pWait := 0.0
+	if s.lambda > 0 {
+		pWait = math.Min(1, lq*theta/s.lambda)
+	}
+	drain := s.backlog / math.Max(mu, 1e-9)
+	n := s.lambda * dt
+	slow := 0.0
+	for i, le := range s.bounds {
+		under := 0.0
+		for _, c := range s.f.Prefill {
+			under += c.Share * waitAtMost(le/s.unit-c.Seconds-drain, pWait, theta)
+		}
+		s.cum[i] += n * under
+		if math.Abs(le-s.threshold) <= 1e-9*s.threshold {
+			slow = 1 - under
+		}
+	}
+	s.share = slow
+	if s.lambda == 0 {
+		s.share = 0
+	}
+	ls := s.f.Labels
+	if s.f.VanishAt > 0 && t >= s.f.VanishAt {
+		ls = map[string]string{}
+		for k, v := range s.f.Labels {
+			ls[k] = v + "-renamed"
+		}
+	}
+	ms := prom.Epoch().Add(t).UnixMilli()
+	add := func(name string, v float64, extra ...string) error {
+		b := labels.NewBuilder(labels.EmptyLabels())
+		b.Set(query.MetricNameLabel, name)
+		for k, v := range ls {
+			b.Set(k, v)
+		}
+		for i := 0; i+1 < len(extra); i += 2 {
+			b.Set(extra[i], extra[i+1])
+		}
+		l := b.Labels()
+		ref, err := app.Append(s.refs[l.String()], l, ms, v)
+		if err != nil {
+			return fmt.Errorf("append synthetic sample: %w", err)
+		}
+		s.refs[l.String()] = ref
+		return nil
+	}
+	for i, le := range s.les {
+		if err := add(s.hist+"_bucket", s.cum[i], "le", le); err != nil {
+			return err
+		}
+	}
+	if err := add(s.hist+"_count", s.cum[len(s.cum)-1]); err != nil {
+		return err
+	}
+	if s.queue == "" {
+		return nil
+	}
+	// Each serving replica exports its share of the queue, as engines
+	// export their own; a stopped replica's series goes stale.
+	ready := s.ready(t)
+	for i := 0; i < max(ready, s.pods); i++ {
+		v := math.Float64frombits(value.StaleNaN)
+		if i < ready {
+			v = (s.backlog + lq) / float64(ready)
+		}
+		if err := add(s.queue, v, "pod", fmt.Sprintf("replica-%d", i)); err != nil {
+			return err
+		}
+	}
+	s.pods = max(s.pods, ready)
+	return nil
+}
+
+// waitAtMost is P(W ≤ x) for a wait that is 0 with probability 1 − p and
+// else exponential of rate theta.
+func waitAtMost(x, p, theta float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	return 1 - p*math.Exp(-theta*x)
+}
+
+// sync is one HPA sync: each trigger's proposal, the maximum, no scale-in
+// while a trigger fails, KEDA's fallback for failing AverageValue
+// triggers, then stabilization and the default scale-up rate limit.
+func (s *fleetSim) sync(t time.Duration, values []float64) {
+	a := s.f.Autoscaler
+	cur := s.replicas
+	desired, failed, valid := 0, false, false
+	for j, tr := range a.Triggers {
+		v := values[j]
+		if math.IsNaN(v) {
+			s.failures[j]++
+			if tr.Average && a.FailureThreshold > 0 && s.failures[j] >= a.FailureThreshold {
+				desired, valid = max(desired, cur, a.FallbackReplicas), true
+				continue
+			}
+			failed = true
+			continue
+		}
+		s.failures[j] = 0
+		valid = true
+		desired = max(desired, Propose(tr, v, cur))
+	}
+	switch {
+	case !valid:
+		desired = cur
+	case failed && desired < cur:
+		// The HPA skips a scale-in while any metric cannot be read.
+		desired = cur
+	}
+	desired = min(max(desired, a.MinReplicas), a.MaxReplicas)
+	s.history = append(s.history, recommendation{t, desired})
+	next := desired
+	// Stabilization: up to the lowest recommendation of the scale-up
+	// window, down to the highest of the scale-down window.
+	for _, r := range s.history {
+		age := t - r.t
+		if desired > cur && age <= a.ScaleUpWindow {
+			next = min(next, r.replicas)
+		}
+		if desired < cur && age <= a.ScaleDownWindow {
+			next = max(next, r.replicas)
+		}
+	}
+	// Keep only what the longest window needs.
+	keep := max(a.ScaleUpWindow, a.ScaleDownWindow)
+	i := sort.Search(len(s.history), func(i int) bool { return t-s.history[i].t <= keep })
+	s.history = s.history[i:]
+	// The HPA's default scale-up policy: at most double, or 4 more, per sync.
+	next = min(next, max(2*cur, cur+4))
+	s.scaleTo(t, next)
+}
+
+// Propose is one trigger's replica count.
+func Propose(tr Trigger, v float64, cur int) int {
+	ratio := v / tr.Target
+	if tr.Average {
+		ratio = v / float64(cur) / tr.Target
+	}
+	if math.Abs(ratio-1) <= hpaTolerance {
+		return cur
+	}
+	if tr.Average {
+		return int(math.Ceil(v / tr.Target))
+	}
+	return int(math.Ceil(float64(cur) * ratio))
+}
+
+// scaleTo sets the replica count: added replicas start, removed ones stop
+// at once (the newest first).
+func (s *fleetSim) scaleTo(t time.Duration, n int) {
+	for ; s.replicas < n; s.replicas++ {
+		s.pending = append(s.pending, t)
+	}
+	for ; s.replicas > n; s.replicas-- {
+		if len(s.pending) > 0 {
+			s.pending = s.pending[:len(s.pending)-1]
+		}
+	}
+	// Replicas that have started stop being pending.
+	kept := s.pending[:0]
+	for _, start := range s.pending {
+		if t < start+s.f.Startup {
+			kept = append(kept, start)
+		}
+	}
+	s.pending = kept
+}

@@ -1,0 +1,188 @@
+package prom
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/query"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/value"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/rules"
+	"github.com/prometheus/prometheus/storage"
+
+	"github.com/inferslo/inferslo/compiler/artifact"
+)
+
+// Replay is the simulation's in-process Prometheus (storage, PromQL engine
+// and rules manager) opened for history that comes from elsewhere: a
+// backtest loads real samples into it and evaluates the rule groups at
+// real times.
+type Replay struct {
+	h *Harness
+}
+
+// NewReplay parses rule files and loads the groups keep accepts (all when
+// keep is nil) over empty storage, kept in a folder of its own in scratch
+// ("" for the system's temporary folder). Close releases it.
+func NewReplay(files artifact.Set, keep func(group string) bool, scratch string) (*Replay, error) {
+	x, err := IndexRules(files)
+	if err != nil {
+		return nil, err
+	}
+	if keep != nil {
+		x = x.selected(keep)
+	}
+	h, err := NewIndexedHarness(x, false, scratch)
+	if err != nil {
+		return nil, err
+	}
+	return &Replay{h: h}, nil
+}
+
+// Groups are the loaded rule groups, in a stable order.
+func (r *Replay) Groups() []*rules.Group { return r.h.Groups }
+
+// Restrict keeps, in every group, the rules target accepts and the
+// recording rules they read, directly or not; the rest never evaluate.
+func (r *Replay) Restrict(target func(rules.Rule) bool) { r.h.restrictRules(target) }
+
+// Appender appends samples to the replay's storage.
+func (r *Replay) Appender(ctx context.Context) storage.Appender { return r.h.DB.Appender(ctx) }
+
+// Eval evaluates the i-th group once at ts and returns the first rule
+// error. Distinct groups may be evaluated concurrently, each in time order.
+func (r *Replay) Eval(i int, ts time.Time) error { return evalGroup(r.h.Groups[i], ts) }
+
+// Record evaluates every group's recording rules at the group's interval
+// from from (rounded up to the interval) to to, each as one range query
+// over the whole span, and stores their samples; the groups keep their
+// alerting rules only, for Eval. A range query evaluates each step as the
+// instant query of an evaluation at that time would, and a group orders
+// its rules after those they read, so each rule reads what the rules
+// engine would have recorded; a series that leaves a rule's result gets a
+// staleness marker, as the rules engine writes. It costs a fraction of
+// evaluating every step's instant queries: the engine slides a range
+// query's windows instead of reading each anew.
+func (r *Replay) Record(from, to time.Time) error {
+	h := r.h
+	for i, g := range h.Groups {
+		iv := g.Interval()
+		start := from.Truncate(iv)
+		if start.Before(from) {
+			start = start.Add(iv)
+		}
+		var alerts []rules.Rule
+		for _, rule := range g.Rules() {
+			rr, ok := rule.(*rules.RecordingRule)
+			if !ok {
+				alerts = append(alerts, rule)
+				continue
+			}
+			if err := r.record(rr, start, to, iv); err != nil {
+				return fmt.Errorf("rule %s in group %s: %w", rr.Name(), g.Name(), err)
+			}
+		}
+		h.Groups[i] = rules.NewGroup(rules.GroupOptions{Name: g.Name(), File: g.File(), Interval: iv, Rules: alerts, Opts: h.opts})
+	}
+	return nil
+}
+
+// recordChunk bounds the steps of one range query: the engine holds
+// each subexpression's result for every step at once (a month of a rate
+// over 1,600 series took a GB).
+const recordChunk = 360
+
+func (r *Replay) record(rr *rules.RecordingRule, from, to time.Time, step time.Duration) error {
+	h := r.h
+	ctx := context.Background()
+	ms := step.Milliseconds()
+	type seen struct {
+		lset labels.Labels
+		last int64
+	}
+	series := map[uint64]*seen{}
+	app := h.DB.Appender(ctx)
+	stale := func(s *seen) error {
+		_, err := app.Append(0, s.lset, s.last+ms, math.Float64frombits(value.StaleNaN))
+		return err
+	}
+	for start := from; !start.After(to); start = start.Add(recordChunk * step) {
+		end := start.Add((recordChunk - 1) * step)
+		if end.After(to) {
+			end = to
+		}
+		res, err := runQuery(h.Engine.NewRangeQuery(ctx, h.DB, nil, rr.Query().String(), start, end, step))
+		if err != nil {
+			app.Rollback()
+			return err
+		}
+		m, err := res.Matrix()
+		if err != nil {
+			app.Rollback()
+			return err
+		}
+		for _, sm := range m {
+			if len(sm.Histograms) > 0 {
+				app.Rollback()
+				return fmt.Errorf("native histogram results are not recorded by a replay")
+			}
+			b := labels.NewBuilder(sm.Metric)
+			rr.Labels().Range(func(l labels.Label) { b.Set(l.Name, l.Value) })
+			b.Set(query.MetricNameLabel, rr.Name())
+			lset := b.Labels()
+			s := series[lset.Hash()]
+			if s == nil {
+				s = &seen{lset: lset, last: math.MinInt64}
+				series[lset.Hash()] = s
+			}
+			for _, p := range sm.Floats {
+				// The series left the result after its last step, as the
+				// rules engine marks it.
+				if s.last != math.MinInt64 && p.T > s.last+ms {
+					if err := stale(s); err != nil {
+						app.Rollback()
+						return err
+					}
+				}
+				if _, err := app.Append(0, lset, p.T, p.F); err != nil {
+					app.Rollback()
+					return err
+				}
+				s.last = p.T
+			}
+		}
+		// Steps of this chunk without the series: marked when it returns,
+		// or below.
+		for _, s := range series {
+			if s.last < end.UnixMilli() && s.last != math.MinInt64 && s.last+ms <= end.UnixMilli() {
+				if err := stale(s); err != nil {
+					app.Rollback()
+					return err
+				}
+				s.last = math.MinInt64
+			}
+		}
+		if err := app.Commit(); err != nil {
+			return err
+		}
+		app = h.DB.Appender(ctx)
+	}
+	return app.Commit()
+}
+
+// Matrix runs an instant query whose result is a range vector (raw
+// samples) at ts.
+func (r *Replay) Matrix(qs string, ts time.Time) (promql.Matrix, error) {
+	res, err := runQuery(r.h.Engine.NewInstantQuery(context.Background(), r.h.DB, nil, qs, ts))
+	if err != nil {
+		return nil, err
+	}
+	return res.Matrix()
+}
+
+// Close releases the storage.
+func (r *Replay) Close() { r.h.Close() }

@@ -1,0 +1,161 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/prometheus/prometheus/storage"
+)
+
+// HealthyBurn is the burn rate of healthy traffic: half the budget rate.
+const HealthyBurn = 0.5
+
+// Driver feeds a workload's counters into the harness at scrape times.
+type Driver struct {
+	h        *prom.Harness
+	Workload *Workload
+	budget   float64
+	scrape   time.Duration
+	// Next is the next scrape time; scrapes run from -prehistory on.
+	Next time.Duration
+	// cumulative (fractional) requests and bad requests per pod, the whole
+	// counts exposed, and the counts at each pod's last restart.
+	cumN, cumK     []float64
+	intN, intK     []float64
+	resetN, resetK []float64
+	refs           []storage.SeriesRef
+	// truth: whole requests and bad requests over all pods, per scrape.
+	ledger []ledgerPoint
+}
+
+type ledgerPoint struct {
+	t    time.Duration
+	n, k float64
+}
+
+// Traffic is the load at simulated time t: requests per second per pod
+// (pods get unequal shares around it) and the burn rate (error ratio over
+// error budget).
+type Traffic func(t time.Duration) (rps, burn float64)
+
+// Restart says whether pod restarts (its counters start from zero) in the
+// scrape interval ending at t.
+type Restart func(pod int, t time.Duration) bool
+
+func NewDriver(h *prom.Harness, w *Workload, budget float64, scrape, prehistory time.Duration) *Driver {
+	d := &Driver{h: h, Workload: w, budget: budget, scrape: scrape, Next: -prehistory}
+	d.cumN = make([]float64, w.Pods)
+	d.cumK = make([]float64, w.Pods)
+	d.intN = make([]float64, w.Pods)
+	d.intK = make([]float64, w.Pods)
+	d.resetN = make([]float64, w.Pods)
+	d.resetK = make([]float64, w.Pods)
+	d.refs = make([]storage.SeriesRef, len(w.Series))
+	return d
+}
+
+// PodShare spreads load unevenly over pods (0.5x to 1.5x), as a load
+// balancer with warm and cold replicas would.
+func PodShare(pod, pods int) float64 {
+	if pods == 1 {
+		return 1
+	}
+	return 0.5 + float64(pod)/float64(pods-1)
+}
+
+// Advance appends every scrape up to and including t.
+func (d *Driver) Advance(t time.Duration, load Traffic, restarts Restart) error {
+	for ; d.Next <= t; d.Next += d.scrape {
+		now := d.Next
+		rps, burn := load(now)
+		frac := math.Min(burn*d.budget, 1)
+		sec := d.scrape.Seconds()
+		down := make([]bool, d.Workload.Pods)
+		for p := range d.cumN {
+			d.cumN[p] += rps * PodShare(p, d.Workload.Pods) * sec
+			d.cumK[p] += rps * PodShare(p, d.Workload.Pods) * sec * frac
+			// Whole bad requests grow by at most the whole requests of the
+			// scrape, so good counts (requests minus bad ones, as a bucket
+			// below a latency threshold holds) never decrease when every
+			// request fails and rounding would otherwise differ.
+			n := math.Floor(d.cumN[p])
+			d.intK[p] += min(math.Floor(d.cumK[p])-d.intK[p], n-d.intN[p])
+			d.intN[p] = n
+			if restarts != nil && restarts(p, now) {
+				// The restarted pod misses this scrape and comes back from zero.
+				d.resetN[p], d.resetK[p] = d.intN[p], d.intK[p]
+				down[p] = true
+			}
+		}
+		app := d.h.DB.Appender(context.Background())
+		ms := prom.Epoch().Add(now).UnixMilli()
+		for i, s := range d.Workload.Series {
+			if down[s.Pod] {
+				continue
+			}
+			n := d.intN[s.Pod] - d.resetN[s.Pod]
+			k := d.intK[s.Pod] - d.resetK[s.Pod]
+			var ref storage.SeriesRef
+			var err error
+			if s.hist != nil {
+				ref, err = app.AppendHistogram(d.refs[i], s.Labels, ms, s.histogram(n, k), nil)
+			} else {
+				ref, err = app.Append(d.refs[i], s.Labels, ms, s.CoefN*n+s.coefK*k)
+			}
+			if err != nil {
+				app.Rollback()
+				return fmt.Errorf("append synthetic sample: %w", err)
+			}
+			d.refs[i] = ref
+		}
+		if err := app.Commit(); err != nil {
+			return fmt.Errorf("commit synthetic samples: %w", err)
+		}
+		var n, k float64
+		for p := range d.cumN {
+			n += d.intN[p]
+			k += d.intK[p]
+		}
+		d.ledger = append(d.ledger, ledgerPoint{t: now, n: n, k: k})
+	}
+	return nil
+}
+
+// Truth is the count-weighted error ratio over scrapes in (from, to].
+func (d *Driver) Truth(from, to time.Duration) (ratio float64, ok bool) {
+	var first, last *ledgerPoint
+	for i := range d.ledger {
+		p := &d.ledger[i]
+		if p.t <= from {
+			first = p
+		}
+		if p.t <= to {
+			last = p
+		}
+	}
+	if first == nil || last == nil || last.n == first.n {
+		return 0, false
+	}
+	return (last.k - first.k) / (last.n - first.n), true
+}
+
+func Constant(rps, burn float64) Traffic {
+	return func(time.Duration) (float64, float64) { return rps, burn }
+}
+
+// CopyTo is a driver continuing d in h, a copy of d's harness.
+func (d *Driver) CopyTo(h *prom.Harness) *Driver {
+	nd := *d
+	nd.h = h
+	nd.cumN, nd.cumK = slices.Clone(d.cumN), slices.Clone(d.cumK)
+	nd.intN, nd.intK = slices.Clone(d.intN), slices.Clone(d.intK)
+	nd.resetN, nd.resetK = slices.Clone(d.resetN), slices.Clone(d.resetK)
+	// Series references belong to the storage that issued them.
+	nd.refs = make([]storage.SeriesRef, len(d.refs))
+	nd.ledger = slices.Clone(d.ledger)
+	return &nd
+}
