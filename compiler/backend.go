@@ -16,6 +16,7 @@ type Backend interface {
 	// SLOs only: such a backend runs service by service, and a compilation
 	// holds a few services' artifacts at a time.
 	PerService() bool
-	// Build returns the artifacts of set and the warnings to print.
-	Build(set model.Set) (artifact.Set, []string, error)
+	// Build returns the artifacts of set. What a user should know about
+	// them the spec reports, located, before any backend runs.
+	Build(set model.Set) (artifact.Set, error)
 }

@@ -110,7 +110,7 @@ func compileFleetTo(b *testing.B, sources []spec.Source, add func(artifact.File)
 	if err := res.Err(); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := compiler.CompileTo(res.Set, compiler.Options{}, add); err != nil {
+	if err := compiler.CompileTo(res.Set, compiler.Options{}, add); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -39,9 +39,6 @@ type Options struct {
 // Output is the result of a compilation.
 type Output struct {
 	Files artifact.Set
-	// Warnings do not stop compilation (a max replica count below the
-	// capacity plan, for one).
-	Warnings []string
 }
 
 // backends returns a fresh set of backends: one per worker, since the
@@ -72,43 +69,42 @@ type ruleFiles struct {
 func (ruleFiles) Name() string     { return "prometheus rules" }
 func (ruleFiles) PerService() bool { return true }
 
-func (r ruleFiles) Build(set model.Set) (artifact.Set, []string, error) {
+func (r ruleFiles) Build(set model.Set) (artifact.Set, error) {
 	o := r.opts
 	services, err := r.v.Services(set, o.Text)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	crs, err := kube.PrometheusRules(services, o.Kube)
 	if err != nil {
-		return nil, nil, fmt.Errorf("kubernetes rules: %w", err)
+		return nil, fmt.Errorf("kubernetes rules: %w", err)
 	}
 	ruler, err := kube.RulerGroups(services, o.Ruler)
 	if err != nil {
-		return nil, nil, fmt.Errorf("ruler rules: %w", err)
+		return nil, fmt.Errorf("ruler rules: %w", err)
 	}
 	files := append(append(rules.Files(services), crs...), ruler...)
 	if o.Tests {
 		tests, err := promtest.Files(set, services)
 		if err != nil {
-			return nil, nil, fmt.Errorf("promtool tests: %w", err)
+			return nil, fmt.Errorf("promtool tests: %w", err)
 		}
 		files = append(files, tests...)
 	}
-	return files, nil, nil
+	return files, nil
 }
 
 // Compile runs every backend and returns the artifacts, sorted. Any error
 // means no artifact at all.
 func Compile(set model.Set, opts Options) (Output, error) {
 	var out Output
-	warnings, err := CompileTo(set, opts, func(f artifact.File) error {
+	err := CompileTo(set, opts, func(f artifact.File) error {
 		out.Files = append(out.Files, f)
 		return nil
 	})
 	if err != nil {
 		return Output{}, err
 	}
-	out.Warnings = warnings
 	out.Files.Sort()
 	if err := out.Files.Check(); err != nil {
 		return Output{}, err
@@ -120,16 +116,14 @@ func Compile(set model.Set, opts Options) (Output, error) {
 // backend has built and validated it: service by service (Parallel
 // services at once, emitted in service order), then the artifacts that span
 // services, so a run holds a few services' artifacts at a time. emit checks
-// and stores them (an artifact.Stage writes them beside the output). It
-// returns the warnings. On an error, the artifacts emitted so far must be
-// dropped.
-func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) ([]string, error) {
+// and stores them (an artifact.Stage writes them beside the output). On an
+// error, the artifacts emitted so far must be dropped.
+func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) error {
 	text, err := templates.OrDefault(opts.Text)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	opts.Text = text
-	var warnings []string
 	use := func(bs []built) error {
 		for _, b := range bs {
 			for _, f := range b.files {
@@ -137,7 +131,6 @@ func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) ([]s
 					return fmt.Errorf("%s: %w", b.backend, err)
 				}
 			}
-			warnings = append(warnings, b.warns...)
 		}
 		return nil
 	}
@@ -146,31 +139,30 @@ func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) ([]s
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if err := eachService(set.PerService(), workers, opts.backends, use); err != nil {
-		return nil, err
+		return err
 	}
 	bs, err := opts.backends()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, b := range bs {
 		if !b.PerService() {
-			files, warns, err := b.Build(set)
+			files, err := b.Build(set)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", b.Name(), err)
+				return fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			if err := use([]built{{b.Name(), files, warns}}); err != nil {
-				return nil, err
+			if err := use([]built{{b.Name(), files}}); err != nil {
+				return err
 			}
 		}
 	}
-	return warnings, nil
+	return nil
 }
 
 // built is what one backend built for one service.
 type built struct {
 	backend string
 	files   artifact.Set
-	warns   []string
 }
 
 // eachService builds every service's artifacts on n workers, each with its
@@ -240,11 +232,11 @@ func serviceBuild(bs []Backend, slos []model.SLO) ([]built, error) {
 		if !b.PerService() {
 			continue
 		}
-		files, warns, err := b.Build(model.Set{SLOs: slos})
+		files, err := b.Build(model.Set{SLOs: slos})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
-		out = append(out, built{b.Name(), files, warns})
+		out = append(out, built{b.Name(), files})
 	}
 	return out, nil
 }

@@ -263,7 +263,7 @@ func autoscaling(o object[v1.SLO], ps *Problems, groupBy []string) *model.Autosc
 		Headroom:               model.NewDecimal(8, 10),
 		BurnRateTrigger:        a.BurnRateTrigger,
 		ScaleUpStabilization:   30 * time.Second,
-		ScaleDownStabilization: 120 * time.Second,
+		ScaleDownStabilization: 300 * time.Second,
 	}
 	if out.TargetKind == "" {
 		out.TargetKind = "Deployment"

@@ -352,8 +352,9 @@ func labelsOf(key, shorthand string, field func(*Extensions) *map[string]string)
 // signal is a default-on signal: "false" turns it off, a JSON object tunes
 // it; an enabled signal with nothing tuned is not written.
 func signal[T any](key, shorthand, invalid string, field func(*Extensions) **T, enabled func(*T) **bool) extension {
+	// "false" or JSON whose decoding checks each field (a JSON object
+	// may well end in "}}", which is no template here).
 	x := jsonOf(key, shorthand, invalid, field)
-	x.text = nil // "false" or a JSON object, on one line
 	encodeJSON, decodeJSON := x.encode, x.decode
 	x.encode = func(e *Extensions) (string, error) {
 		if v := *field(e); v != nil && !boolOr(*enabled(v), true) {

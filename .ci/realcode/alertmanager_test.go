@@ -119,43 +119,51 @@ func inhibitor(t *testing.T, inhibitFile []byte, firing ...model.LabelSet) *inhi
 	return ih
 }
 
-// inhibitionFaults fires each page alert alone and lists every alert whose
-// muting differs from "a page mutes the ticket of its own SLO and group,
-// and nothing else".
-func inhibitionFaults(t *testing.T, inhibitFile []byte, ruleFiles []string) (faults []string, pages int) {
+// inhibitionFaults fires each page alert (burn tiers page and outage) alone
+// and lists every alert whose muting differs from "a page mutes the ticket
+// of its own SLO and group, an outage tier the page and ticket of its own
+// SLO and group, and nothing else".
+func inhibitionFaults(t *testing.T, inhibitFile []byte, ruleFiles []string) (faults []string, pages, outages int) {
 	t.Helper()
 	// Two groups' worth of alerts: a page of group a must not mute b.
 	all := append(alertsOf(t, ruleFiles, "a"), alertsOf(t, ruleFiles, "b")...)
 	ctx := context.Background()
 	for _, page := range all {
-		if page.labels["burn_tier"] != "page" || page.group == "b" {
+		tier := page.labels["burn_tier"]
+		if (tier != "page" && tier != "outage") || page.group == "b" {
 			continue
 		}
-		pages++
+		mutable := map[model.LabelValue]bool{"ticket": true}
+		if tier == "outage" {
+			mutable["page"] = true
+			outages++
+		} else {
+			pages++
+		}
 		ih := inhibitor(t, inhibitFile, page.labels)
 		for _, other := range all {
-			want := other.labels["burn_tier"] == "ticket" && other.labels["alertname"] == page.labels["alertname"] &&
+			want := mutable[other.labels["burn_tier"]] && other.labels["alertname"] == page.labels["alertname"] &&
 				other.labels["slo"] == page.labels["slo"] && other.group == page.group
 			if got := ih.Mutes(ctx, other.labels); got != want {
 				faults = append(faults, fmt.Sprintf("page %v: mutes %v = %v, want %v", page.labels, other.labels, got, want))
 			}
 		}
 	}
-	return faults, pages
+	return faults, pages, outages
 }
 
 func TestAlertmanagerInhibitorMutesOnlyAPagesOwnTicket(t *testing.T) {
 	out := compiled(t)
 	rules := files(t, out, "prometheus/*.rules.yaml")
 	inhibitFile := read(t, filepath.Join(out, "alertmanager", "inhibit.yaml"))
-	faults, pages := inhibitionFaults(t, inhibitFile, rules)
+	faults, pages, outages := inhibitionFaults(t, inhibitFile, rules)
 	for _, f := range faults {
 		t.Error(f)
 	}
-	if pages == 0 {
-		t.Fatal("no page alert in the rule files")
+	if pages == 0 || outages == 0 {
+		t.Fatalf("%d page and %d outage alerts in the rule files, want some of each", pages, outages)
 	}
-	t.Logf("alertmanager v0.34.0 inhibitor: %d page alerts each mute their own ticket and nothing else", pages)
+	t.Logf("alertmanager v0.34.0 inhibitor: %d page alerts each mute their own ticket, %d outage alerts their own page and ticket, and nothing else", pages, outages)
 }
 
 func TestAlertmanagerInhibitorCatchesABrokenInhibitRule(t *testing.T) {
@@ -167,9 +175,13 @@ func TestAlertmanagerInhibitorCatchesABrokenInhibitRule(t *testing.T) {
 		"a target matching the severity": mutate(t, inhibitFile, "      - alertname=\"ErrorBudgetBurn\"\n      - burn_tier=\"ticket\"", "      - severity=\"ticket\""),
 		// every SLO's ticket
 		"no equal labels": mutate(t, inhibitFile, "    equal:\n      - slo\n", ""),
+		// the outage tier muting only the ticket: a total outage pages twice
+		"an outage rule that spares the page": mutate(t, inhibitFile, `burn_tier=~"page|ticket"`, `burn_tier="ticket"`),
+		// a page muting the outage tier: the first page of an outage goes quiet
+		"a page rule that mutes the outage tier": mutate(t, inhibitFile, "burn_tier=\"ticket\"\n", "burn_tier=~\"ticket|outage\"\n"),
 	}
 	for name, file := range broken {
-		if faults, _ := inhibitionFaults(t, file, rules); len(faults) == 0 {
+		if faults, _, _ := inhibitionFaults(t, file, rules); len(faults) == 0 {
 			t.Errorf("%s: no fault found", name)
 		}
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/spec"
@@ -21,16 +19,5 @@ func check(e *env, specs []string, catalogs catalogFlag, metrics metricsFlag, op
 		var c artifact.Checker
 		add = c.Add
 	}
-	warnings, err := compiler.CompileTo(res.Set, opts, add)
-	if err != nil {
-		return res, err
-	}
-	for _, w := range warnings {
-		if e.report != nil {
-			e.report.Warnings = append(e.report.Warnings, w)
-		} else {
-			fmt.Fprintln(e.stderr, "warning:", w)
-		}
-	}
-	return res, nil
+	return res, compiler.CompileTo(res.Set, opts, add)
 }

@@ -19,12 +19,14 @@ type formatFlag struct {
 func (f formatFlag) json() bool { return f.Format == "json" }
 
 // report is what a JSON document says besides the command's own result:
-// the spec problems and compilation warnings that text output prints on
-// stderr. A command puts it in env so that load and check fill it.
+// the spec problems that text output prints on stderr. A command puts it
+// in env so that load and check fill it.
 type report struct {
 	OK       bool          `json:"ok"`
 	Problems []problemJSON `json:"problems"`
-	Warnings []string      `json:"warnings"`
+	// Warnings is always empty: every warning is a located problem. The
+	// field stays for readers of earlier versions.
+	Warnings []string `json:"warnings"`
 	// Error is a failure that is not a spec problem (an unreadable file,
 	// an output folder inferslo did not write).
 	Error string `json:"error,omitempty"`

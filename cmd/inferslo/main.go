@@ -40,7 +40,7 @@ type cli struct {
 // env is what commands write to; tests swap it.
 type env struct {
 	stdout, stderr io.Writer
-	// report, when set, collects the problems and warnings that go into a
+	// report, when set, collects the problems that go into a
 	// JSON document instead of onto stderr.
 	report *report
 	// scratch is the run's own temporary folder, where simulations keep

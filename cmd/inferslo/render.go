@@ -33,9 +33,6 @@ func (c *renderCmd) Run(e *env) error {
 	p := c.Progress.start(e, "inferslo render", "services replayed", len(res.Set.Services()))
 	rv, err := review.Build(res.Set, review.Options{Text: text, Timeline: timeline.TimelineOptions{Done: p.step, Scratch: e.scratch}})
 	p.end()
-	for _, w := range rv.Warnings {
-		fmt.Fprintln(e.stderr, "warning:", w)
-	}
 	if err != nil {
 		return err
 	}

@@ -145,6 +145,59 @@ func panelProblems(page string, panels []reviewPanel) []string {
 	return out
 }
 
+// rampProblems lists what the page (raw or as a DOM) lacks of the chat
+// TTFT SLO's load ramp: its link, its four charts with drawn lines, the
+// queue's and the SLO's threshold lines, the warning's and the page's
+// bands, a marker per KEDA trigger and the warning's lead as text.
+func rampProblems(page string) []string {
+	const id = "dashboard-ramp-chat-ttft"
+	var out []string
+	if !strings.Contains(page, `href="#`+id+`"`) {
+		out = append(out, "no link to the load ramp")
+	}
+	var sec string
+	for _, m := range sectionRE.FindAllStringSubmatch(page, -1) {
+		if m[1] == id {
+			sec = m[2]
+		}
+	}
+	if sec == "" {
+		return append(out, "no load-ramp section")
+	}
+	figures := map[string]string{}
+	for _, m := range figureRE.FindAllStringSubmatch(sec, -1) {
+		if t := regexp.MustCompile(`<span class="title">([^<]*)</span>`).FindStringSubmatch(m[3]); t != nil {
+			figures[t[1]] = m[3]
+		}
+	}
+	for _, title := range []string{"Load and serving capacity", "Replicas", "Queue per replica", "TTFT p99"} {
+		body, ok := figures[title]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("ramp: no chart %q", title))
+		case !seriesPathD.MatchString(body):
+			out = append(out, fmt.Sprintf("ramp: chart %q draws no line", title))
+		case (title == "Queue per replica" || title == "TTFT p99") && !strings.Contains(body, `<path class="threshold`):
+			out = append(out, fmt.Sprintf("ramp: chart %q has no threshold line", title))
+		}
+	}
+	if !pageBand.MatchString(sec) {
+		out = append(out, "ramp: no page band")
+	}
+	if !regexp.MustCompile(`<rect class="band band-ticket"[^>]*><title>InferenceQueueBacklog`).MatchString(sec) {
+		out = append(out, "ramp: no InferenceQueueBacklog band")
+	}
+	for _, trigger := range []string{"ttft-chat-ttft", "queue", "load"} {
+		if !regexp.MustCompile(`<rect class="band band-marker"[^>]*><title>KEDA trigger ` + trigger + ` first asks`).MatchString(sec) {
+			out = append(out, fmt.Sprintf("ramp: no marker for KEDA trigger %s", trigger))
+		}
+	}
+	if !regexp.MustCompile(`InferenceQueueBacklog fired at \+\S+ \([^)]*\), \S+ before the page`).MatchString(sec) {
+		out = append(out, "ramp: the warning's lead over the page is not stated")
+	}
+	return out
+}
+
 // hasText tells whether page holds s as text: escaped the way the page is
 // written, or the way a DOM dump serializes text (quotes left alone).
 func hasText(page, s string) bool {
@@ -160,8 +213,17 @@ func TestRenderWritesEveryPanelWithData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range panelProblems(string(page), panels) {
+	for _, p := range append(panelProblems(string(page), panels), rampProblems(string(page))...) {
 		t.Error(p)
+	}
+	// The ramp's checks catch a page without markers or without the lead.
+	for name, broken := range map[string]string{
+		"no markers": regexp.MustCompile(`<rect class="band band-marker"[^>]*>.*?</rect>`).ReplaceAllString(string(page), ""),
+		"no lead":    strings.ReplaceAll(string(page), "before the page", "ahead"),
+	} {
+		if len(rampProblems(broken)) == 0 {
+			t.Errorf("a page with %s passes the ramp's checks", name)
+		}
 	}
 	if err := (&renderCmd{Specs: []string{"examples/chat.yaml"}, Output: out}).Run(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}); err != nil {
 		t.Fatalf("second render into the same folder: %v", err)
@@ -278,7 +340,7 @@ func TestReviewPageInChromium(t *testing.T) {
 	if len(dom) < 1000 || !strings.Contains(dom, "</html>") {
 		t.Fatalf("DOM dump of %d bytes:\n%.500s", len(dom), dom)
 	}
-	for _, p := range panelProblems(dom, panels) {
+	for _, p := range append(panelProblems(dom, panels), rampProblems(dom)...) {
 		t.Error(p)
 	}
 	for _, l := range consoleLines(stderr) {

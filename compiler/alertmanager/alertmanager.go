@@ -1,6 +1,7 @@
 // Package alertmanager writes the Alertmanager side of the generated
 // alerts: an inhibit-rule snippet that mutes the ticket of a burn while its
-// page fires, checked with Alertmanager's own configuration loader.
+// page fires, and the page and ticket while its outage tier fires, checked
+// with Alertmanager's own configuration loader.
 package alertmanager
 
 import (
@@ -40,21 +41,22 @@ func (Backend) Name() string { return "alertmanager inhibit rules" }
 // PerService: one rule covers every SLO.
 func (Backend) PerService() bool { return false }
 
-// Build is the package's Build; it has no warnings.
-func (Backend) Build(set model.Set) (artifact.Set, []string, error) {
-	files, err := Build(set)
-	return files, nil, err
-}
+// Build is the package's Build.
+func (Backend) Build(set model.Set) (artifact.Set, error) { return Build(set) }
 
-// Build returns the inhibit snippet when some SLO has both a page and a
-// ticket tier; nothing otherwise.
+// Build returns the inhibit snippet when some SLO has a page tier and
+// either a ticket or an outage tier; nothing otherwise.
 func Build(set model.Set) (artifact.Set, error) {
 	var slos []model.SLO
 	equal := []string{model.LabelSLO}
+	var tickets, outages bool
 	for _, slo := range set.SLOs {
-		if !hasTiers(slo, "page", "ticket") {
+		ticket := hasTiers(slo, "page", "ticket")
+		outage := slo.Alerting.Outage != nil && hasTiers(slo, "page")
+		if !ticket && !outage {
 			continue
 		}
+		tickets, outages = tickets || ticket, outages || outage
 		slos = append(slos, slo)
 		for _, l := range slo.GroupBy {
 			if !slices.Contains(equal, l) {
@@ -67,16 +69,35 @@ func Build(set model.Set) (artifact.Set, error) {
 	}
 	slices.Sort(equal[1:])
 	burn := fmt.Sprintf("%s=%q", "alertname", model.AlertBurn)
-	s := Snippet{InhibitRules: []InhibitRule{{
-		SourceMatchers: []string{burn, fmt.Sprintf("%s=%q", model.LabelBurnTier, "page")},
-		TargetMatchers: []string{burn, fmt.Sprintf("%s=%q", model.LabelBurnTier, "ticket")},
-		// A missing label counts as equal, so SLOs without groups match too.
-		Equal: equal,
-	}}}
+	tier := func(t string) string { return fmt.Sprintf("%s=%q", model.LabelBurnTier, t) }
+	var s Snippet
+	var says []string
+	if tickets {
+		s.InhibitRules = append(s.InhibitRules, InhibitRule{
+			SourceMatchers: []string{burn, tier("page")},
+			TargetMatchers: []string{burn, tier("ticket")},
+			// A missing label counts as equal, so SLOs without groups match too.
+			Equal: equal,
+		})
+		says = append(says, "# - while a burn pages, the ticket of the same SLO (and group) stays quiet\n")
+	}
+	if outages {
+		// A total outage also burns past the 14.4x and 6x factors: one
+		// incident, one page. The ticket goes quiet too, in case the
+		// outage tier fires before the page that would mute it.
+		s.InhibitRules = append(s.InhibitRules, InhibitRule{
+			SourceMatchers: []string{burn, tier(model.OutageTier)},
+			TargetMatchers: []string{burn, fmt.Sprintf("%s=~%q", model.LabelBurnTier, "page|ticket")},
+			Equal:          equal,
+		})
+		says = append(says, "# - while the outage tier pages, the burn's page and ticket of the same SLO (and group) stay quiet\n")
+	}
 	var buf bytes.Buffer
 	buf.WriteString(artifact.YAMLHeader(model.Sources(slos)))
-	buf.WriteString("# Add to the inhibit_rules of your Alertmanager configuration: while a burn pages,\n" +
-		"# the ticket of the same SLO (and group) stays quiet.\n")
+	buf.WriteString("# Add to the inhibit_rules of your Alertmanager configuration:\n")
+	for _, line := range says {
+		buf.WriteString(line)
+	}
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(s); err != nil {

@@ -88,11 +88,8 @@ func (ServiceDashboards) Name() string { return "grafana dashboards" }
 // PerService: a service's dashboard shows its own SLOs.
 func (ServiceDashboards) PerService() bool { return true }
 
-// Build returns the dashboards of Services; it has no warnings.
-func (d ServiceDashboards) Build(set model.Set) (artifact.Set, []string, error) {
-	files, err := d.Services(set)
-	return files, nil, err
-}
+// Build returns the dashboards of Services.
+func (d ServiceDashboards) Build(set model.Set) (artifact.Set, error) { return d.Services(set) }
 
 // OverviewDashboard is the backend of the dashboard of every SLO.
 type OverviewDashboard struct{ *Builder }
@@ -103,11 +100,8 @@ func (OverviewDashboard) Name() string { return "grafana overview" }
 // PerService: the overview lists every SLO.
 func (OverviewDashboard) PerService() bool { return false }
 
-// Build returns the dashboard of Overview; it has no warnings.
-func (d OverviewDashboard) Build(set model.Set) (artifact.Set, []string, error) {
-	files, err := d.Overview(set)
-	return files, nil, err
-}
+// Build returns the dashboard of Overview.
+func (d OverviewDashboard) Build(set model.Set) (artifact.Set, error) { return d.Overview(set) }
 
 // Services returns grafana/<service>.json for every service of the set,
 // each checked.

@@ -60,14 +60,13 @@ func (Backend) Name() string { return "keda scaledobjects" }
 func (Backend) PerService() bool { return true }
 
 // Build is the package's Build.
-func (Backend) Build(set model.Set) (artifact.Set, []string, error) { return Build(set) }
+func (Backend) Build(set model.Set) (artifact.Set, error) { return Build(set) }
 
 // Build returns one validated ScaledObject per scale target (per group of a
-// grouped SLO), and warnings the compiler should print (such as a max
-// replica count below the capacity plan).
-func Build(set model.Set) (artifact.Set, []string, error) {
+// grouped SLO). The spec reports what a user should know about them (a
+// max replica count below the capacity plan, no queue target) at its line.
+func Build(set model.Set) (artifact.Set, error) {
 	var files artifact.Set
-	var warnings []string
 	for _, svc := range set.PerService() {
 		slos := withAutoscaling(svc.SLOs)
 		if len(slos) == 0 {
@@ -75,25 +74,24 @@ func Build(set model.Set) (artifact.Set, []string, error) {
 		}
 		units, err := unitsOf(svc.Name, slos)
 		if err != nil {
-			return nil, nil, fmt.Errorf("service %s: %w", svc.Name, err)
+			return nil, fmt.Errorf("service %s: %w", svc.Name, err)
 		}
 		for _, u := range units {
-			obj, warns, err := scaledObjectOf(u)
+			obj, err := scaledObjectOf(u)
 			if err != nil {
-				return nil, nil, fmt.Errorf("service %s: %s: %w", svc.Name, u.target, err)
+				return nil, fmt.Errorf("service %s: %s: %w", svc.Name, u.target, err)
 			}
 			data, err := marshal(obj, model.Sources(u.slos))
 			if err != nil {
-				return nil, nil, fmt.Errorf("service %s: %w", svc.Name, err)
+				return nil, fmt.Errorf("service %s: %w", svc.Name, err)
 			}
 			files = append(files, artifact.File{Path: Path(u.name), Data: data})
-			warnings = append(warnings, warns...)
 		}
 	}
 	if err := files.Check(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return files, warnings, nil
+	return files, nil
 }
 
 func withAutoscaling(slos []model.SLO) []model.SLO {
@@ -179,24 +177,18 @@ func settings(slos []model.SLO) (*model.Autoscaling, error) {
 	return first.Autoscaling, nil
 }
 
-func scaledObjectOf(u unit) (scaledObject, []string, error) {
+func scaledObjectOf(u unit) (scaledObject, error) {
 	a, slos := u.a, u.slos
-	var warnings []string
 	plan, planned, err := capacity.ForService(slos)
 	if err != nil {
-		return scaledObject{}, nil, err
-	}
-	if planned && a.MaxReplicas < plan.Replicas {
-		warnings = append(warnings, fmt.Sprintf(
-			"service %s: maxReplicas %d is below the %d replicas the capacity plan needs for %s requests/s at peak on %s (run `inferslo plan` for the arithmetic)",
-			u.service, a.MaxReplicas, plan.Replicas, plan.PeakRPS, u.target))
+		return scaledObject{}, err
 	}
 
 	if u.target == "" {
-		return scaledObject{}, nil, fmt.Errorf("autoscaling needs a scale target name")
+		return scaledObject{}, fmt.Errorf("autoscaling needs a scale target name")
 	}
 	if a.ServerAddress == "" {
-		return scaledObject{}, nil, fmt.Errorf("autoscaling needs the Prometheus server address KEDA queries")
+		return scaledObject{}, fmt.Errorf("autoscaling needs the Prometheus server address KEDA queries")
 	}
 	kind := a.TargetKind
 	if kind == "" {
@@ -204,22 +196,21 @@ func scaledObjectOf(u unit) (scaledObject, []string, error) {
 	}
 	apiVersion, ok := targetAPIVersion(kind)
 	if !ok {
-		return scaledObject{}, nil, fmt.Errorf("scale target kind %s is not one of %s", kind, knownKinds)
+		return scaledObject{}, fmt.Errorf("scale target kind %s is not one of %s", kind, knownKinds)
 	}
 	for _, d := range []struct {
 		what string
 		v    time.Duration
 	}{{"scale-up stabilization", a.ScaleUpStabilization}, {"scale-down stabilization", a.ScaleDownStabilization}} {
 		if d.v%time.Second != 0 {
-			return scaledObject{}, nil, fmt.Errorf("%s %s is not a whole number of seconds", d.what, d.v)
+			return scaledObject{}, fmt.Errorf("%s %s is not a whole number of seconds", d.what, d.v)
 		}
 	}
 
-	triggers, warns, err := triggersOf(u, plan, planned)
+	triggers, err := triggersOf(u, plan, planned)
 	if err != nil {
-		return scaledObject{}, nil, err
+		return scaledObject{}, err
 	}
-	warnings = append(warnings, warns...)
 
 	obj := scaledObject{
 		APIVersion: "keda.sh/v1alpha1",
@@ -248,12 +239,12 @@ func scaledObjectOf(u unit) (scaledObject, []string, error) {
 		},
 	}
 	if err := check(obj); err != nil {
-		return scaledObject{}, nil, err
+		return scaledObject{}, err
 	}
 	if err := checkQueries(obj, allowedSeries(slos)); err != nil {
-		return scaledObject{}, nil, err
+		return scaledObject{}, err
 	}
-	return obj, warnings, nil
+	return obj, nil
 }
 
 // fallbackReplicas is the spec's value, else the capacity plan, else max:
@@ -283,12 +274,11 @@ const maxBurnStep = 2
 // then instead of reading 0 and scaling in: the HPA skips any scale-in
 // while a metric fails, KEDA's fallback holds the queue trigger at
 // max(current, fallback), and the rules' no-data alert names the cause.
-func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string, error) {
+func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, error) {
 	a, slos := u.a, u.slos
-	var warnings []string
 	headroom := a.Headroom
 	if headroom.Cmp(model.NewDecimal(0, 1)) <= 0 || headroom.Cmp(model.NewDecimal(1, 1)) > 0 {
-		return nil, nil, fmt.Errorf("headroom %s is not within (0, 1]", headroom)
+		return nil, fmt.Errorf("headroom %s is not within (0, 1]", headroom)
 	}
 	// Without replicas there is no engine to export series, so a fleet that
 	// scales to zero must read their absence as no load.
@@ -319,15 +309,13 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 			continue
 		}
 		if inf.Histogram == "" || inf.Threshold.IsZero() {
-			return nil, nil, fmt.Errorf("slo %s: the TTFT trigger needs the histogram and threshold", slo.Name)
+			return nil, fmt.Errorf("slo %s: the TTFT trigger needs the histogram and threshold", slo.Name)
 		}
 		allowed := slo.ErrorBudget().Mul(headroom)
 		share, ok := slowShare(slo, u.group, gate(slo, allowed, rateWindow(slo)))
 		if !ok {
-			warnings = append(warnings, fmt.Sprintf(
-				"%s: spec.autoscaling: SLO %s gets no TTFT trigger: its threshold %ss is not a bucket of %s (buckets %v), so the share of slow requests cannot be counted; the queue trigger scales alone",
-				slo.Source, slo.Name, inf.Threshold, inf.Histogram, inf.Buckets))
-			continue
+			// The spec refuses a threshold between buckets.
+			return nil, fmt.Errorf("slo %s: the threshold %ss is not a bucket of %s", slo.Name, inf.Threshold, inf.Histogram)
 		}
 		// The share over the share allowed, against 1: KEDA hands values to
 		// the HPA in thousandths, which would round a share of 0.0008 to
@@ -348,7 +336,7 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 		}
 		sel, err := query.Scoped(inf.Signals.QueueDepth, joinMatchers(inf.Selector, groupMatchers(u.group)))
 		if err != nil {
-			return nil, nil, fmt.Errorf("slo %s: queue-depth gauge: %w", slo.Name, err)
+			return nil, fmt.Errorf("slo %s: queue-depth gauge: %w", slo.Name, err)
 		}
 		if seenQueue[sel] {
 			continue
@@ -357,14 +345,13 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 		target := a.QueuePerReplica
 		if target.IsZero() {
 			if !planned {
-				warnings = append(warnings, fmt.Sprintf(
-					"service %s: no queue-depth trigger, because neither queuePerReplica nor capacity facts (peakRPS, meanServiceTime) are given", slo.Service.Name))
+				// Nothing to aim at; the spec warns of it.
 				continue
 			}
 			target = plan.QueuePerReplica
 		}
 		if target.Cmp(model.NewDecimal(0, 1)) < 0 {
-			return nil, nil, fmt.Errorf("queuePerReplica %s is negative", target)
+			return nil, fmt.Errorf("queuePerReplica %s is negative", target)
 		}
 		// AverageValue: the HPA divides the summed queue by the replica
 		// count, so the target is per replica.
@@ -373,6 +360,16 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 			name = "queue-" + slo.Name
 		}
 		out = append(out, base(name, fmt.Sprintf("sum(%s)", sel), "AverageValue", target, model.NewDecimal(0, 1)))
+	}
+
+	if planned {
+		t, ok, err := loadTrigger(u, plan, base)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, t)
+		}
 	}
 
 	if a.BurnRateTrigger {
@@ -393,9 +390,57 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, []string
 		}
 	}
 	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("autoscaling has no trigger: it needs a ttft SLO, an engine queue-depth series, or burnRateTrigger with an SLO that scales on burn (interactive latency SLOs do by default; others with scaleOnBurn: true)")
+		return nil, fmt.Errorf("autoscaling has no trigger: it needs a ttft SLO, an engine queue-depth series, or burnRateTrigger with an SLO that scales on burn (interactive latency SLOs do by default; others with scaleOnBurn: true)")
 	}
-	return out, warnings, nil
+	return out, nil
+}
+
+// loadTrigger is the trigger that says how many replicas the traffic needs:
+// the TTFT histogram's requests per second, AverageValue against what one
+// replica serves at the capacity plan's ceiling utilisation less the
+// headroom, so that with the HPA's 10% tolerance the fleet grows before a
+// replica passes the ceiling.
+//
+// The TTFT and queue triggers only know "too few": a share of slow
+// requests or a queue does not shrink in proportion to replicas once
+// latency holds (prompts slow whatever the load keep the share near its
+// floor), so alone they would scale in until latency breaks, and out again.
+// Traffic per replica does fall in proportion, so it holds the fleet at the
+// size the load needs and scales in only when the load falls.
+func loadTrigger(u unit, plan capacity.Result, base func(name, query, metricType string, threshold, activation model.Decimal) trigger) (trigger, bool, error) {
+	for _, slo := range u.slos {
+		inf := slo.Inference
+		if slo.Name != plan.SLO || inf == nil || inf.Histogram == "" {
+			continue
+		}
+		ms := joinMatchers(inf.Selector, groupMatchers(u.group))
+		w := model.FormatDuration(loadWindow(slo))
+		// The +Inf bucket counts every request, as the TTFT trigger reads it.
+		q := fmt.Sprintf("sum(rate(%s[%s]))", selector(inf.Histogram+"_bucket", joinMatchers(ms, `le="+Inf"`)), w)
+		if inf.Native {
+			q = fmt.Sprintf("histogram_count(sum(rate(%s[%s])))", selector(inf.Histogram, ms), w)
+		}
+		perReplica := plan.Ceiling.Float() * u.a.Headroom.Float() * float64(plan.Servers) / plan.ServiceTime.Float()
+		if perReplica <= 0 || math.IsInf(perReplica, 0) || math.IsNaN(perReplica) {
+			return trigger{}, false, nil
+		}
+		target, err := model.ParseDecimal(strconv.FormatFloat(math.Floor(perReplica*1000)/1000, 'f', -1, 64))
+		if err != nil || target.IsZero() {
+			return trigger{}, false, nil
+		}
+		return base("load", q, "AverageValue", target, model.NewDecimal(0, 1)), true, nil
+	}
+	return trigger{}, false, nil
+}
+
+// loadWindow is the load trigger's rate window: four scrapes, at least two
+// minutes, so it follows a climbing load closely.
+func loadWindow(slo model.SLO) time.Duration {
+	scrape := slo.ScrapeInterval
+	if scrape <= 0 {
+		scrape = 30 * time.Second
+	}
+	return max(4*scrape, 2*time.Minute)
 }
 
 // slowShare is the query of the share of requests slower than the SLO's

@@ -135,16 +135,16 @@ func golden(t *testing.T, name string, got []byte) {
 	goldenfile.Check(t, name, got, *update)
 }
 
-func build(t *testing.T, s model.Set) ([]byte, []string) {
+func build(t *testing.T, s model.Set) []byte {
 	t.Helper()
-	files, warnings, err := Build(s)
+	files, err := Build(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) != 1 {
 		t.Fatalf("Build() wrote %d files, want 1", len(files))
 	}
-	return files[0].Data, warnings
+	return files[0].Data
 }
 
 // decoded is the generated object read back generically, so tests see what
@@ -207,7 +207,7 @@ func TestScaledObjectMatchesGoldenAndValidatesAgainstTheCRD(t *testing.T) {
 	schema := compileCRD(t, true)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files, _, err := Build(tt.set)
+			files, err := Build(tt.set)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +227,7 @@ func TestScaledObjectMatchesGoldenAndValidatesAgainstTheCRD(t *testing.T) {
 }
 
 func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
-	data, _ := build(t, set(chatSLOs()...))
+	data := build(t, set(chatSLOs()...))
 	d := decode(t, data)
 	byName := map[string]int{}
 	for i, tr := range d.Spec.Triggers {
@@ -244,6 +244,10 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 			"1", "0"},
 		// The plan implies 0.7 waiting requests per replica, raised to the floor of 1.
 		{"queue", "AverageValue", `sum(vllm:num_requests_waiting{model_name="llama-3-70b"})`, "1", "0"},
+		// Requests per second per replica against what one serves at the
+		// plan's ceiling (55.7% of one slot of 40ms: 13.9/s) less the 20%
+		// headroom: 11.14.
+		{"load", "AverageValue", `sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[2m]))`, "11.14", "0"},
 		// Gated at 1 / (300s × 0.01) events per second, at most doubling.
 		{"burn-chat-ttft", "Value", `clamp_max(sum(inferslo:sli_bad_events:rate{slo="chat-ttft",window="5m"}) / clamp_min(sum(inferslo:sli_events:rate{slo="chat-ttft",window="5m"}), 0.34) / 0.01, 2)`, "1", "1"},
 	}
@@ -289,7 +293,7 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 }
 
 func TestEveryMetadataValueIsAString(t *testing.T) {
-	data, _ := build(t, set(chatSLOs()...))
+	data := build(t, set(chatSLOs()...))
 	// Decoding into `any` keeps YAML's own typing: an unquoted 0.2 would come
 	// back as a float.
 	for _, tr := range decode(t, data).Spec.Triggers {
@@ -318,7 +322,7 @@ func engineAndRuleSeries() map[string]bool {
 }
 
 func TestEveryQueryParsesReadsKnownSeriesAndReturnsOneElement(t *testing.T) {
-	data, _ := build(t, set(chatSLOs()...))
+	data := build(t, set(chatSLOs()...))
 	p := parser.NewParser(parser.Options{})
 	known := engineAndRuleSeries()
 	for _, tr := range decode(t, data).Spec.Triggers {
@@ -384,7 +388,7 @@ func TestQueryChecksCatchBadQueries(t *testing.T) {
 }
 
 func TestCRDValidatorRejectsBrokenObjects(t *testing.T) {
-	data, _ := build(t, set(chatSLOs()...))
+	data := build(t, set(chatSLOs()...))
 	base := string(data)
 	tests := []struct {
 		name   string
@@ -505,34 +509,23 @@ func TestWebhookRulesTheCRDCannotExpress(t *testing.T) {
 	}
 }
 
-func TestBuildWarnsWhenMaxReplicasIsBelowThePlan(t *testing.T) {
+func TestAMaxReplicasBelowThePlanCapsTheFallback(t *testing.T) {
 	slos := chatSLOs()
 	for _, s := range slos {
 		s.Autoscaling.MaxReplicas = 64
 	}
-	data, warnings := build(t, set(slos...))
-	if len(warnings) != 1 || !strings.Contains(warnings[0], "maxReplicas 64 is below the 72 replicas") {
-		t.Errorf("warnings = %q, want one about 64 < 72", warnings)
-	}
+	data := build(t, set(slos...))
 	if got := decode(t, data).Spec.Fallback.Replicas; got != 64 {
 		t.Errorf("fallback replicas = %d, want the plan clamped to max 64", got)
 	}
-	_, none := build(t, set(chatSLOs()...))
-	if len(none) != 0 {
-		t.Errorf("warnings with max 80 above the plan's 72: %q", none)
-	}
 }
 
-func TestBuildWithoutQueueTargetWarnsAndFallsBackToMax(t *testing.T) {
+func TestBuildWithoutQueueTargetFallsBackToMax(t *testing.T) {
 	slos := chatSLOs()
 	for _, s := range slos {
 		s.Autoscaling.Capacity = model.Capacity{}
 	}
-	data, warnings := build(t, set(slos...))
-	if len(warnings) != 1 || !strings.Contains(warnings[0], "no queue-depth trigger") {
-		t.Errorf("warnings = %q", warnings)
-	}
-	d := decode(t, data)
+	d := decode(t, build(t, set(slos...)))
 	for _, tr := range d.Spec.Triggers {
 		if strings.HasPrefix(tr.Name, "queue") {
 			t.Errorf("queue trigger %s written without a target", tr.Name)
@@ -553,7 +546,7 @@ func TestBuildHonoursOverrides(t *testing.T) {
 		s.Autoscaling.Headroom = model.NewDecimal(9, 10)
 		s.Autoscaling.TargetKind = "LeaderWorkerSet"
 	}
-	data, _ := build(t, set(slos...))
+	data := build(t, set(slos...))
 	d := decode(t, data)
 	b := d.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior
 	if b["scaleUp"]["stabilizationWindowSeconds"] != 0 || b["scaleDown"]["stabilizationWindowSeconds"] != 600 {
@@ -627,7 +620,7 @@ func TestBuildRefusesUnusableSettings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			slos := chatSLOs()
 			tt.edit(slos)
-			_, _, err := Build(set(slos...))
+			_, err := Build(set(slos...))
 			if err == nil || !strings.Contains(err.Error(), tt.wants) {
 				t.Errorf("Build() error = %v, want one mentioning %q", err, tt.wants)
 			}
@@ -638,21 +631,21 @@ func TestBuildRefusesUnusableSettings(t *testing.T) {
 		p.Autoscaling = chatAutoscaling()
 		p.Autoscaling.BurnRateTrigger = false
 		p.Autoscaling.Capacity = model.Capacity{}
-		if _, _, err := Build(set(p)); err == nil || !strings.Contains(err.Error(), "no trigger") {
+		if _, err := Build(set(p)); err == nil || !strings.Contains(err.Error(), "no trigger") {
 			t.Errorf("Build() error = %v", err)
 		}
 	})
 }
 
 func TestBuildSkipsServicesWithoutAutoscalingAndIsDeterministic(t *testing.T) {
-	files, warnings, err := Build(set(plainSLO()))
-	if err != nil || len(files) != 0 || len(warnings) != 0 {
-		t.Errorf("Build(no autoscaling) = %v, %q, %v; want nothing", files, warnings, err)
+	files, err := Build(set(plainSLO()))
+	if err != nil || len(files) != 0 {
+		t.Errorf("Build(no autoscaling) = %v, %v; want nothing", files, err)
 	}
-	first, _ := build(t, set(chatSLOs()...))
+	first := build(t, set(chatSLOs()...))
 	slos := chatSLOs()
 	sort.Slice(slos, func(i, j int) bool { return slos[i].Name > slos[j].Name })
-	second, _ := build(t, set(slos...))
+	second := build(t, set(slos...))
 	if !bytes.Equal(first, second) {
 		t.Error("output depends on input order")
 	}
@@ -661,7 +654,7 @@ func TestBuildSkipsServicesWithoutAutoscalingAndIsDeterministic(t *testing.T) {
 func BenchmarkBuild(b *testing.B) {
 	s := set(chatSLOs()...)
 	for b.Loop() {
-		if _, _, err := Build(s); err != nil {
+		if _, err := Build(s); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -694,7 +687,7 @@ func TestTheTTFTTriggerOfANativeHistogramReadsItsOneSeries(t *testing.T) {
 	for i := range slos {
 		slos[i].Inference.Native = true
 	}
-	data, _ := build(t, set(slos...))
+	data := build(t, set(slos...))
 	const h = `sum(rate(vllm:time_to_first_token_seconds{model_name="llama-3-70b"}[5m]))`
 	want := `((histogram_count(` + h + `) * histogram_fraction(0.25, +Inf, ` + h + `) / clamp_min(histogram_count(` + h + `), 0.42) >= 0) or on () (0 * histogram_count(` + h + `))) / 0.008`
 	for _, tr := range decode(t, data).Spec.Triggers {
@@ -726,7 +719,7 @@ func groupedChat() []model.SLO {
 }
 
 func TestAGroupedSLOGetsOneScaledObjectPerGroupReadingOnlyItsGroup(t *testing.T) {
-	files, _, err := Build(set(groupedChat()...))
+	files, err := Build(set(groupedChat()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -749,8 +742,8 @@ func TestAGroupedSLOGetsOneScaledObjectPerGroupReadingOnlyItsGroup(t *testing.T)
 		if d.Metadata.Name != "vllm-"+model || d.Spec.ScaleTargetRef["name"] != "vllm-"+model {
 			t.Errorf("%s: name %s scales %s, want both vllm-%s", f.Path, d.Metadata.Name, d.Spec.ScaleTargetRef["name"], model)
 		}
-		if len(d.Spec.Triggers) != 3 {
-			t.Errorf("%s: %d triggers, want ttft, queue and burn", f.Path, len(d.Spec.Triggers))
+		if len(d.Spec.Triggers) != 4 {
+			t.Errorf("%s: %d triggers, want ttft, queue, load and burn", f.Path, len(d.Spec.Triggers))
 		}
 		// Every selector of every trigger selects this group, and only it.
 		for _, tr := range d.Spec.Triggers {
@@ -782,7 +775,7 @@ func TestSpecsOfOneServiceScaleTheirOwnTargets(t *testing.T) {
 	slos[0].Inference.Signals = model.Signals{QueueDepth: "sglang:num_queue_reqs"}
 	slos[0].Autoscaling.QueuePerReplica = model.NewDecimal(4, 1)
 	slos[0].Autoscaling.Capacity = model.Capacity{}
-	files, _, err := Build(set(slos...))
+	files, err := Build(set(slos...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -797,7 +790,7 @@ func TestSpecsOfOneServiceScaleTheirOwnTargets(t *testing.T) {
 	}
 	want := map[string]string{
 		"keda/sglang-chat.yaml":      "sglang-chat: queue",
-		"keda/vllm-llama-3-70b.yaml": "vllm-llama-3-70b: ttft-chat-ttft queue burn-chat-ttft",
+		"keda/vllm-llama-3-70b.yaml": "vllm-llama-3-70b: ttft-chat-ttft queue load burn-chat-ttft",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("objects = %v, want %v", got, want)
@@ -818,7 +811,7 @@ func TestAVanishedSeriesIsAnErrorUnlessTheFleetScalesToZero(t *testing.T) {
 			for _, s := range slos {
 				s.Autoscaling.MinReplicas = tt.minReplicas
 			}
-			data, _ := build(t, set(slos...))
+			data := build(t, set(slos...))
 			d := decode(t, data)
 			for _, tr := range d.Spec.Triggers {
 				if got := tr.Metadata["ignoreNullValues"]; got != tt.want {

@@ -123,7 +123,7 @@ func compileFleet(t *testing.T, dir string) map[string]decoded {
 	if err := os.WriteFile(filepath.Join(dir, "fleet.rules.yaml"), content, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	files, _, err := Build(res.Set)
+	files, err := Build(res.Set)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func TestTriggerQueriesReturnOneSampleOnSimulatedVLLM(t *testing.T) {
 	end := 30 * time.Minute
 	query := ruleEngine(t, vllmSeries, ruleFile, end)
 
-	data, _ := build(t, s)
+	data := build(t, s)
 	values := map[string]float64{}
 	for _, tr := range decode(t, data).Spec.Triggers {
 		q, _ := tr.Metadata["query"].(string)

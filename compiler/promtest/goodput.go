@@ -8,19 +8,6 @@ import (
 	"github.com/inferslo/inferslo/compiler/simulate/workload"
 )
 
-// ExprTest is one PromQL expression's expected samples at one time.
-type ExprTest struct {
-	Expr       string      `yaml:"expr"`
-	EvalTime   string      `yaml:"eval_time"`
-	ExpSamples []ExpSample `yaml:"exp_samples"`
-}
-
-// ExpSample is one expected sample: its series and value.
-type ExpSample struct {
-	Labels string  `yaml:"labels"`
-	Value  float64 `yaml:"value"`
-}
-
 // goodputTests check the goodput bounds of each ungrouped TTFT and TPOT
 // pair: 1/16 of requests slow to start and 1/8 slow to stream put goodput
 // between 1 − 3/16 and 1 − 1/8.
@@ -78,8 +65,8 @@ func (b builder) goodputTests() ([]Test, error) {
 			// Rates carry rounding of a few units in the last place: the
 			// test reads 1 while the bound is within 1e-9 of the value.
 			expr := fmt.Sprintf("abs(%s - %s) < bool 1e-9", model.Selector(e.name, pair, w), trim(e.value))
-			t.Exprs = append(t.Exprs, ExprTest{Expr: expr, EvalTime: model.FormatDuration(evalAt),
-				ExpSamples: []ExpSample{{Labels: labels + "}", Value: 1}}})
+			t.PromQLTests = append(t.PromQLTests, PromQLTest{Expr: expr, EvalTime: model.FormatDuration(evalAt),
+				ExpSamples: []ExpectedSample{{Labels: labels + "}", Value: 1}}})
 		}
 		out = append(out, t)
 	}

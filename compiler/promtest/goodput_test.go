@@ -45,7 +45,7 @@ func TestGoodputBoundTestsFailWhenABoundIsEdited(t *testing.T) {
 			}
 			var kept []Test
 			for _, tg := range f.Tests {
-				if len(tg.Exprs) > 0 {
+				if strings.Contains(tg.Name, "goodput lies") {
 					kept = append(kept, tg)
 				}
 			}

@@ -43,11 +43,11 @@ type File struct {
 
 // Test is one promtool test group.
 type Test struct {
-	Name        string      `yaml:"name"`
-	Interval    string      `yaml:"interval"`
-	InputSeries []Series    `yaml:"input_series"`
-	Alerts      []AlertTest `yaml:"alert_rule_test,omitempty"`
-	Exprs       []ExprTest  `yaml:"promql_expr_test,omitempty"`
+	Name        string       `yaml:"name"`
+	Interval    string       `yaml:"interval"`
+	InputSeries []Series     `yaml:"input_series"`
+	Alerts      []AlertTest  `yaml:"alert_rule_test,omitempty"`
+	PromQLTests []PromQLTest `yaml:"promql_expr_test,omitempty"`
 }
 
 // Series is one input series in promtool's expanding notation.

@@ -14,7 +14,6 @@ import (
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/promql/promqltest"
 	"github.com/prometheus/prometheus/rules"
@@ -95,16 +94,12 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 			maxt = time.Duration(d)
 		}
 	}
-	exprs := map[time.Duration][]ExprTest{}
-	for _, e := range tg.Exprs {
-		d, err := prommodel.ParseDuration(e.EvalTime)
+	for _, q := range tg.PromQLTests {
+		d, err := prommodel.ParseDuration(q.EvalTime)
 		if err != nil {
 			t.Fatal(err)
 		}
-		exprs[time.Duration(d)] = append(exprs[time.Duration(d)], e)
-		if time.Duration(d) > maxt {
-			maxt = time.Duration(d)
-		}
+		maxt = max(maxt, time.Duration(d))
 	}
 	var fails []string
 	mint := time.Unix(0, 0).UTC()
@@ -117,14 +112,6 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 				g.Eval(context.Background(), mint.Add(ts))
 			}
 		})
-		for at, tests := range exprs {
-			if at < ts || at >= ts+eval {
-				continue
-			}
-			for _, e := range tests {
-				fails = append(fails, exprFails(t, suite, tg.Name, e, mint.Add(at))...)
-			}
-		}
 		for at, tests := range byTime {
 			if at < ts || at >= ts+eval {
 				continue
@@ -160,37 +147,46 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 			}
 		}
 	}
+	// Like promtool, expressions are read once every rule has been
+	// evaluated up to the last evaluation time.
+	for _, q := range tg.PromQLTests {
+		fails = append(fails, exprFaults(t, suite, tg.Name, q)...)
+	}
 	return fails
 }
 
-// exprFails evaluates a PromQL expression test as promtool does: the
-// samples' label sets and values must be the expected ones.
-func exprFails(t *testing.T, suite *promqltest.LazyLoader, name string, e ExprTest, at time.Time) []string {
-	q, err := suite.QueryEngine().NewInstantQuery(context.Background(), suite.Storage(), nil, e.Expr, at)
+// exprFaults evaluates an expression test and lists how its samples
+// differ from the expected ones.
+func exprFaults(t *testing.T, suite *promqltest.LazyLoader, name string, q PromQLTest) []string {
+	t.Helper()
+	d, _ := prommodel.ParseDuration(q.EvalTime)
+	qry, err := suite.QueryEngine().NewInstantQuery(context.Background(), suite.Queryable(), nil, q.Expr, time.Unix(0, 0).UTC().Add(time.Duration(d)))
 	if err != nil {
-		t.Fatalf("%s: %s: %v", name, e.Expr, err)
+		t.Fatalf("%s: %s: %v", name, q.Expr, err)
 	}
-	defer q.Close()
-	res := q.Exec(context.Background())
-	v, ok := res.Value.(promql.Vector)
-	if res.Err != nil || !ok {
-		t.Fatalf("%s: %s: %v %v", name, e.Expr, res.Value, res.Err)
+	res := qry.Exec(context.Background())
+	if res.Err != nil {
+		t.Fatalf("%s: %s: %v", name, q.Expr, res.Err)
+	}
+	vec, err := res.Vector()
+	if err != nil {
+		t.Fatalf("%s: %s: %v", name, q.Expr, err)
 	}
 	var got, exp []string
-	for _, s := range v {
-		got = append(got, fmt.Sprintf("%s %g", s.Metric.String(), s.F))
+	for _, s := range vec {
+		got = append(got, fmt.Sprintf("%s %g", s.Metric, s.F))
 	}
-	for _, s := range e.ExpSamples {
-		ls, err := parser.NewParser(parser.Options{}).ParseMetric(s.Labels)
+	for _, e := range q.ExpSamples {
+		ls, err := parser.NewParser(parser.Options{}).ParseMetric(e.Labels)
 		if err != nil {
-			t.Fatalf("%s: %s: %v", name, s.Labels, err)
+			t.Fatalf("%s: %s: %v", name, e.Labels, err)
 		}
-		exp = append(exp, fmt.Sprintf("%s %g", ls.String(), s.Value))
+		exp = append(exp, fmt.Sprintf("%s %g", ls, e.Value))
 	}
 	sort.Strings(got)
 	sort.Strings(exp)
 	if strings.Join(got, "\n") != strings.Join(exp, "\n") {
-		return []string{fmt.Sprintf("%s: %s at %s:\n  expected %q\n  got      %q", name, e.Expr, e.EvalTime, exp, got)}
+		return []string{fmt.Sprintf("%s: %s at %s:\n  expected %q\n  got      %q", name, q.Expr, q.EvalTime, exp, got)}
 	}
 	return nil
 }

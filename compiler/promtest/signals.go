@@ -24,11 +24,15 @@ func burnTiers(slo model.SLO) []model.Tier {
 	return slo.Alerting.Tiers
 }
 
-// signalTests are the tests of the outage tier (every request failing
-// pages it, with whichever other tiers fire) and of the queue-backlog
-// warning (fires above its threshold per replica, silent below).
+// signalTests are the tests of the load-shedding recordings, of the outage
+// tier (every request failing pages it, with whichever other tiers fire)
+// and of the queue-backlog warning (fires above its threshold per replica,
+// silent below).
 func (b builder) signalTests(slo model.SLO) ([]Test, error) {
-	var out []Test
+	out, err := b.sheddingTests(slo)
+	if err != nil {
+		return nil, err
+	}
 	if slo.Alerting.Outage != nil && (slo.SLI.Threshold == nil) {
 		t, err := b.test(slo, fmt.Sprintf("%s: the outage alert fires when every request fails%s", slo.Name, groupsNote(slo)), 1/slo.ErrorBudget().Float())
 		if err != nil {

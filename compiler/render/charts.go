@@ -13,9 +13,10 @@ type Chart struct {
 	Title, Description string
 	// Unit is a Grafana unit: percentunit, s, reqps, "" for plain numbers.
 	Unit string
-	// Min pins the y axis' bottom; nil fits it to the data.
-	Min    *float64
-	Series []Series
+	// Min and Max pin the y axis' ends (values beyond are drawn at the
+	// edge); nil fits it to the data.
+	Min, Max *float64
+	Series   []Series
 	// Thresholds are drawn as dashed lines labelled with their value.
 	Thresholds []Threshold
 }
@@ -50,26 +51,54 @@ func Charts(title, intro string, from, to time.Time, sections []Section) ([]byte
 	}
 	b.WriteString("</ul></nav>\n</header>\n<main>\n")
 	for _, s := range sections {
-		d := dashboard{service: s.ID, Title: s.Title, note: s.Note}
-		data := map[string][]Series{}
-		w := 24 / max(1, len(s.Charts))
-		for i, c := range s.Charts {
-			p, err := chartPanel(c, i, w)
-			if err != nil {
-				return nil, fmt.Errorf("chart %q: %w", c.Title, err)
-			}
-			d.Panels = append(d.Panels, p)
-			data[p.Targets[0].Expr] = c.Series
+		if err := writeSection(&b, s, sp); err != nil {
+			return nil, err
 		}
-		if !s.From.IsZero() && s.To.After(s.From) {
-			zoom := span{from: s.From, to: s.To, ok: true}
-			writeDashboard(&b, d, clipData(data, zoom), s.Alerts, zoom)
-			continue
-		}
-		writeDashboard(&b, d, data, s.Alerts, sp)
 	}
 	b.WriteString("</main>\n</body>\n</html>\n")
 	return b.Bytes(), nil
+}
+
+// writeSection draws a section's charts side by side as dashboard panels,
+// over sp or the section's own From..To.
+func writeSection(b *bytes.Buffer, s Section, sp span) error {
+	d := dashboard{service: s.ID, Title: s.Title, note: s.Note}
+	data := map[string][]Series{}
+	w := 24 / max(1, len(s.Charts))
+	for i, c := range s.Charts {
+		p, err := chartPanel(c, i, w)
+		if err != nil {
+			return fmt.Errorf("chart %q: %w", c.Title, err)
+		}
+		d.Panels = append(d.Panels, p)
+		data[p.Targets[0].Expr] = c.Series
+	}
+	if !s.From.IsZero() && s.To.After(s.From) {
+		zoom := span{from: s.From, to: s.To, ok: true}
+		writeDashboard(b, d, clipData(data, zoom), s.Alerts, zoom)
+		return nil
+	}
+	writeDashboard(b, d, data, s.Alerts, sp)
+	return nil
+}
+
+// AddSection draws a section of charts (see Charts) after the dashboards,
+// over its own From..To, linked from the page's navigation.
+func (r *Review) AddSection(s Section) error {
+	var b bytes.Buffer
+	if err := writeSection(&b, s, span{from: s.From, to: s.To, ok: !s.From.IsZero()}.widened()); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.extra = append(r.extra, drawnSection{id: s.ID, title: s.Title, html: b.Bytes()})
+	return nil
+}
+
+// drawnSection is a section AddSection drew.
+type drawnSection struct {
+	id, title string
+	html      []byte
 }
 
 // chartPanel describes a chart as the dashboard panel it is drawn as,
@@ -86,6 +115,9 @@ func chartPanel(c Chart, i, w int) (panel, error) {
 	}
 	if c.Min != nil {
 		defaults["min"] = *c.Min
+	}
+	if c.Max != nil {
+		defaults["max"] = *c.Max
 	}
 	raw, err := json.Marshal(map[string]any{
 		"type": "timeseries", "id": i + 1, "title": c.Title, "description": c.Description,

@@ -1,7 +1,7 @@
 package render
 
 // css styles the page; it is inlined so the page needs no other file.
-const css = `:root{--bg:#111217;--panel:#181b1f;--text:#d8d9da;--muted:#8e8e8e;--line:#2c3235;--page:#d44a3a;--ticket:#ff9830}
+const css = `:root{--bg:#111217;--panel:#181b1f;--text:#d8d9da;--muted:#8e8e8e;--line:#2c3235;--page:#d44a3a;--ticket:#ff9830;--marker:#b877d9}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--text);font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 header{padding:16px 24px;border-bottom:1px solid var(--line)}
@@ -37,6 +37,7 @@ path.threshold{stroke-width:1.4;fill:none}
 path.threshold.dashed{stroke-dasharray:6 4}
 rect.band-page{fill:var(--page);fill-opacity:.18}
 rect.band-ticket{fill:var(--ticket);fill-opacity:.14}
+rect.band-marker{fill:var(--marker);fill-opacity:.9}
 text{fill:var(--muted);font-size:11px}
 text.ylabel{text-anchor:end}
 text.xlabel{text-anchor:middle}
@@ -47,6 +48,6 @@ text.statvalue{text-anchor:middle;font-weight:600}
 .legend{list-style:none;margin:2px 0 0;padding:0;display:flex;flex-wrap:wrap;gap:2px 12px;font-size:11px;color:var(--muted);max-height:34px;overflow:auto}
 .swatch{display:inline-block;width:12px;height:4px;margin-right:4px;vertical-align:middle}
 .swatch.line{height:0;border-top:2px solid}.swatch.line.dashed{border-top-style:dashed}
-.swatch.band-page{height:10px;background:var(--page);opacity:.5}.swatch.band-ticket{height:10px;background:var(--ticket);opacity:.5}
+.swatch.band-page{height:10px;background:var(--page);opacity:.5}.swatch.band-ticket{height:10px;background:var(--ticket);opacity:.5}.swatch.band-marker{height:10px;width:3px;background:var(--marker)}
 code{font-size:12px}
 `

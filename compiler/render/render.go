@@ -92,6 +92,8 @@ type Review struct {
 	// pending are dashboards without data of their own, drawn over the
 	// page's span once it is known.
 	pending map[int]pendingDraw
+	// extra are sections drawn after the dashboards (AddSection).
+	extra []drawnSection
 }
 
 type pendingDraw struct {
@@ -181,6 +183,9 @@ func (r *Review) Page(scenario string) []byte {
 	for _, d := range r.ds {
 		fmt.Fprintf(&b, "<li><a href=\"#%s\">%s</a></li>\n", esc(anchor(d)), esc(d.Title))
 	}
+	for _, x := range r.extra {
+		fmt.Fprintf(&b, "<li><a href=\"#%s\">%s</a></li>\n", esc("dashboard-"+x.id), esc(x.title))
+	}
 	b.WriteString("<li><a href=\"#artifacts\">Generated files</a></li>\n</ul></nav>\n</header>\n<main>\n")
 
 	// The charts come first; the SLO catalog, one folded entry per SLO,
@@ -193,6 +198,9 @@ func (r *Review) Page(scenario string) []byte {
 		// Without data of its own a dashboard's axes span the page's data.
 		p := r.pending[i]
 		writeDashboard(&b, d, p.data, bandsFor(d, p.alerts), sp)
+	}
+	for _, x := range r.extra {
+		b.Write(x.html)
 	}
 	writeSLOs(&b, r.set)
 	writeArtifacts(&b, r.files)

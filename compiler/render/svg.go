@@ -280,16 +280,29 @@ func writeLegend(b *bytes.Buffer, lines []line, ths []threshold, style, unit str
 	}
 	if sp.ok && len(alerts) > 0 {
 		b.WriteString("<li><span class=\"swatch band-page\"></span>page firing</li><li><span class=\"swatch band-ticket\"></span>ticket / no data firing</li>")
+		for _, a := range alerts {
+			if a.Severity == MarkerSeverity {
+				b.WriteString("<li><span class=\"swatch band-marker\"></span>event (hover for which)</li>")
+				break
+			}
+		}
 	}
 	b.WriteString("</ul>\n")
 }
 
 func bandClass(a Alert) string {
-	if a.Severity == "page" {
+	switch a.Severity {
+	case "page":
 		return "band-page"
+	case MarkerSeverity:
+		return "band-marker"
 	}
 	return "band-ticket"
 }
+
+// MarkerSeverity marks an Alert that is an event at an instant (From ==
+// To), drawn as a thin line: when an autoscaler first asked for replicas.
+const MarkerSeverity = "marker"
 
 func alertText(a Alert) string {
 	return strings.Join(strings.Fields(fmt.Sprintf("%s %s %s %s %s – %s", a.Name, a.Severity, a.SLO, a.Group,

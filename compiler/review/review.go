@@ -26,13 +26,15 @@ type Options struct {
 	RateInterval time.Duration
 	// Timeline shapes the replayed scenario.
 	Timeline timeline.TimelineOptions
+	// SkipRamps leaves out the load-ramp views of TTFT SLOs with the
+	// queue-backlog warning and capacity facts (a replay of their own,
+	// seconds each).
+	SkipRamps bool
 }
 
 // Result is the page and what the command reports beside it.
 type Result struct {
 	Page []byte
-	// Warnings are the compilation's.
-	Warnings []string
 	// Skipped lists SLOs that could not be replayed, with the reason.
 	Skipped []string
 	// Queries counts the distinct panel queries drawn.
@@ -50,7 +52,7 @@ func Build(set model.Set, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Warnings: out.Warnings}
+	var res Result
 	queries, err := render.Queries(out.Files)
 	if err != nil {
 		return res, err
@@ -96,7 +98,13 @@ func Build(set model.Set, opts Options) (Result, error) {
 	}
 	all := timeline.Merge(kept)
 	page.Draw("", AsSpent(data(overview, overviewEval, all.Series), windows, all.From), alerts(all.Alerts))
-	res.Page, res.Skipped, res.Replayed = page.Page(all.Describe()+" "+SpentNote), all.Skipped, all.To.Sub(all.From)
+	var skipped []string
+	if !opts.SkipRamps {
+		if skipped, err = addRamps(page, set, out.Files, opts.Timeline.Scratch); err != nil {
+			return res, err
+		}
+	}
+	res.Page, res.Skipped, res.Replayed = page.Page(all.Describe()+" "+SpentNote), append(all.Skipped, skipped...), all.To.Sub(all.From)
 	return res, nil
 }
 

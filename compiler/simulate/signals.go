@@ -2,16 +2,11 @@ package simulate
 
 import (
 	"fmt"
-	"math"
 	"time"
 
-	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/compiler/simulate/autoscale"
-	"github.com/inferslo/inferslo/compiler/simulate/predict"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
 
-	"github.com/inferslo/inferslo/compiler/keda"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
 )
@@ -50,111 +45,34 @@ func (s *sloSim) outage() ([]Check, error) {
 	return append(out, c), nil
 }
 
-// Ramp shape: rampBase of the minimum fleet's capacity, steady for
-// rampSteady after the windows are warm, then an exponential climb to
-// rampPeak of the maximum fleet's capacity, held for rampHold: past what
-// maxReplicas serve, so the page must come. The load doubles every
-// rampDoubling at most (the climb takes at least rampClimb), a pace
-// replicas that take a minute to start can follow.
-const (
-	rampBase     = 0.3
-	rampPeak     = 1.3
-	rampSteady   = 10 * time.Minute
-	rampClimb    = 20 * time.Minute
-	rampDoubling = 4 * time.Minute
-	rampHold     = 40 * time.Minute
-)
-
 // ramp: the SLO's fleet, sized from its capacity facts, under a load ramp
 // past maxReplicas, with the generated ScaledObject's triggers driving the
 // HPA. The queue-backlog warning must stay silent at steady load and fire
 // before the first page; the run reports by how long, and when each KEDA
 // trigger first asks for more replicas.
 func (s *sloSim) ramp() ([]Check, error) {
-	bl := s.slo.Alerting.Backlog
-	if bl == nil {
+	if s.slo.Alerting.Backlog == nil {
 		return nil, nil
 	}
-	notProven := func(why string) ([]Check, error) {
+	r, why, err := autoscale.NewRampRun(s.slo, autoscale.RampHold)
+	if err != nil {
+		return nil, err
+	}
+	if why != "" {
 		c := s.check(ScenarioRamp, irules.AlertBacklog, "fires before the page", "not replayed: "+why, true)
 		c.NotProven = true
 		return []Check{c}, nil
 	}
-	a := s.slo.Autoscaling
-	if err := autoscale.Ready(s.slo); err != nil {
-		return notProven(err.Error())
-	}
-	if a == nil || a.Capacity.MeanServiceTime <= 0 {
-		return notProven("the load ramp sizes replicas from autoscaling.capacity.meanServiceTime (and replicaConcurrency)")
-	}
-	objects, _, err := keda.Build(model.Set{SLOs: []model.SLO{s.slo}})
-	if err != nil || len(objects) == 0 {
-		return notProven(fmt.Sprintf("no ScaledObject to drive the fleet: %v", err))
-	}
-	objects.Sort()
-	scaler, err := autoscale.ParseScaledObject(objects[0].Data)
-	if err != nil {
-		return nil, err
-	}
-	ls := map[string]string{}
-	if sel := s.slo.Inference.Selector; sel != "" {
-		ms, err := query.NewParser().ParseMetricSelector("{" + sel + "}")
-		if err != nil {
-			return nil, fmt.Errorf("selector: %w", err)
-		}
-		if ls, err = workload.Satisfying(ms); err != nil {
-			return notProven(err.Error())
-		}
-	}
-	als := map[string]string{model.LabelSLO: s.slo.Name}
-	if len(a.Groups) > 0 {
-		for _, l := range a.Groups[0] {
-			ls[l.Name] = l.Value
-			als[l.Name] = l.Value
-		}
-	}
-	slots := 1
-	if c := a.Capacity.ReplicaConcurrency; !c.IsZero() {
-		slots = int(c.Float())
-	}
-	service := a.Capacity.MeanServiceTime
-	perReplica := float64(slots) / service.Seconds()
-	minimum := max(a.MinReplicas, 1)
-	from, to := rampBase*float64(minimum)*perReplica, rampPeak*float64(a.MaxReplicas)*perReplica
-	climb := max(rampClimb, time.Duration(math.Log2(to/from)*float64(rampDoubling)).Round(time.Minute))
-	// The page tier's fastest pair starts with healthy history; slower
-	// pairs average what exists, as in a fresh Prometheus.
-	warm := predict.RoundUp(s.rampWarmup(), autoscale.HPASync)
-	start := warm + rampSteady
-	threshold := s.slo.Inference.Threshold.Float()
-	// Prompts prefill in a fifth or two fifths of the threshold; 0.3 of
-	// the budget's share take 1.6 thresholds whatever the load, so the SLO
-	// holds with room until requests queue.
-	slow := 0.3 * s.budget()
-	fleet := autoscale.Fleet{
-		Labels: ls, AlertLabels: als, Autoscaler: scaler, Slots: slots, ServiceTime: service, Startup: time.Minute, Replicas: minimum,
-		Prefill: []autoscale.PrefillClass{{Share: 0.6, Seconds: 0.2 * threshold}, {Share: 0.4 - slow, Seconds: 0.4 * threshold}, {Share: slow, Seconds: 1.6 * threshold}},
-		Load: func(t time.Duration) float64 {
-			switch {
-			case t <= start:
-				return from
-			case t >= start+climb:
-				return to
-			}
-			return from * math.Pow(to/from, float64(t-start)/float64(climb))
-		},
-	}
-	end := start + climb + rampHold
 	if s.planned != nil {
-		*s.planned = max(*s.planned, end)
+		*s.planned = max(*s.planned, r.End)
 		return nil, nil
 	}
-	steps, err := autoscale.RunIndexed(s.rules, autoscale.FleetOptions{SLO: s.slo, Fleets: []autoscale.Fleet{fleet}, End: end, Warmup: warm})
+	steps, err := autoscale.RunIndexed(s.rules, autoscale.FleetOptions{SLO: s.slo, Fleets: []autoscale.Fleet{r.Fleet}, End: r.End, Warmup: r.Warm})
 	if err != nil {
 		return nil, &ruleError{err: err}
 	}
-	s.simulated += end
-	return rampChecks(s, steps, scaler, start, from, to), nil
+	s.simulated += r.End
+	return rampChecks(s, steps, r.Scaler, r.Start, r.From, r.To), nil
 }
 
 // rampChecks reads a ramp's landmarks into checks; times count from the
@@ -211,40 +129,33 @@ func rampChecks(s *sloSim, steps []autoscale.FleetStep, scaler autoscale.Autosca
 		c.Pass = page < 0 || rise < page
 	}
 	out = append(out, c)
-	for j, tr := range scaler.Triggers {
+	n, flaps, where := autoscale.Reversals(steps, start, s.budget())
+	c = s.check(ScenarioRamp, "replicas", "never scale in below what the load needs: no scale-in undone by a scale-out after the SLO broke", "no reversal", flaps == 0)
+	switch {
+	case flaps > 0:
+		c.Observed = fmt.Sprintf("%d of %d autoscale.Reversals flapped, the first at %s", flaps, n, at(steps[where]))
+	case n > 0:
+		c.Observed = fmt.Sprintf("%d autoscale.Reversals, none below what the load needed (the first at %s)", n, at(steps[where]))
+	}
+	out = append(out, c)
+	asks := map[string]autoscale.Ask{}
+	for _, a := range autoscale.FirstAsks(steps, scaler, start) {
+		asks[a.Trigger] = a
+	}
+	for _, tr := range scaler.Triggers {
 		obs := "never asked for more replicas"
-		for i := 1; i < len(steps); i++ {
-			st, cur := steps[i], steps[i-1].Replicas[0]
-			if v := st.Values[0][j]; st.T > start && !math.IsNaN(v) && autoscale.Propose(tr, v, cur) > cur {
-				obs = fmt.Sprintf("would scale out at %s: %.3g against target %g asks for %d", at(st), v, tr.Target, autoscale.Propose(tr, v, cur))
-				if page >= 0 {
-					if lead := steps[page].T - st.T; lead > 0 {
-						obs += ", " + dur(lead) + " before the page"
-					} else {
-						obs += ", after the page"
-					}
+		if a, ok := asks[tr.Name]; ok {
+			st := steps[a.Step]
+			obs = fmt.Sprintf("would scale out at %s: %.3g against target %g asks for %d", at(st), a.Value, tr.Target, a.Replicas)
+			if page >= 0 {
+				if lead := steps[page].T - st.T; lead > 0 {
+					obs += ", " + dur(lead) + " before the page"
+				} else {
+					obs += ", after the page"
 				}
-				break
 			}
 		}
 		out = append(out, s.check(ScenarioRamp, "KEDA trigger "+tr.Name, "reported: when it first asks for more replicas", obs, true))
 	}
 	return out
-}
-
-// rampWarmup is the shortest long window of the page tier (of the first
-// tier without one): an hour for 30d.
-func (s *sloSim) rampWarmup() time.Duration {
-	out := time.Duration(0)
-	for _, t := range s.slo.Alerting.Tiers {
-		for _, p := range t.Windows {
-			if out == 0 || p.Long < out {
-				out = p.Long
-			}
-		}
-		if t.Severity == "page" || out > 0 {
-			break
-		}
-	}
-	return max(out, time.Hour)
 }

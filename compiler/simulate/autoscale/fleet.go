@@ -169,6 +169,9 @@ type FleetStep struct {
 	// queue-backlog warning fires.
 	PageTier []string
 	Backlog  []bool
+	// Per fleet: waiting requests per serving replica, and the objective's
+	// TTFT quantile (seconds) of the requests of the last scrape.
+	Queue, TTFT []float64
 }
 
 // HPASync is the HPA's sync period, and the scrape interval.
@@ -274,6 +277,8 @@ func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 			step.Paging = append(step.Paging, tier != "")
 			step.PageTier = append(step.PageTier, tier)
 			step.Backlog = append(step.Backlog, prom.Firing(h, irules.AlertBacklog, als))
+			step.Queue = append(step.Queue, s.queueDepth)
+			step.TTFT = append(step.TTFT, s.quantile)
 		}
 		steps = append(steps, step)
 	}
@@ -322,8 +327,11 @@ type fleetSim struct {
 	// cumulative histogram counts per bucket (and +Inf last), backlog.
 	cum     []float64
 	backlog float64
-	lambda  float64
-	share   float64
+	// objective is the SLO's target; quantile and queueDepth what
+	// FleetStep reports of the last scrape.
+	objective, quantile, queueDepth float64
+	lambda                          float64
+	share                           float64
 	// replicas is the HPA's count; pending are the start times of
 	// replicas not serving yet.
 	replicas int
@@ -345,7 +353,7 @@ func newFleetSim(f Fleet, slo model.SLO) *fleetSim {
 	inf := slo.Inference
 	s := &fleetSim{f: f, hist: inf.Histogram, queue: inf.Signals.QueueDepth, bounds: slices.Concat(inf.Buckets, []float64{math.Inf(1)}),
 		replicas: f.Replicas, failures: make([]int, len(f.Autoscaler.Triggers)), refs: map[string]storage.SeriesRef{},
-		unit: float64(model.UnitsPerSecond(inf.Unit)), threshold: inf.NativeThreshold().Float()}
+		unit: float64(model.UnitsPerSecond(inf.Unit)), threshold: inf.NativeThreshold().Float(), objective: slo.Objective.Float()}
 	for _, b := range s.bounds {
 		s.les = append(s.les, labels.FormatOpenMetricsFloat(b))
 	}
@@ -387,6 +395,7 @@ func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
 	drain := s.backlog / math.Max(mu, 1e-9)
 	n := s.lambda * dt
 	slow := 0.0
+	before := slices.Clone(s.cum)
 	for i, le := range s.bounds {
 		under := 0.0
 		for _, c := range s.f.Prefill {
@@ -398,6 +407,8 @@ func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
 		}
 	}
 	s.share = slow
+	s.quantile = scrapeQuantile(s.objective, s.bounds, before, s.cum) / s.unit
+	s.queueDepth = (s.backlog + lq) / math.Max(1, float64(s.ready(t)))
 	if s.lambda == 0 {
 		s.share = 0
 	}

@@ -49,7 +49,7 @@ func fleetSetup(t *testing.T) (model.SLO, FleetOptions, map[string]Autoscaler) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objects, _, err := keda.Build(res.Set)
+	objects, err := keda.Build(res.Set)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,8 +130,8 @@ func IndexRules(files artifact.Set) (RuleIndex, error) {
 	return out, nil
 }
 
-// selected returns the groups whose name keep accepts.
-func (x RuleIndex) selected(keep func(name string) bool) RuleIndex {
+// Selected returns the groups whose name keep accepts.
+func (x RuleIndex) Selected(keep func(name string) bool) RuleIndex {
 	var out RuleIndex
 	for _, g := range x {
 		if keep(g.group.Name) {
@@ -188,7 +188,7 @@ func NewHarness(files map[string][]byte, keep func(string) bool, count bool, scr
 	if err != nil {
 		return nil, err
 	}
-	return NewIndexedHarness(x.selected(keep), count, scratch)
+	return NewIndexedHarness(x.Selected(keep), count, scratch)
 }
 
 // NewIndexedHarness starts an empty Prometheus evaluating the given groups,

@@ -34,7 +34,7 @@ func NewReplay(files artifact.Set, keep func(group string) bool, scratch string)
 		return nil, err
 	}
 	if keep != nil {
-		x = x.selected(keep)
+		x = x.Selected(keep)
 	}
 	h, err := NewIndexedHarness(x, false, scratch)
 	if err != nil {

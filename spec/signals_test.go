@@ -1,0 +1,42 @@
+package spec_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/inferslo/inferslo/spec"
+)
+
+// Both load-shedding signals in the shorthand become one JSON annotation
+// that ends in "}}"; it is decoded field by field, never reaching a
+// template, so the check for template braces must not refuse it.
+func TestBothLoadSheddingSignalsAndAQueueBacklogResolve(t *testing.T) {
+	res, err := spec.Parse(spec.Source{Name: "job.yaml", Data: []byte(`
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: job}
+spec:
+  engine: vllm
+  window: 28d
+  objectives: [{sli: ttft, threshold: 250ms, target: 99%}]
+  alerting:
+    queueBacklog: {perReplica: "6", for: 1m}
+    loadShedding:
+      shed: {above: "3", for: 2m}
+      reduceContext: {above: "1.5", for: 10s}
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatalf("the spec does not resolve: %v", err)
+	}
+	a := res.Set.SLOs[0].Alerting
+	if a.Shedding == nil || a.Shedding.Shed.Factor.String() != "3" || a.Shedding.Shed.For != 2*time.Minute ||
+		a.Shedding.ReduceContext.Factor.String() != "1.5" || a.Shedding.ReduceContext.For != 10*time.Second {
+		t.Errorf("shedding %+v", a.Shedding)
+	}
+	if a.Backlog == nil || a.Backlog.PerReplica.String() != "6" || a.Backlog.For != time.Minute {
+		t.Errorf("backlog %+v", a.Backlog)
+	}
+}
