@@ -139,7 +139,11 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		path := fmt.Sprintf("spec.objectives[%d]", i)
 		ps = append(ps, checkSelector(d, path+".selector", o.Selector)...)
 		sel := mergeSelector(s.Spec.Selector, o.Selector)
-		slo, ext, oPs := expandObjective(d, s, o, path, eng, sel, denominator)
+		expandOne := expandObjective
+		if o.SLI == model.SLIGoodput {
+			expandOne = expandGoodput
+		}
+		slo, ext, oPs := expandOne(d, s, o, path, eng, sel, denominator)
 		ps = append(ps, oPs...)
 		if slo == nil {
 			continue
@@ -203,13 +207,14 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 	}
 	// An engine without an error counter still serves an errors SLI whose
 	// bad events the objective takes from a gateway.
-	gateway := o.SLI == "errors" && (o.Bad != "" || o.Good != "")
+	counted := o.SLI == "errors" || engine.IsFailureKind(o.SLI)
+	gateway := counted && (o.Bad != "" || o.Good != "")
 	if !contains(roles, o.SLI) && !gateway {
-		msg := fmt.Sprintf("%q is not an SLI: valid are %s", o.SLI, fmtList(append(append([]string{}, engine.Roles...), "errors")))
+		msg := fmt.Sprintf("%q is not an SLI: valid are %s", o.SLI, fmtList(shorthandSLIs()))
 		switch {
 		case o.SLI == "":
 			msg = "required: one of " + fmtList(roles)
-		case o.SLI == "errors" || contains(engine.Roles, o.SLI):
+		case counted || contains(engine.Roles, o.SLI):
 			msg = fmt.Sprintf("engine %s cannot measure %s: %s", engineName(eng), o.SLI, eng.Missing(o.SLI))
 			if len(roles) > 0 {
 				msg += "; it serves " + fmtList(roles)
@@ -230,13 +235,18 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 	}
 	ext := &Extensions{Engine: eng.ID, SLI: o.SLI, ScaleOnBurn: o.ScaleOnBurn}
 	var total, good, bad string
-	if o.SLI == "errors" {
+	if counted {
 		if o.Threshold != "" {
-			ps = append(ps, d.errorf(path+".threshold", "the errors SLI has no latency threshold; remove it"))
+			ps = append(ps, d.errorf(path+".threshold", "the %s SLI has no latency threshold; remove it", o.SLI))
 		}
 		total, bad = eng.Errors.Total, eng.Errors.Bad
+		if f := eng.Failures[o.SLI]; f != nil {
+			total, bad = f.Total, f.Bad
+		} else if o.SLI != "errors" {
+			total, bad = "", ""
+		}
 		if total == "" && o.Total == "" {
-			ps = append(ps, d.errorf(path+".total", "engine %s counts no requests; set total (and bad) from the gateway", engineName(eng)))
+			ps = append(ps, d.errorf(path+".total", "engine %s counts no requests for %s; set total (and bad) from the gateway", engineName(eng), o.SLI))
 		}
 	} else {
 		h := eng.Histograms[o.SLI]
@@ -324,6 +334,9 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 func objectiveDescription(eng *engine.Engine, o ShorthandObjective) string {
 	if o.SLI == "errors" {
 		return strings.TrimSpace(fmt.Sprintf("Share of %s requests that finish without error. %s", eng.Title, eng.Errors.Note))
+	}
+	if engine.IsFailureKind(o.SLI) {
+		return failureDescription(eng, o.SLI)
 	}
 	h := eng.Histograms[o.SLI]
 	desc := fmt.Sprintf("Share of %s %s observations at or under %s (%s", eng.Title, strings.ToUpper(o.SLI), o.Threshold, h.Metric)

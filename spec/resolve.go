@@ -116,7 +116,7 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	base.SLOTier = sloTier(o, &ps)
 	// A batch burn is work that can wait: replicas bought for it would
 	// serve no one waiting, so only a spec that asks scales on it.
-	base.ScaleOnBurn = base.Inference != nil && base.Inference.Role != "errors" && !base.Batch()
+	base.ScaleOnBurn = base.Inference != nil && engine.IsLatency(base.Inference.Role) && !base.Batch()
 	if !extensionProblem(o, AnnotationScaleOnBurn, &ps) && ext.ScaleOnBurn != nil {
 		base.ScaleOnBurn = *ext.ScaleOnBurn
 	}
@@ -421,7 +421,7 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 	}
 	role := ext.SLI
 	inf := &model.Inference{Engine: eng.ID, EngineTitle: eng.Title, EngineVersion: eng.Variant, Role: role, Selector: ext.Selector}
-	if role != "errors" {
+	if role != "errors" && !engine.IsFailureKind(role) && role != model.SLIGoodput {
 		h, ok := eng.Histograms[role]
 		if !ok {
 			*ps = append(*ps, o.errorf("metadata.annotations."+AnnotationSLI, "engine %s cannot measure %s: %s", engineName(eng), role, eng.Missing(role)))

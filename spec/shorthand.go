@@ -98,7 +98,8 @@ type ShorthandCalendar struct {
 
 // ShorthandObjective is one SLO of the service.
 type ShorthandObjective struct {
-	// SLI is ttft, itl, tpot, e2e, queue or errors.
+	// SLI is ttft, itl, tpot, e2e, queue, errors, a failure kind
+	// (incomplete, rejections, streams) or goodput.
 	SLI string `yaml:"sli"`
 	// Name of the SLO; defaults to <metadata.name>-<sli>.
 	Name        string `yaml:"name,omitempty"`

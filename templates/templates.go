@@ -62,6 +62,7 @@ const (
 	PanelCatalog               = "panel-catalog.tmpl"
 	PanelDaysLeft              = "panel-days-left.tmpl"
 	PanelErrorRatio            = "panel-error-ratio.tmpl"
+	PanelGoodput               = "panel-goodput.tmpl"
 	PanelKVCache               = "panel-kv-cache.tmpl"
 	PanelLatency               = "panel-latency.tmpl"
 	PanelOverviewBudgetHistory = "panel-overview-budget-history.tmpl"
@@ -79,7 +80,7 @@ func Names() []string {
 		NoDataDescription, NoDataSummary,
 		PanelAbout, PanelAlerts, PanelBudgetHistory, PanelBudgetLeftPeriod, PanelBudgetLeft,
 		PanelBudgetPeriod, PanelBurnNow, PanelBurnRate, PanelCatalog, PanelDaysLeft,
-		PanelErrorRatio, PanelKVCache, PanelLatency, PanelOverviewBudgetHistory,
+		PanelErrorRatio, PanelGoodput, PanelKVCache, PanelLatency, PanelOverviewBudgetHistory,
 		PanelOverviewBurn, PanelQueue, PanelThroughput, PanelTokens,
 	}
 }

@@ -61,6 +61,13 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 		}
 	}
 
+	if goodput := goodputPanels(w, slos); len(goodput) > 0 {
+		g.row("Goodput")
+		for _, p := range goodput {
+			g.add(p, 12, 8)
+		}
+	}
+
 	for _, slo := range slos {
 		g.row(fmt.Sprintf("SLO %s: %s, %s over %s", sloTitle(slo), sliText(slo), percent(slo.Objective), rules.WindowText(slo)))
 		if slo.Calendar != nil {

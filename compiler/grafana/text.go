@@ -41,6 +41,14 @@ func roleTitle(role string) string {
 		return "Queue time"
 	case "errors":
 		return "Request errors"
+	case "incomplete":
+		return "Incomplete responses"
+	case "rejections":
+		return "Admission rejections"
+	case "streams":
+		return "Incomplete streams"
+	case "goodput":
+		return "Goodput lower bound"
 	}
 	return role
 }

@@ -284,7 +284,8 @@ type Inference struct {
 	// EngineVersion is the release whose catalog variant applies; empty
 	// for the newest.
 	EngineVersion string
-	// Role of the SLI: ttft, itl, tpot, e2e, queue or errors.
+	// Role of the SLI: ttft, itl, tpot, e2e, queue, errors, a failure kind
+	// (incomplete, rejections, streams) or goodput.
 	Role string
 	// Threshold is the latency bound in seconds; once converted to Unit it
 	// is a bucket boundary of Histogram. Zero for the errors role.

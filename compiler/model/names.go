@@ -43,7 +43,17 @@ const (
 	// slice): 1 for a bad slice and 0 for a good one, or for RatioTimeslices
 	// the slice's bad/total ratio. Absent for a slice without traffic.
 	SliceError = "inferslo:slice_error:value"
+	// GoodputLower and GoodputUpper bound goodput, the share of requests
+	// within both the TTFT and the TPOT threshold, over window (Fréchet
+	// bounds from the two SLOs' error ratios; the joint share itself is not
+	// observable). They belong to a pair of SLOs: slo is "<ttft slo>+<tpot
+	// slo>" and sli is goodput. Absent while either ratio is.
+	GoodputLower = "inferslo:goodput:lower"
+	GoodputUpper = "inferslo:goodput:upper"
 )
+
+// SLIGoodput is the role of goodput's lower bound as an SLI of its own.
+const SLIGoodput = "goodput"
 
 // Alert names; severity, slo and service labels tell the alerts apart.
 const (

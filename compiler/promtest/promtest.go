@@ -210,6 +210,11 @@ func ServiceTests(svc model.ServiceSLOs, groups []rulefmt.RuleGroup) (File, erro
 			f.Tests = append(f.Tests, t)
 		}
 	}
+	goodput, err := b.goodputTests()
+	if err != nil {
+		return File{}, err
+	}
+	f.Tests = append(f.Tests, goodput...)
 	return f, nil
 }
 

@@ -185,7 +185,15 @@ func join(vs []float64) string {
 // evaluation interval over [from, until], failing on any rule error.
 func evaluateFrom(t *testing.T, slo model.SLO, series string, from, until time.Time) (*promqltest.LazyLoader, map[string]*rules.Group) {
 	t.Helper()
-	files, err := Build(model.Set{SLOs: []model.SLO{slo}}, nil)
+	return evaluateSet(t, model.Set{SLOs: []model.SLO{slo}}, series, from, until)
+}
+
+// evaluateSet is evaluateFrom for the rule file of one service's SLOs,
+// evaluated at the first SLO's interval.
+func evaluateSet(t *testing.T, set model.Set, series string, from, until time.Time) (*promqltest.LazyLoader, map[string]*rules.Group) {
+	t.Helper()
+	slo := set.SLOs[0]
+	files, err := Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

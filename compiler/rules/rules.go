@@ -152,11 +152,13 @@ func ServiceGroups(slos []model.SLO, text *templates.Text) ([]rulefmt.RuleGroup,
 		return nil, nil, err
 	}
 	var groups []rulefmt.RuleGroup
+	goodput := goodputRules(slos)
 	for _, slo := range slos {
 		g, err := Group(slo, text)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
+		g.Rules = append(g.Rules, goodput[slo.Name]...)
 		groups = append(groups, g)
 	}
 	return groups, model.Sources(slos), nil

@@ -20,8 +20,8 @@ func Custom(id string, e *Engine) (*Engine, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	if len(c.Histograms) == 0 && c.Errors.Bad == "" && len(c.Gauges) == 0 {
-		return nil, fmt.Errorf("engine %s declares no histogram, error counter or gauge", id)
+	if len(c.Histograms) == 0 && c.Errors.Bad == "" && len(c.Failures) == 0 && len(c.Gauges) == 0 {
+		return nil, fmt.Errorf("engine %s declares no histogram, error counter, failure kind or gauge", id)
 	}
 	return &c, nil
 }

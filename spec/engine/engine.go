@@ -20,6 +20,19 @@ var catalogYAML []byte
 // Roles are the latency SLIs a histogram can serve, in display order.
 var Roles = []string{"ttft", "itl", "tpot", "e2e", "queue"}
 
+// FailureKinds are the ratio SLIs beside errors that count one kind of
+// failed request over the requests it could befall, in display order:
+// incomplete (finished by a token budget or an abort), rejections (refused
+// at admission) and streams (streams that did not complete, from a
+// gateway's counters).
+var FailureKinds = []string{"incomplete", "rejections", "streams"}
+
+// IsLatency says whether an SLI role reads a latency histogram.
+func IsLatency(role string) bool { return contains(Roles, role) }
+
+// IsFailureKind says whether an SLI role is one of FailureKinds.
+func IsFailureKind(role string) bool { return contains(FailureKinds, role) }
+
 // Units of histogram buckets.
 const (
 	Seconds      = "seconds"
@@ -54,11 +67,14 @@ type Engine struct {
 	Histograms   map[string]*Histogram `yaml:"histograms,omitempty"`
 	// Means are signals exported only as cumulative time and count
 	// counters: they yield a mean, never an exact share under a threshold.
-	Means    map[string]*Mean  `yaml:"means,omitempty"`
-	Errors   Errors            `yaml:"errors,omitempty"`
-	Requests string            `yaml:"requests,omitempty"`
-	Gauges   map[string]string `yaml:"gauges,omitempty"`
-	Counters map[string]string `yaml:"counters,omitempty"`
+	Means  map[string]*Mean `yaml:"means,omitempty"`
+	Errors Errors           `yaml:"errors,omitempty"`
+	// Failures are the failure kinds the engine counts, by role (see
+	// FailureKinds): bad and total events of one ratio SLI each.
+	Failures map[string]*Errors `yaml:"failures,omitempty"`
+	Requests string             `yaml:"requests,omitempty"`
+	Gauges   map[string]string  `yaml:"gauges,omitempty"`
+	Counters map[string]string  `yaml:"counters,omitempty"`
 	// Distributions are the engine's other histograms (token counts,
 	// prefill and decode time), by what they measure: no SLI reads them,
 	// but lint and --metrics know them.
@@ -123,7 +139,7 @@ type Variant struct {
 	Change     string                `yaml:"change"`
 	Labels     []string              `yaml:"labels,omitempty"`
 	Histograms map[string]*Histogram `yaml:"histograms,omitempty"`
-	// Drop removes histograms by role.
+	// Drop removes histograms and failure kinds by role.
 	Drop   []string          `yaml:"drop,omitempty"`
 	Gauges map[string]string `yaml:"gauges,omitempty"`
 	Errors *Errors           `yaml:"errors,omitempty"`
@@ -196,6 +212,14 @@ func (e *Engine) check() error {
 	}
 	if err := check("", e.Histograms, false); err != nil {
 		return err
+	}
+	for role, f := range e.Failures {
+		if !IsFailureKind(role) {
+			return fmt.Errorf("engine %s: failure kind %q is not one of %s", e.ID, role, strings.Join(FailureKinds, ", "))
+		}
+		if f == nil || f.Total == "" || f.Bad == "" {
+			return fmt.Errorf("engine %s failures %s: total and bad are required", e.ID, role)
+		}
 	}
 	for _, v := range []string{e.MinVersion} {
 		if _, err := parseVersion(v); v != "" && err != nil {
@@ -327,6 +351,12 @@ func (e *Engine) clone() *Engine {
 	}
 	out.Gauges = copyMap(e.Gauges)
 	out.Lacks = copyMap(e.Lacks)
+	if e.Failures != nil {
+		out.Failures = make(map[string]*Errors, len(e.Failures))
+		for r, f := range e.Failures {
+			out.Failures[r] = f
+		}
+	}
 	return &out
 }
 
@@ -336,6 +366,7 @@ func (e *Engine) apply(va Variant) {
 	}
 	for _, r := range va.Drop {
 		delete(e.Histograms, r)
+		delete(e.Failures, r)
 	}
 	for r, patch := range va.Histograms {
 		h, ok := e.Histograms[r]
@@ -387,12 +418,17 @@ func (e *Engine) Roles() []string {
 	return out
 }
 
-// SLIs lists every SLI the engine can serve: its latency roles, and errors
-// when it counts failed requests.
+// SLIs lists every SLI the engine can serve: its latency roles, errors
+// when it counts failed requests, and the failure kinds it counts.
 func (e *Engine) SLIs() []string {
 	out := e.Roles()
 	if e.Errors.Bad != "" {
 		out = append(out, "errors")
+	}
+	for _, k := range FailureKinds {
+		if _, ok := e.Failures[k]; ok {
+			out = append(out, k)
+		}
 	}
 	return out
 }
@@ -413,6 +449,9 @@ func (e *Engine) Missing(sli string) string {
 	if l := e.Lacks[sli]; l != "" {
 		return l
 	}
+	if IsFailureKind(sli) {
+		return fmt.Sprintf("%s counts no %s; set total and bad on the objective from a gateway's counters", e.Title, failureNoun[sli])
+	}
 	if m, ok := e.Means[sli]; ok {
 		return fmt.Sprintf("engine %s has only a mean (%s over %s), which cannot make an exact SLI", e.ID, m.Sum, m.Count)
 	}
@@ -420,6 +459,13 @@ func (e *Engine) Missing(sli string) string {
 		return e.NoMetrics
 	}
 	return fmt.Sprintf("engine %s exposes no %s histogram", e.ID, sli)
+}
+
+// failureNoun names what a failure kind counts, for messages.
+var failureNoun = map[string]string{
+	"incomplete": "requests finished by a token budget or an abort",
+	"rejections": "requests refused at admission",
+	"streams":    "streams that did not complete",
 }
 
 // LabelsOf returns the labels a metric carries.

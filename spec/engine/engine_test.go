@@ -57,7 +57,10 @@ func TestResolvePicksTheVersionVariant(t *testing.T) {
 			return FormatSeconds(b[len(b)-1])
 		}},
 		{"vLLM 0.10 has no per-request TPOT", "vllm", "0.10.0", func(e *Engine) string { return strings.Join(e.Roles(), ",") }},
-		{"vLLM 0.12 has no error reason", "vllm", "0.12.0", func(e *Engine) string { return strings.Join(e.SLIs(), ",") }},
+		{"vLLM 0.12 has no error reason but tells cut-short answers apart", "vllm", "0.12.0", func(e *Engine) string { return strings.Join(e.SLIs(), ",") }},
+		{"vLLM 0.31 counts no admission rejections", "vllm", "0.31.0", func(e *Engine) string { return e.Missing("rejections") }},
+		{"vLLM 0.32 counts every failure kind it has", "vllm", "0.32.0", func(e *Engine) string { return strings.Join(e.SLIs(), ",") }},
+		{"Triton r24.05 cannot tell rejections from other failures", "triton", "r24.05", func(e *Engine) string { return strings.Join(e.SLIs(), ",") }},
 		{"SGLang 0.5.2 names the queue histogram queue_time_s", "sglang", "0.5.2", func(e *Engine) string { return e.Histograms["queue"].Metric }},
 		{"SGLang 0.5.1 e2e buckets end at 800", "sglang", "0.5.1", func(e *Engine) string {
 			b := e.Histograms["e2e"].Buckets
@@ -70,7 +73,9 @@ func TestResolvePicksTheVersionVariant(t *testing.T) {
 	want := []string{
 		"vllm:time_per_output_token_seconds", "vllm:inter_token_latency_seconds",
 		"vllm:gpu_cache_usage_perc", "vllm:kv_cache_usage_perc", "10",
-		"ttft,itl,e2e,queue", "ttft,itl,tpot,e2e,queue",
+		"ttft,itl,e2e,queue", "ttft,itl,tpot,e2e,queue,incomplete",
+		"vllm:admission_rejections_total appears in 0.32; before it requests refused at admission (HTTP 503) reach no engine counter, so take rejections from a gateway (total and bad on the objective)",
+		"ttft,itl,tpot,e2e,queue,errors,incomplete,rejections", "errors",
 		"sglang:queue_time_s", "800 ttft,itl,e2e", "sglang:time_per_output_token_seconds",
 		"nv_inference_request_failure", "gen_ai_system",
 	}

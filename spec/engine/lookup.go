@@ -139,6 +139,9 @@ func (e *Engine) uses() []namedUse {
 	}
 	queries(e.Versions, "requests", KindCounter, e.Requests)
 	queries(e.Versions, "errors", KindCounter, e.Errors.Total, e.Errors.Bad)
+	for _, r := range sortedKeys(e.Failures) {
+		queries(e.Versions, r, KindCounter, e.Failures[r].Total, e.Failures[r].Bad)
+	}
 	for _, va := range e.Variants {
 		versions := va.Range()
 		for _, r := range sortedKeys(va.Histograms) {

@@ -71,6 +71,9 @@ func New(slo model.SLO, shape Shape) (*Workload, error) {
 	if slo.SLI.Threshold != nil {
 		return build(slo, shape, thresholdSeries)
 	}
+	if slo.Inference != nil && slo.Inference.Role == model.SLIGoodput {
+		return build(slo, shape, goodputSeries)
+	}
 	if slo.Inference != nil {
 		w, err := build(slo, shape, engineSeries)
 		if err == nil {
