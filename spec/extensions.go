@@ -91,15 +91,15 @@ func extensionTable() []extension {
 	return []extension{
 		text(AnnotationEngine, "", func(e *Extensions) *string { return &e.Engine }),
 		text(AnnotationEngineVersion, "", func(e *Extensions) *string { return &e.EngineVersion }),
-		{key: AnnotationEngineMetrics, text: proseText, encode: stringOf(func(e *Extensions) *string { return &e.EngineMetrics }), decode: setString(func(e *Extensions) *string { return &e.EngineMetrics })},
+		checked(text(AnnotationEngineMetrics, "", func(e *Extensions) *string { return &e.EngineMetrics }), proseText),
 		text(AnnotationSLI, "", func(e *Extensions) *string { return &e.SLI }),
 		text(AnnotationThreshold, objectivePath+".threshold", func(e *Extensions) *string { return &e.Threshold }),
 		text(AnnotationSelector, "spec.selector", func(e *Extensions) *string { return &e.Selector }),
 		text(AnnotationTTFTDenominator, "", func(e *Extensions) *string { return &e.TTFTDenominator }),
 		duration(AnnotationScrapeInterval, "spec.scrapeInterval", func(e *Extensions) *time.Duration { return &e.ScrapeInterval }),
 		duration(AnnotationEvaluation, "spec.evaluationInterval", func(e *Extensions) *time.Duration { return &e.Evaluation }),
-		{key: AnnotationRunbookURL, text: runbookProblem, encode: stringOf(func(e *Extensions) *string { return &e.RunbookURL }), decode: setString(func(e *Extensions) *string { return &e.RunbookURL })},
-		{key: annotationPrefix + "dashboard-url", shorthand: "spec.alerting.dashboardURL", text: dashboardProblem, encode: stringOf(func(e *Extensions) *string { return &e.DashboardURL }), decode: setString(func(e *Extensions) *string { return &e.DashboardURL })},
+		checked(text(AnnotationRunbookURL, "", func(e *Extensions) *string { return &e.RunbookURL }), runbookProblem),
+		checked(text(annotationPrefix+"dashboard-url", "spec.alerting.dashboardURL", func(e *Extensions) *string { return &e.DashboardURL }), dashboardProblem),
 		boolean(AnnotationNoData, "", boolProblem, func(e *Extensions) **bool { return &e.NoData }),
 		text(AnnotationMinEvents, "", func(e *Extensions) *string { return &e.MinEvents }),
 		jsonOf(AnnotationAutoscaling, "spec.autoscaling", "invalid autoscaling JSON: %v", func(e *Extensions) **ShorthandAutoscaling { return &e.Autoscaling }),
@@ -162,15 +162,6 @@ func extensionTable() []extension {
 		signal(AnnotationLoadShedding, "spec.alerting.loadShedding", "invalid JSON (shed, reduceContext: above, for), or false: %v", func(e *Extensions) **ShorthandShedding { return &e.LoadShedding },
 			func(s *ShorthandShedding) **bool { return &s.Enabled }),
 	}
-}
-
-// sloAnnotations lists the keys an SLO may carry.
-func sloAnnotations() []string {
-	var out []string
-	for _, x := range extensionTable() {
-		out = append(out, x.key)
-	}
-	return out
 }
 
 // encodeError is a fact that did not encode, such as a NaN bucket.
@@ -251,15 +242,17 @@ func shorthandPath(p, objective string) (string, bool) {
 }
 
 func text(key, shorthand string, field func(*Extensions) *string) extension {
-	return extension{key: key, shorthand: shorthand, encode: stringOf(field), decode: setString(field)}
+	return extension{
+		key: key, shorthand: shorthand,
+		encode: func(e *Extensions) (string, error) { return *field(e), nil },
+		decode: func(e *Extensions, s string) string { *field(e) = s; return "" },
+	}
 }
 
-func stringOf(field func(*Extensions) *string) func(*Extensions) (string, error) {
-	return func(e *Extensions) (string, error) { return *field(e), nil }
-}
-
-func setString(field func(*Extensions) *string) func(*Extensions, string) string {
-	return func(e *Extensions, s string) string { *field(e) = s; return "" }
+// checked is x with its own text check.
+func checked(x extension, check func(string) string) extension {
+	x.text = check
+	return x
 }
 
 func duration(key, shorthand string, field func(*Extensions) *time.Duration) extension {

@@ -209,10 +209,11 @@ func objectiveSuffix(obj v1.SLOObjective, i int) string {
 func checkAnnotations(o object[v1.SLO], text *Problems) {
 	ann := o.v.Metadata.Annotations
 	rows := map[string]extension{}
+	var known []string
 	for _, x := range extensionTable() {
 		rows[x.key] = x
+		known = append(known, x.key)
 	}
-	known := sloAnnotations()
 	for _, k := range sortedKeys(ann) {
 		if !strings.HasPrefix(k, annotationPrefix) {
 			continue

@@ -15,6 +15,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/prometheus/prometheus/promql/parser"
 )
 
 // Path is where the catalog goes in the output folder.
@@ -80,8 +81,9 @@ func Build(set model.Set) (artifact.Set, error) {
 		return nil, nil
 	}
 	c := Catalog{SLOs: make([]Entry, 0, len(set.SLOs))}
+	p := query.NewParser()
 	for _, slo := range set.SLOs {
-		e, err := entryOf(slo)
+		e, err := entryOf(p, slo)
 		if err != nil {
 			return nil, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
@@ -97,7 +99,7 @@ func Build(set model.Set) (artifact.Set, error) {
 	return artifact.Set{{Path: Path, Data: buf.Bytes()}}, nil
 }
 
-func entryOf(slo model.SLO) (Entry, error) {
+func entryOf(p parser.Parser, slo model.SLO) (Entry, error) {
 	e := Entry{
 		Name:        slo.Name,
 		DisplayName: slo.DisplayName,
@@ -122,7 +124,6 @@ func entryOf(slo model.SLO) (Entry, error) {
 			e.Threshold = inf.Threshold.String()
 		}
 	}
-	p := query.NewParser()
 	for _, q := range []string{e.Queries.BudgetRemaining, e.Queries.ErrorRatio, e.Queries.BurnRate, e.Queries.Alerts} {
 		if _, err := p.ParseExpr(q); err != nil {
 			return Entry{}, fmt.Errorf("query %s: %w", q, err)

@@ -107,12 +107,11 @@ func withAutoscaling(slos []model.SLO) []model.SLO {
 // unit is what one ScaledObject scales: a scale target, the SLOs whose
 // triggers drive it and, for a grouped SLO, the one group it reads.
 type unit struct {
-	name    string // the ScaledObject's name
-	service string
-	target  string
-	slos    []model.SLO
-	a       *model.Autoscaling
-	group   model.ScaleGroup
+	name   string // the ScaledObject's name
+	target string
+	slos   []model.SLO
+	a      *model.Autoscaling
+	group  model.ScaleGroup
 }
 
 // unitsOf splits a service's autoscaled SLOs by scale target (several
@@ -142,10 +141,10 @@ func unitsOf(service string, slos []model.SLO) ([]unit, error) {
 		case len(grouped) > 0 && len(a.Groups) == 0:
 			return nil, fmt.Errorf("SLO %s is grouped by %v, and one ScaledObject would scale %s on every group's traffic; declare the groups to autoscale and name the target per group", group[0].Name, grouped, a.TargetName)
 		case len(a.Groups) == 0:
-			units = append(units, unit{service: service, target: a.TargetName, slos: group, a: a})
+			units = append(units, unit{target: a.TargetName, slos: group, a: a})
 		}
 		for _, g := range a.Groups {
-			units = append(units, unit{service: service, target: a.ScaleTargetName(g), slos: group, a: a, group: g})
+			units = append(units, unit{target: a.ScaleTargetName(g), slos: group, a: a, group: g})
 		}
 	}
 	seen := map[string]bool{}
