@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -68,7 +68,7 @@ func TestEachEngineSpecSelectsTheEnginesSeriesAndPassesSimulation(t *testing.T) 
 			}
 			var replay model.Set
 			for _, s := range res.Set.SLOs {
-				if _, err := workload.New(s, workload.Shape{Pods: 1, Models: 2}); err != nil {
+				if _, err := synth.New(s, synth.Shape{Pods: 1, Models: 2}); err != nil {
 					t.Errorf("SLO %s: %v", s.Name, err)
 				}
 				for _, n := range tt.simulate {
@@ -83,7 +83,7 @@ func TestEachEngineSpecSelectsTheEnginesSeriesAndPassesSimulation(t *testing.T) 
 			if testing.Short() || len(replay.SLOs) == 0 {
 				return
 			}
-			r, err := Run(replay, Options{Shape: workload.Shape{Pods: 1, Models: 1}})
+			r, err := Run(replay, Options{Shape: synth.Shape{Pods: 1, Models: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
