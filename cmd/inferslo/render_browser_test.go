@@ -206,9 +206,15 @@ func hasText(page, s string) bool {
 }
 
 // The page itself, without a browser: every panel is there with data, and
-// a second render replaces the folder.
+// a second render replaces the folder. The same page then goes to
+// Chromium: one render (seconds of CPU per SLO) serves both.
 func TestRenderWritesEveryPanelWithData(t *testing.T) {
+	root, err := os.Getwd() // cmd/inferslo; renderChat moves to the repository root
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, panels := renderChat(t)
+	t.Run("in Chromium", func(t *testing.T) { reviewPageInChromium(t, root, out, panels) })
 	page, err := os.ReadFile(filepath.Join(out, "index.html"))
 	if err != nil {
 		t.Fatal(err)
@@ -300,11 +306,11 @@ func fetchedBesides(paths []string, page string) []string {
 	return out
 }
 
-// TestReviewPageInChromium opens the rendered chat review page in headless
+// reviewPageInChromium opens the rendered chat review page in headless
 // Chromium: every dashboard panel is in the DOM with its title and a drawn
 // data path, no console message and no request besides the page itself.
 // The screenshot goes to docs/review-chat.png with -update-screenshot.
-func TestReviewPageInChromium(t *testing.T) {
+func reviewPageInChromium(t *testing.T, root, out string, panels []reviewPanel) {
 	bin := os.Getenv("INFERSLO_CHROMIUM")
 	if bin == "" {
 		t.Skip("set INFERSLO_CHROMIUM to a chromium binary to run the browser test")
@@ -327,11 +333,6 @@ func TestReviewPageInChromium(t *testing.T) {
 		}
 	})
 
-	root, err := os.Getwd() // cmd/inferslo; renderChat moves to the repository root
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, panels := renderChat(t)
 	srv, fetched := serve(t, out)
 	// The file server answers / with index.html (and redirects the name).
 	url := srv.URL + "/"

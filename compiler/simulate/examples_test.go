@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler/internal/slotest"
@@ -18,9 +20,13 @@ func TestEveryExampleSLOPassesEveryScenario(t *testing.T) {
 	}
 	set := slotest.Examples(t).Set
 	if !*allExamples {
-		set.SLOs = oneOfEachKind(set.SLOs)
+		set.SLOs = oneOfEachKind(set.SLOs, os.Getenv("INFERSLO_LONG") != "")
 	}
-	t.Logf("simulating %d SLOs", len(set.SLOs))
+	var names []string
+	for _, s := range set.SLOs {
+		names = append(names, s.Name)
+	}
+	t.Logf("simulating %d SLOs: %s", len(set.SLOs), strings.Join(names, ", "))
 	r, err := Run(set, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -35,16 +41,23 @@ func TestEveryExampleSLOPassesEveryScenario(t *testing.T) {
 	}
 }
 
-// oneOfEachKind picks few SLOs that together cover every engine, SLI
-// role, alert tier layout and traffic gate of the set (greedily, the SLO
-// adding the most uncovered traits first): SLOs alike in all of these
-// differ only in numbers the scenarios derive from the spec, and replaying
-// each costs seconds of CPU.
-func oneOfEachKind(slos []model.SLO) []model.SLO {
+// oneOfEachKind picks few SLOs that together cover every alert tier
+// layout, budgeting, traffic gate and no-data alert of the set, native
+// histograms, goodput's bounds and a plain OpenSLO ratio, and with every
+// also every engine and SLI role (greedily, the SLO adding the most
+// uncovered traits first): SLOs alike in all of these differ only in
+// numbers the scenarios derive from the spec, and replaying each costs
+// seconds of CPU. Each role's series are checked to drive its SLI exactly
+// without a replay (synth.New); the default suite replays the rule
+// shapes, INFERSLO_LONG=1 every engine and role too.
+func oneOfEachKind(slos []model.SLO, every bool) []model.SLO {
 	traits := func(s model.SLO) []string {
 		out := []string{"source=openslo"}
 		if s.Inference != nil {
-			out = []string{"engine=" + s.Inference.Engine, "role=" + s.Inference.Role, fmt.Sprintf("native=%t", s.Inference.Native)}
+			out = []string{fmt.Sprintf("native=%t", s.Inference.Native), fmt.Sprintf("goodput=%t", s.Inference.Role == model.SLIGoodput)}
+			if every {
+				out = append(out, "engine="+s.Inference.Engine, "role="+s.Inference.Role)
+			}
 		}
 		layout := "tiers="
 		for _, t := range s.Alerting.Tiers {
