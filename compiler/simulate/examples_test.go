@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -20,7 +19,7 @@ func TestEveryExampleSLOPassesEveryScenario(t *testing.T) {
 	}
 	set := slotest.Examples(t).Set
 	if !*allExamples {
-		set.SLOs = oneOfEachKind(set.SLOs, os.Getenv("INFERSLO_LONG") != "")
+		set.SLOs = oneOfEachKind(set.SLOs)
 	}
 	var names []string
 	for _, s := range set.SLOs {
@@ -43,21 +42,17 @@ func TestEveryExampleSLOPassesEveryScenario(t *testing.T) {
 
 // oneOfEachKind picks few SLOs that together cover every alert tier
 // layout, budgeting, traffic gate and no-data alert of the set, native
-// histograms, goodput's bounds and a plain OpenSLO ratio, and with every
-// also every engine and SLI role (greedily, the SLO adding the most
-// uncovered traits first): SLOs alike in all of these differ only in
-// numbers the scenarios derive from the spec, and replaying each costs
-// seconds of CPU. Each role's series are checked to drive its SLI exactly
-// without a replay (synth.New); the default suite replays the rule
-// shapes, INFERSLO_LONG=1 every engine and role too.
-func oneOfEachKind(slos []model.SLO, every bool) []model.SLO {
+// histograms, goodput's bounds and a plain OpenSLO ratio (greedily, the
+// SLO adding the most uncovered traits first): SLOs alike in all of these
+// share their rules' shape and differ in the SLI's queries, whose series
+// are checked to drive the SLI exactly without a replay (synth.New), and
+// replaying each costs seconds of CPU. CI's `inferslo test --strict
+// examples` replays every engine and role.
+func oneOfEachKind(slos []model.SLO) []model.SLO {
 	traits := func(s model.SLO) []string {
 		out := []string{"source=openslo"}
 		if s.Inference != nil {
 			out = []string{fmt.Sprintf("native=%t", s.Inference.Native), fmt.Sprintf("goodput=%t", s.Inference.Role == model.SLIGoodput)}
-			if every {
-				out = append(out, "engine="+s.Inference.Engine, "role="+s.Inference.Role)
-			}
 		}
 		layout := "tiers="
 		for _, t := range s.Alerting.Tiers {
