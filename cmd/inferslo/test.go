@@ -12,7 +12,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/simulate"
 	"github.com/inferslo/inferslo/compiler/simulate/cost"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 )
 
 type testCmd struct {
@@ -99,7 +99,7 @@ func (c *testCmd) Run(e *env) error {
 }
 
 func (c *testCmd) cost(e *env, set model.Set) error {
-	report, err := cost.Measure(set, cost.Options{Shape: workload.Shape{Pods: c.Pods, Models: c.Models}, Scratch: e.scratch})
+	report, err := cost.Measure(set, cost.Options{Shape: synth.Shape{Pods: c.Pods, Models: c.Models}, Scratch: e.scratch})
 	if err != nil {
 		return err
 	}

@@ -19,13 +19,13 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/templates"
 )
 
 // expected lists the firing ErrorBudgetBurn alerts of the service when the
 // given series grow by the given increments per scrape.
-func (b builder) expected(inputs []workload.Input, scrape, at time.Duration) ([]ExpectedAlert, error) {
+func (b builder) expected(inputs []synth.Input, scrape, at time.Duration) ([]ExpectedAlert, error) {
 	series := labelsOf(inputs)
 	var out []ExpectedAlert
 	for _, slo := range b.slos {
@@ -33,11 +33,11 @@ func (b builder) expected(inputs []workload.Input, scrape, at time.Duration) ([]
 			continue
 		}
 		for _, g := range groupsOf(slo, series) {
-			var gi []workload.Input
+			var gi []synth.Input
 			for _, i := range g.series {
 				gi = append(gi, inputs[i])
 			}
-			total, bad, err := workload.Events(slo, gi)
+			total, bad, err := synth.Events(slo, gi)
 			if err != nil {
 				return nil, err
 			}

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 )
 
 // goodputTests check the goodput bounds of each ungrouped TTFT and TPOT
@@ -30,7 +30,7 @@ func (b builder) goodputTests() ([]Test, error) {
 			slo model.SLO
 			bad float64
 		}{{p.TTFT, ttftBad}, {p.TPOT, tpotBad}} {
-			counters, err := workload.Counters(side.slo)
+			counters, err := synth.Counters(side.slo)
 			if err != nil {
 				return nil, fmt.Errorf("slo %s: %w", side.slo.Name, err)
 			}

@@ -64,7 +64,7 @@ func TestPerModelTestsFailWhenTheRulesSumOverModels(t *testing.T) {
 		return bytes.ReplaceAll(b, []byte("sum by (model_name) ("), []byte("sum("))
 	})
 	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	if fails := runTests(t, filepath.Dir(path), path); len(fails) == 0 {
+	if fails := runTests(t, filepath.Dir(path), path, "fleet-errors: the page alert fires during a 20x burn of model_name fleet-errors-a and stays silent for fleet-errors-b"); len(fails) == 0 {
 		t.Fatal("the tests passed against rules that sum the models together")
 	}
 }
@@ -145,7 +145,7 @@ spec:
 		return hold.ReplaceAll(b, []byte("${1}no_such_series"))
 	})
 	path = filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	if fails := strings.Join(runTests(t, filepath.Dir(path), path), "\n"); !strings.Contains(fails, name) {
+	if fails := strings.Join(runTests(t, filepath.Dir(path), path, name), "\n"); !strings.Contains(fails, name) {
 		t.Errorf("without the hold the missing-bucket test still passed; failures:\n%s", fails)
 	}
 }

@@ -33,8 +33,9 @@ func TestNativeHistogramTestsFeedHistogramsAndFailWhenTheThresholdMoves(t *testi
 		return bytes.ReplaceAll(b, []byte("histogram_fraction(0, 0.5,"), []byte("histogram_fraction(0, 0.25,"))
 	})
 	path = filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	fails := runTests(t, filepath.Dir(path), path)
-	if !strings.Contains(strings.Join(fails, "\n"), "otel-assistant-ttft: the page alert is silent at half the budget rate") {
+	const name = "otel-assistant-ttft: the page alert is silent at half the budget rate"
+	fails := runTests(t, filepath.Dir(path), path, name)
+	if !strings.Contains(strings.Join(fails, "\n"), name) {
 		t.Errorf("the tests did not fail on rules whose threshold moved:\n%s", strings.Join(fails, "\n"))
 	}
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/templates"
 )
 
@@ -393,20 +393,20 @@ func groupValue(slo model.SLO, i int) string { return fmt.Sprintf("%s-%c", slo.N
 // grouped copies the counters into two groups of a grouped SLO, the second
 // at half the budget rate. A selector that fixes a grouping label to one
 // value leaves one group: the copies would not be selected.
-func grouped(slo model.SLO, counters []workload.Counter, perScrape, bad float64) ([]workload.Input, error) {
+func grouped(slo model.SLO, counters []synth.Counter, perScrape, bad float64) ([]synth.Input, error) {
 	halfBad := math.Round(perScrape * slo.ErrorBudget().Float() * 0.5)
-	var inputs []workload.Input
+	var inputs []synth.Input
 	for i, badPerScrape := range []float64{bad, halfBad} {
-		var group []workload.Input
+		var group []synth.Input
 		for _, c := range counters {
 			lb := labels.NewBuilder(c.Labels)
 			for _, l := range slo.GroupBy {
 				lb.Set(l, groupValue(slo, i))
 			}
 			c.Labels = lb.Labels()
-			group = append(group, workload.Input{Counter: c, N: perScrape, K: badPerScrape})
+			group = append(group, synth.Input{Counter: c, N: perScrape, K: badPerScrape})
 		}
-		total, _, err := workload.Events(slo, group)
+		total, _, err := synth.Events(slo, group)
 		if err != nil {
 			return nil, err
 		}
@@ -422,17 +422,17 @@ func grouped(slo model.SLO, counters []workload.Counter, perScrape, bad float64)
 }
 
 // ungrouped drives every counter with the same requests and bad requests.
-func ungrouped(counters []workload.Counter, perScrape, bad float64) []workload.Input {
-	var out []workload.Input
+func ungrouped(counters []synth.Counter, perScrape, bad float64) []synth.Input {
+	var out []synth.Input
 	for _, c := range counters {
-		out = append(out, workload.Input{Counter: c, N: perScrape, K: bad})
+		out = append(out, synth.Input{Counter: c, N: perScrape, K: bad})
 	}
 	return out
 }
 
 // values is an input's samples in promtool's expanding notation: from zero,
 // growing by the same increment every scrape.
-func values(in workload.Input, steps int) string {
+func values(in synth.Input, steps int) string {
 	if !in.Counter.Native() {
 		return fmt.Sprintf("0+%sx%d", trim(in.Counter.Value(in.N, in.K)), steps)
 	}
@@ -459,7 +459,7 @@ func histogramNotation(h *histogram.Histogram) string {
 }
 
 // labelsOf lists the inputs' series.
-func labelsOf(inputs []workload.Input) []labels.Labels {
+func labelsOf(inputs []synth.Input) []labels.Labels {
 	out := make([]labels.Labels, len(inputs))
 	for i, in := range inputs {
 		out[i] = in.Counter.Labels
@@ -476,7 +476,7 @@ type builder struct {
 // test builds one test group: the SLO's counters at the given burn, and the
 // ErrorBudgetBurn alerts of every SLO of the service expected to fire.
 func (b builder) test(slo model.SLO, name string, burn float64) (Test, error) {
-	counters, err := workload.Counters(slo)
+	counters, err := synth.Counters(slo)
 	if err != nil {
 		return Test{}, err
 	}

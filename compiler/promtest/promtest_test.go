@@ -2,12 +2,15 @@ package promtest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
@@ -106,7 +109,7 @@ func TestGeneratedTestsFailWhenTheRulesAreEdited(t *testing.T) {
 		return bytes.ReplaceAll(b, []byte(" > 6\n"), []byte(" > 60\n"))
 	})
 	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	fails := runTests(t, filepath.Dir(path), path)
+	fails := runTests(t, filepath.Dir(path), path, "chat-ttft: the page alert fires during a 20x burn")
 	if len(fails) == 0 {
 		t.Fatal("the tests passed against rules whose page factor was raised tenfold")
 	}
@@ -140,14 +143,101 @@ func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
 		if !bytes.Equal(tests[i].Data, again[i].Data) {
 			t.Errorf("%s differs between two builds", tests[i].Path)
 		}
+	}
+	// Every test group replays the service's whole rule file for up to an
+	// hour of evaluations (about 130 CPU-seconds for the examples): the
+	// default suite runs one group of each kind, CI's long step
+	// (INFERSLO_LONG=1) and its promtool step over the compiled examples
+	// run every one.
+	if os.Getenv("INFERSLO_LONG") == "" {
+		tests = oneOfEachKind(t, set, tests)
+	}
+	for i := range tests {
+		path := filepath.Join(dir, filepath.FromSlash(tests[i].Path))
+		if err := os.WriteFile(path, tests[i].Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		// Services replay independently: on every core, this test is no
 		// longer the suite's last to finish.
 		t.Run(tests[i].Path, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(dir, filepath.FromSlash(tests[i].Path))
 			mustPass(t, filepath.Dir(path), path)
 		})
 	}
+}
+
+// oneOfEachKind keeps, of the services' test files, few test groups that
+// together cover every kind of test (its name with the SLO and numbers
+// left out: a page that fires, a ticket that stays silent, a missing
+// bucket, the goodput bounds...) and every engine and SLI role it is
+// written for, greedily, the group adding the most uncovered traits
+// first. Groups alike in all of these differ only in numbers derived from
+// the spec the same way.
+func oneOfEachKind(t *testing.T, set model.Set, tests artifact.Set) artifact.Set {
+	t.Helper()
+	bySLO := map[string]model.SLO{}
+	for _, slo := range set.SLOs {
+		bySLO[slo.Name] = slo
+	}
+	number := regexp.MustCompile(`[0-9][0-9.]*`)
+	traits := func(name string) []string {
+		sloName, kind, _ := strings.Cut(name, ": ")
+		out := []string{"kind=" + number.ReplaceAllString(kind, "N")}
+		if slo, ok := bySLO[sloName]; ok && slo.Inference != nil {
+			out = append(out, "engine="+slo.Inference.Engine, "role="+slo.Inference.Role, fmt.Sprintf("native=%t", slo.Inference.Native))
+		} else if ok {
+			out = append(out, "source=openslo")
+		}
+		return out
+	}
+	files := make([]File, len(tests))
+	for i, f := range tests {
+		if err := yaml.Unmarshal(f.Data, &files[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	covered := map[string]bool{}
+	keep := make([][]Test, len(tests))
+	for {
+		bestFile, bestTest, gain := -1, -1, 0
+		for i, f := range files {
+			for j, tg := range f.Tests {
+				n := 0
+				for _, tr := range traits(tg.Name) {
+					if !covered[tr] {
+						n++
+					}
+				}
+				if n > gain {
+					bestFile, bestTest, gain = i, j, n
+				}
+			}
+		}
+		if bestFile < 0 {
+			break
+		}
+		tg := files[bestFile].Tests[bestTest]
+		for _, tr := range traits(tg.Name) {
+			covered[tr] = true
+		}
+		keep[bestFile] = append(keep[bestFile], tg)
+	}
+	var out artifact.Set
+	kept := 0
+	for i, f := range files {
+		if len(keep[i]) == 0 {
+			continue
+		}
+		kept += len(keep[i])
+		f.Tests = keep[i]
+		data, err := yaml.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, artifact.File{Path: tests[i].Path, Data: data})
+	}
+	t.Logf("replaying %d test groups of %d files, one of each kind", kept, len(out))
+	return out
 }
 
 // TestAMissingThresholdBucketPagesNobody runs the generated missing-bucket
@@ -173,7 +263,7 @@ func TestAMissingThresholdBucketPagesNobody(t *testing.T) {
 		return hold.ReplaceAll(b, []byte("${1}no_such_series"))
 	})
 	path = filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	fails := strings.Join(runTests(t, filepath.Dir(path), path), "\n")
+	fails := strings.Join(runTests(t, filepath.Dir(path), path, name), "\n")
 	if !strings.Contains(fails, name) {
 		t.Errorf("without the hold the missing-bucket test still passed; failures:\n%s", fails)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -27,8 +28,10 @@ import (
 // rules` does (cmd/promtool/unittest.go cannot be imported): series loaded
 // lazily, every group evaluated at every evaluation_interval from the Unix
 // epoch, firing alerts of the tested name compared with labels and
-// annotations. It returns one message per failed expectation.
-func runTests(t *testing.T, dir, testPath string) []string {
+// annotations. It returns one message per failed expectation. Given
+// names, it runs only the test groups of those names: a proof that an edit
+// fails one group need not replay the file's others.
+func runTests(t *testing.T, dir, testPath string, names ...string) []string {
 	t.Helper()
 	data, err := os.ReadFile(testPath)
 	if err != nil {
@@ -43,8 +46,16 @@ func runTests(t *testing.T, dir, testPath string) []string {
 		t.Fatal(err)
 	}
 	var fails []string
+	ran := 0
 	for _, tg := range f.Tests {
+		if len(names) > 0 && !slices.Contains(names, tg.Name) {
+			continue
+		}
+		ran++
 		fails = append(fails, runGroup(t, dir, f, tg, time.Duration(eval))...)
+	}
+	if ran < len(names) {
+		t.Fatalf("%s holds %d of the test groups %q", filepath.Base(testPath), ran, names)
 	}
 	return fails
 }

@@ -42,7 +42,7 @@ func TestABatchSLOsTwentyTimesBurnRaisesOnlyATicket(t *testing.T) {
 				t.Fatalf("no test %q in:\n%s", name, testFiles[0].Data)
 			}
 			path := filepath.Join(dir, filepath.FromSlash(testFiles[0].Path))
-			fails := strings.Join(runTests(t, filepath.Dir(path), path), "\n")
+			fails := strings.Join(runTests(t, filepath.Dir(path), path, name), "\n")
 			if got := strings.Contains(fails, name); got != tt.wantFails {
 				t.Errorf("the 20x test failed: %v, want %v; failures:\n%s", got, tt.wantFails, fails)
 			}

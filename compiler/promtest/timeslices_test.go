@@ -25,8 +25,9 @@ func TestRatioTimeSliceTestsPassAndCatchAWrongSliceTarget(t *testing.T) {
 
 	dir, tests = writeOut(t, set, func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("< bool 0.95"), []byte("< bool 0.4")) })
 	testPath = filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	fails := runTests(t, filepath.Dir(testPath), testPath)
-	if !strings.Contains(strings.Join(fails, "\n"), "api-minutes: the page alert fires when every 1m slice is bad") {
+	const name = "api-minutes: the page alert fires when every 1m slice is bad"
+	fails := runTests(t, filepath.Dir(testPath), testPath, name)
+	if !strings.Contains(strings.Join(fails, "\n"), name) {
 		t.Errorf("a slice target of 40%% did not fail the every-slice-bad test; failures:\n%s", strings.Join(fails, "\n"))
 	}
 }

@@ -27,7 +27,7 @@ func TestTheStreamedPageEqualsThePageOfOneReplay(t *testing.T) {
 	if n := len(res.Set.Services()); n < 2 {
 		t.Fatalf("the fleet has %d services, want several", n)
 	}
-	opts := timeline.TimelineOptions{Healthy: 6 * time.Hour, Recovery: time.Hour}
+	opts := timeline.TimelineOptions{Healthy: 2 * time.Hour, Recovery: time.Hour}
 	// The load ramps are replays of their own, drawn after the dashboards.
 	got, err := review.Build(res.Set, review.Options{Timeline: opts, SkipRamps: true})
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -36,7 +36,7 @@ func TestABurstOfAdmissionRejectionsPages(t *testing.T) {
 		t.Fatalf("bad queries: 0.32 %s; 0.31 %s", counting.SLI.Bad.Expr, blind.SLI.Bad.Expr)
 	}
 	// The synthetic failures are rejections only.
-	counters, err := workload.Counters(counting)
+	counters, err := synth.Counters(counting)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,9 @@ func TestRealPrometheusPagesDuringABurnAndResolvesAfter(t *testing.T) {
 	if bin == "" {
 		t.Skip("set INFERSLO_PROMETHEUS to a prometheus binary to run the end-to-end test")
 	}
+	if os.Getenv("INFERSLO_LONG") == "" {
+		t.Skip("runs a real Prometheus for about a minute; INFERSLO_LONG=1 runs it (CI's step of its own)")
+	}
 	set := e2eSLOs(t)
 	files, err := irules.Build(set, nil)
 	if err != nil {

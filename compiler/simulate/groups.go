@@ -11,6 +11,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/simulate/predict"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/compiler/simulate/workload"
 )
 
@@ -147,6 +148,6 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 }
 
 // twoGroups builds the series of two groups of the grouped SLO.
-func (s *sloSim) twoGroups() ([]workload.Group, error) {
-	return workload.Grouped(s.slo, s.opts.Shape, 2)
+func (s *sloSim) twoGroups() ([]synth.Group, error) {
+	return synth.Grouped(s.slo, s.opts.Shape, 2)
 }

@@ -54,6 +54,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/compiler/simulate/workload"
 	"github.com/inferslo/inferslo/templates"
 )
@@ -61,7 +62,7 @@ import (
 // Options tune a simulation run; the zero value uses the defaults.
 type Options struct {
 	// Shape of the synthetic workload; default 4 pods × 2 models.
-	Shape workload.Shape
+	Shape synth.Shape
 	// RPS is the mean requests per second per pod; default 10.
 	RPS float64
 	// Parallel is how many replays run at once, and how many SLOs are in
@@ -332,7 +333,7 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 			h.Sched = sc
 		}
 	}
-	w, err := workload.New(s.slo, s.opts.Shape)
+	w, err := synth.New(s.slo, s.opts.Shape)
 	if err != nil {
 		return err
 	}
@@ -411,7 +412,7 @@ func (s *sloSim) unproven() (Check, bool) {
 		why = fmt.Sprintf("its alerts were not replayed: the query's range %s reaches back past the slice before, so the simulator cannot make one slice bad without the next",
 			model.FormatDuration(s.slo.SLI.Threshold.Range))
 	case s.slo.SLI.Threshold != nil:
-		if _, err := workload.New(s.slo, s.opts.Shape); err != nil {
+		if _, err := synth.New(s.slo, s.opts.Shape); err != nil {
 			why = fmt.Sprintf("its alerts were not replayed: %v", err)
 		}
 	}

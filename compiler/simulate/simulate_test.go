@@ -45,7 +45,12 @@ func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clean, err := RunFiles(set, files, Options{})
+	// The unedited rules pass the scenarios the edits fail.
+	var scenarios []string
+	for _, tt := range tests {
+		scenarios = append(scenarios, tt.scenario)
+	}
+	clean, err := RunFiles(set, files, Options{Scenarios: scenarios})
 	if err != nil {
 		t.Fatal(err)
 	}

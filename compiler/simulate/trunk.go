@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/compiler/simulate/workload"
 )
 
@@ -49,7 +50,7 @@ func (s *sloSim) trunk() (*workload.Trunk, error) {
 	tr := &workload.Trunk{Eval: h.Groups[0].Interval()}
 	s.shared = tr
 	s.eval = tr.Eval
-	w, err := workload.New(s.slo, s.opts.Shape)
+	w, err := synth.New(s.slo, s.opts.Shape)
 	if err == nil {
 		err = s.checkSteps(end, s.prehistory())
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/compiler/simulate"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/spec"
 	"github.com/inferslo/inferslo/spec/importer"
 )
@@ -207,7 +207,7 @@ func TestImportedAlertsFireOnTheRuleEngine(t *testing.T) {
 		_, set := importFile(t, name)
 		all.SLOs = append(all.SLOs, set.SLOs...)
 	}
-	r, err := simulate.Run(all, simulate.Options{Scenarios: []string{simulate.ScenarioFastBurn}, Parallel: 1, Shape: workload.Shape{Pods: 1, Models: 1}})
+	r, err := simulate.Run(all, simulate.Options{Scenarios: []string{simulate.ScenarioFastBurn}, Parallel: 1, Shape: synth.Shape{Pods: 1, Models: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/compiler/simulate/predict"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/compiler/simulate/workload"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -183,12 +184,12 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 // addSignals adds the engine's token counters to a workload (linear in
 // requests, like every workload series) and returns the gauges to write
 // beside it, one set per pod.
-func addSignals(slo model.SLO, w *workload.Workload) []gaugeSeries {
+func addSignals(slo model.SLO, w *synth.Workload) []gaugeSeries {
 	inf := slo.Inference
 	base := map[string]string{}
 	if inf.Selector != "" {
 		if ms, err := query.NewParser().ParseMetricSelector("{" + inf.Selector + "}"); err == nil {
-			if v, err := workload.Satisfying(ms); err == nil {
+			if v, err := synth.Satisfying(ms); err == nil {
 				base = v
 			}
 		}
@@ -214,7 +215,7 @@ func addSignals(slo model.SLO, w *workload.Workload) []gaugeSeries {
 			continue
 		}
 		for pod := 0; pod < w.Pods; pod++ {
-			w.Series = append(w.Series, workload.Series{Labels: mk(c.name, pod), Pod: pod, CoefN: c.per})
+			w.Series = append(w.Series, synth.Series{Labels: mk(c.name, pod), Pod: pod, CoefN: c.per})
 		}
 	}
 	var out []gaugeSeries
@@ -432,13 +433,13 @@ func (s *replaySim) interval(k groupAlert, from, to time.Duration) AlertInterval
 // SLO, three groups, the first of which burns (so the page shows one
 // group's burn beside the others' health, each named); else one workload.
 // A grouped SLO whose groups cannot be split replays as one.
-func replayWorkloads(slo model.SLO, shape workload.Shape) (*workload.Workload, []workload.Group, error) {
+func replayWorkloads(slo model.SLO, shape synth.Shape) (*synth.Workload, []synth.Group, error) {
 	if len(slo.GroupBy) > 0 {
-		if groups, err := workload.Grouped(slo, shape, 3); err == nil {
+		if groups, err := synth.Grouped(slo, shape, 3); err == nil {
 			return groups[0].Workload, groups, nil
 		}
 	}
-	w, err := workload.New(slo, shape)
+	w, err := synth.New(slo, shape)
 	return w, nil, err
 }
 

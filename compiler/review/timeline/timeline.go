@@ -10,7 +10,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 
 	"github.com/prometheus/prometheus/promql/parser"
 
@@ -32,7 +32,7 @@ type TimelineOptions struct {
 	// an hour before the burn on; default 1m.
 	Step, BurnStep time.Duration
 	// Shape of the synthetic workload; default 3 pods, 1 model.
-	Shape workload.Shape
+	Shape synth.Shape
 	// RPS is the mean requests per second per pod; default 10.
 	RPS float64
 	// Parallel is how many services replay at once; default GOMAXPROCS.

@@ -9,7 +9,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/compiler/simulate/predict"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 )
 
 // Ramp shape: rampBase of the minimum fleet's capacity, steady for
@@ -60,7 +60,7 @@ func NewRampRun(slo model.SLO, hold time.Duration) (r RampRun, why string, err e
 		if err != nil {
 			return r, "", fmt.Errorf("selector: %w", err)
 		}
-		if ls, err = workload.Satisfying(ms); err != nil {
+		if ls, err = synth.Satisfying(ms); err != nil {
 			return r, err.Error(), nil
 		}
 	}

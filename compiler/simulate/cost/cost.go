@@ -10,6 +10,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/compiler/simulate/workload"
 
 	prommodel "github.com/prometheus/common/model"
@@ -24,7 +25,7 @@ import (
 // Options set the cardinality and history of a cost measurement.
 type Options struct {
 	// Shape is the workload per SLO; default 200 pods × 4 models.
-	Shape workload.Shape
+	Shape synth.Shape
 	// History is how much data precedes the measured evaluation; default
 	// 1h. Windows longer than that are projected (see Cost).
 	History time.Duration
@@ -167,7 +168,7 @@ func prepareCost(slo model.SLO, g rulefmt.RuleGroup, opts Options, warm bool) (*
 	if err != nil {
 		return nil, err
 	}
-	w, err := workload.New(slo, opts.Shape)
+	w, err := synth.New(slo, opts.Shape)
 	if err != nil {
 		h.Close()
 		return nil, err

@@ -9,12 +9,12 @@ import (
 	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/compiler/simulate/workload"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 )
 
 func TestInfersloRulesTouchFewerSamplesThanTheNaiveBaseline(t *testing.T) {
 	set := model.Set{SLOs: []model.SLO{slotest.VLLM(t, "errors", "99.9%")}}
-	rep, err := Measure(set, Options{Shape: workload.Shape{Pods: 20, Models: 2}, History: 30 * time.Minute, Evaluations: 2})
+	rep, err := Measure(set, Options{Shape: synth.Shape{Pods: 20, Models: 2}, History: 30 * time.Minute, Evaluations: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func benchmarkCost(b *testing.B, naive bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := Options{Shape: workload.Shape{Pods: 200, Models: 4}, History: time.Hour}
+	opts := Options{Shape: synth.Shape{Pods: 200, Models: 4}, History: time.Hour}
 	run, err := prepareCost(slo, g, opts, !naive)
 	if err != nil {
 		b.Fatal(err)

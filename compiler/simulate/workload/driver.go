@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
+	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/prometheus/prometheus/storage"
 )
 
@@ -17,7 +18,7 @@ const HealthyBurn = 0.5
 // Driver feeds a workload's counters into the harness at scrape times.
 type Driver struct {
 	h        *prom.Harness
-	Workload *Workload
+	Workload *synth.Workload
 	budget   float64
 	scrape   time.Duration
 	// Next is the next scrape time; scrapes run from -prehistory on.
@@ -46,7 +47,7 @@ type Traffic func(t time.Duration) (rps, burn float64)
 // scrape interval ending at t.
 type Restart func(pod int, t time.Duration) bool
 
-func NewDriver(h *prom.Harness, w *Workload, budget float64, scrape, prehistory time.Duration) *Driver {
+func NewDriver(h *prom.Harness, w *synth.Workload, budget float64, scrape, prehistory time.Duration) *Driver {
 	d := &Driver{h: h, Workload: w, budget: budget, scrape: scrape, Next: -prehistory}
 	d.cumN = make([]float64, w.Pods)
 	d.cumK = make([]float64, w.Pods)
@@ -101,10 +102,10 @@ func (d *Driver) Advance(t time.Duration, load Traffic, restarts Restart) error 
 			k := d.intK[s.Pod] - d.resetK[s.Pod]
 			var ref storage.SeriesRef
 			var err error
-			if s.hist != nil {
-				ref, err = app.AppendHistogram(d.refs[i], s.Labels, ms, s.histogram(n, k), nil)
+			if v, hist := s.Sample(n, k); hist != nil {
+				ref, err = app.AppendHistogram(d.refs[i], s.Labels, ms, hist, nil)
 			} else {
-				ref, err = app.Append(d.refs[i], s.Labels, ms, s.CoefN*n+s.coefK*k)
+				ref, err = app.Append(d.refs[i], s.Labels, ms, v)
 			}
 			if err != nil {
 				app.Rollback()

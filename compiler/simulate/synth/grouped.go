@@ -1,4 +1,4 @@
-package workload
+package synth
 
 import (
 	"fmt"

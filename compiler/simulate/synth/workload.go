@@ -1,4 +1,4 @@
-package workload
+package synth
 
 import (
 	"fmt"
@@ -556,6 +556,15 @@ func (s Series) histogram(n, k float64) *histogram.Histogram {
 		prev = c
 	}
 	return h
+}
+
+// Sample is the series' value after n requests and k bad ones: a float,
+// or a native histogram when the series is one (h is then non-nil).
+func (s Series) Sample(n, k float64) (v float64, h *histogram.Histogram) {
+	if s.hist != nil {
+		return 0, s.histogram(n, k)
+	}
+	return s.CoefN*n + s.coefK*k, nil
 }
 
 // zeroThreshold is client_golang's default zero bucket width (2^-128).
