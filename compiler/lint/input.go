@@ -152,7 +152,7 @@ func readFile(p *pass, s Source) *File {
 		switch {
 		case isRuleList(root):
 			f.Kind = KindRules
-			f.ruleList(p, root, yamlKeys(rulefmt.Rule{}), false)
+			f.ruleList(p, root, yamlKeys(rulefmt.Rule{}), false, f.decodeStrict(p, root, &[]rulefmt.Rule{}))
 		case root.Kind == yaml.SequenceNode:
 			for _, item := range root.Content {
 				f.object(p, item)

@@ -119,7 +119,7 @@ func (f *File) groups(p *pass, groups *yaml.Node, object bool) {
 			continue
 		}
 		f.strictKeys(p, g, "group", groupKeys, object)
-		f.decodeStrict(p, g, &rulefmt.RuleGroup{})
+		broken := f.decodeStrict(p, g, &rulefmt.RuleGroup{})
 		name := mapValue(g, "name")
 		switch {
 		case name == nil || name.Value == "":
@@ -134,13 +134,14 @@ func (f *File) groups(p *pass, groups *yaml.Node, object bool) {
 				p.with(checkRuleFormat).atYAML(f, mapValue(g, "labels"), "invalid group label name: %s", k)
 			}
 		}
-		f.ruleList(p, mapValue(g, "rules"), ruleKeys, object)
+		f.ruleList(p, mapValue(g, "rules"), ruleKeys, object, broken)
 	}
 }
 
 // ruleList reads the rules of a group, or a bare list of rules (the form
 // Helm charts and jsonnet libraries template into groups).
-func (f *File) ruleList(p *pass, list *yaml.Node, keys map[string]bool, object bool) {
+// broken lists the lines where the rules did not decode.
+func (f *File) ruleList(p *pass, list *yaml.Node, keys map[string]bool, object bool, broken []int) {
 	for _, rn := range items(list) {
 		if rn.Kind != yaml.MappingNode {
 			p.with(checkRuleFormat).atYAML(f, rn, "a rule must be a mapping with record or alert, and expr")
@@ -158,7 +159,9 @@ func (f *File) ruleList(p *pass, list *yaml.Node, keys map[string]bool, object b
 		if e := mapValue(rn, "expr"); e != nil {
 			r.Query = f.query(p, e, r, false)
 		}
-		f.validateRule(p, r)
+		if !slices.ContainsFunc(broken, func(l int) bool { return l == 0 || l >= r.first && l <= r.last }) {
+			f.validateRule(p, r)
+		}
 		f.rules = append(f.rules, r)
 	}
 }
@@ -166,14 +169,16 @@ func (f *File) ruleList(p *pass, list *yaml.Node, keys map[string]bool, object b
 // decodeStrict decodes a node into a rulefmt type as Prometheus does and
 // reports each error at its line: values of the wrong type, repeated keys
 // in nested mappings, durations that do not parse (their error carries no
-// line, so the value is found).
-func (f *File) decodeStrict(p *pass, n *yaml.Node, into any) {
+// line, so the value is found). It returns the lines of the errors (0 when
+// unknown).
+func (f *File) decodeStrict(p *pass, n *yaml.Node, into any) []int {
 	err := n.Decode(into)
 	if err == nil {
-		return
+		return nil
 	}
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
+		var lines []int
 		for _, e := range te.Errors {
 			line, msg := 0, e
 			if m := yamlLine.FindStringSubmatch(e); m != nil {
@@ -181,15 +186,17 @@ func (f *File) decodeStrict(p *pass, n *yaml.Node, into any) {
 				msg = m[2]
 			}
 			p.with(checkRuleFormat).at(f, line, 0, "%s", msg)
+			lines = append(lines, line)
 		}
-		return
+		return lines
 	}
 	if bad := badDuration(n); bad != nil {
 		_, perr := model.ParseDuration(bad.Value)
 		p.with(checkRuleFormat).atYAML(f, bad, "%v", perr)
-		return
+		return []int{bad.Line}
 	}
 	p.with(checkRuleFormat).atYAML(f, n, "%v", err)
+	return []int{0}
 }
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
@@ -228,11 +235,13 @@ func badDuration(n *yaml.Node) *yaml.Node {
 // on a recording rule. The expression and the templates are left to
 // promql/syntax and alert/template, which locate their errors precisely.
 func (f *File) validateRule(p *pass, r *Rule) {
-	// A rule that does not decode was reported with its group; validating
-	// what decoded of it would invent problems.
-	var rr rulefmt.Rule
-	if r.node.Decode(&rr) != nil {
-		return
+	rr := rulefmt.Rule{Record: r.Record, Alert: r.Alert, For: model.Duration(r.For), Labels: r.Labels, Annotations: r.Annotations}
+	if e := mapValue(r.node, "expr"); e != nil && e.Value != "" {
+		rr.Expr = "0" // parsed, and its errors located, by promql/syntax
+	}
+	if k := mapValue(r.node, "keep_firing_for"); k != nil {
+		d, _ := model.ParseDuration(k.Value)
+		rr.KeepFiringFor = d
 	}
 	// rulefmt places its errors at these nodes (of its own YAML module).
 	var rn rulefmt.RuleNode
@@ -240,12 +249,17 @@ func (f *File) validateRule(p *pass, r *Rule) {
 		n := r.key(key)
 		at.Line, at.Column = n.Line, n.Column
 	}
-	if rr.Expr != "" {
-		rr.Expr = "0"
-	}
 	if r.Alert != "" {
-		// Names only: alert templates are alert/template's.
-		rr.Labels, rr.Annotations = blankValues(r.Labels), blankValues(r.Annotations)
+		// rulefmt would parse every template of an alert, which
+		// alert/template does once per text: the names are checked here.
+		rr.Labels, rr.Annotations = nil, nil
+		for part, m := range map[string]map[string]string{"label": r.Labels, "annotation": r.Annotations} {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				if !model.UTF8Validation.IsValidLabelName(k) || part == "label" && k == model.MetricNameLabel {
+					p.with(checkRuleFormat).atYAML(f, r.key(part+"s", k), "invalid %s name: %s", part, k)
+				}
+			}
+		}
 	}
 	for _, we := range rr.Validate(rn, model.UTF8Validation, query.NewParser()) {
 		at := r.node
@@ -264,15 +278,6 @@ func (f *File) validateRule(p *pass, r *Rule) {
 		}
 		p.with(checkRuleFormat).atYAML(f, at, "%s", msg)
 	}
-}
-
-// blankValues keeps a map's keys.
-func blankValues(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k := range m {
-		out[k] = ""
-	}
-	return out
 }
 
 // nodePrefix is the position rulefmt's WrappedError prints first.
