@@ -130,7 +130,7 @@ func readFile(p *pass, s Source) *File {
 		if err != nil {
 			switch {
 			case goTemplate.MatchString(text):
-				f.Skipped = "a Go template (a line starts with {{): lint what it renders"
+				f.Skipped = "a template (a line starts with {{, {% or {#): lint what it renders"
 			case jsonComment.MatchString(text):
 				f.Skipped = "JSON with comments, which Prometheus and Grafana do not read"
 			case linted.MatchString(text):
@@ -194,10 +194,10 @@ var linted = regexp.MustCompile(`(?m)^(groups:|- (alert|record):|kind:\s*(Promet
 // alert template has .Labels and .Value, never these.
 var helmTemplate = regexp.MustCompile(`\{\{[^}]*(\.Values\b|\.Release\b|\.Chart\b|\.Capabilities\b|\.Files\b|\binclude\s+"|\btoYaml\b|\btpl\s)`)
 
-// goTemplate finds a line that starts with a template action, which no
-// YAML value does outside a block scalar: in a file that is not YAML, it
-// is a template to render first.
-var goTemplate = regexp.MustCompile(`(?m)^\s*\{\{`)
+// goTemplate finds a line that starts with a template action (Go's {{,
+// Jinja's {% and {#), which no YAML value does outside a block scalar: in
+// a file that is not YAML, it is a template to render first.
+var goTemplate = regexp.MustCompile(`(?m)^\s*\{[{%#]`)
 
 // jsonComment finds a // or /* comment starting a line (JSON with comments).
 var jsonComment = regexp.MustCompile(`(?m)^\s*(//|/\*)`)

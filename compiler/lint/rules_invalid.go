@@ -92,7 +92,11 @@ func (f *File) strictKeys(p *pass, n *yaml.Node, place string, known map[string]
 			}
 		}
 		switch {
-		case slices.Contains(others, ruler) || object && k.Value == "partial_response_strategy":
+		case k.Value == "partial_response_strategy" && (ruler == "thanos" || object):
+			if v := n.Content[i+1]; v.Value != "warn" && v.Value != "abort" {
+				p.with(checkRuleFormat).atYAML(f, v, "partial_response_strategy %q is not warn or abort, the values Thanos reads", v.Value)
+			}
+		case slices.Contains(others, ruler):
 		case len(others) > 0:
 			p.with(checkOtherRuler).atYAML(f, k, "%s key %q is read by %s, not Prometheus, which refuses the file; set ruler: %s in .inferslo.yaml if the file is for that ruler", place, k.Value, strings.Join(others, " and "), others[0])
 		default:
@@ -125,7 +129,8 @@ func (f *File) groups(p *pass, groups *yaml.Node, object bool) {
 		case name == nil || name.Value == "":
 			p.with(checkRuleFormat).atYAML(f, g, "a rule group needs a name")
 		case names[name.Value]:
-			p.with(checkRuleFormat).atYAML(f, name, "group name %q is repeated in the same file", name.Value)
+			// At the repeat, even when it is an alias of the first name.
+			p.with(checkRuleFormat).atYAML(f, rawValue(g, "name"), "group name %q is repeated in the same file", name.Value)
 		default:
 			names[name.Value] = true
 		}
@@ -282,3 +287,13 @@ func (f *File) validateRule(p *pass, r *Rule) {
 
 // nodePrefix is the position rulefmt's WrappedError prints first.
 var nodePrefix = regexp.MustCompile(`^(\d+):(\d+): `)
+
+// rawValue is a key's value node as written, an alias not followed.
+func rawValue(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return n
+}
