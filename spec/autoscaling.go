@@ -165,29 +165,28 @@ func placeholderList(groupBy []string) []string {
 	return out
 }
 
-// planProblems checks each scale target's SLOs (several specs of a service
-// may each scale their own target): SLOs scaling one target must agree on
-// its settings, and a capacity plan that cannot be made is an error, a
-// queue target the plan had to raise a warning, located at the
-// autoscaling section.
+// planProblems checks each scale target across every spec given, keyed by
+// namespace, kind and name: SLOs scaling one target must belong to one
+// service (each service writes its own ScaledObject, and two on one target
+// fight) and agree on its settings; the target needs something to scale
+// on; a capacity plan that cannot be made is an error, a queue target the
+// plan had to raise a warning, located at the autoscaling section.
 func planProblems(set model.Set, objects map[string]object[v1.SLO]) Problems {
 	var ps Problems
 	path := "metadata.annotations." + AnnotationAutoscaling
-	for _, service := range set.PerService() {
-		var order []string
-		byTarget := map[string][]model.SLO{}
-		for _, s := range service.SLOs {
-			if a := s.Autoscaling; a != nil {
-				k := a.TargetKind + "/" + a.TargetName
-				if _, ok := byTarget[k]; !ok {
-					order = append(order, k)
-				}
-				byTarget[k] = append(byTarget[k], s)
+	var order []string
+	byTarget := map[string][]model.SLO{}
+	for _, s := range set.SLOs {
+		if a := s.Autoscaling; a != nil {
+			k := a.Namespace + "/" + a.TargetKind + "/" + a.TargetName
+			if _, ok := byTarget[k]; !ok {
+				order = append(order, k)
 			}
+			byTarget[k] = append(byTarget[k], s)
 		}
-		for _, k := range order {
-			ps = append(ps, targetProblems(byTarget[k], objects, path)...)
-		}
+	}
+	for _, k := range order {
+		ps = append(ps, targetProblems(byTarget[k], objects, path)...)
 	}
 	return ps
 }
@@ -195,37 +194,57 @@ func planProblems(set model.Set, objects map[string]object[v1.SLO]) Problems {
 func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path string) Problems {
 	var ps Problems
 	first := slos[0]
+	a := first.Autoscaling
 	for _, s := range slos[1:] {
-		if first.Autoscaling.Key() != s.Autoscaling.Key() || !slices.Equal(first.GroupBy, s.GroupBy) {
+		switch {
+		case s.Service.Name != first.Service.Name:
+			ps = append(ps, objects[s.Name].errorf(path+".target", "SLO %s of service %s scales %s %s in namespace %q, which SLO %s of service %s (%s) scales too: each service writes its own ScaledObject, and two ScaledObjects on one target fight over its replicas; scale it from one service, or give each service its own target",
+				s.Name, s.Service.Name, a.TargetKind, a.TargetName, a.Namespace, first.Name, first.Service.Name, location(objects[first.Name].d)))
+		case a.Key() != s.Autoscaling.Key() || !slices.Equal(first.GroupBy, s.GroupBy):
 			ps = append(ps, objects[s.Name].errorf(path, "SLO %s scales %s %s as SLO %s (%s) does, with other settings or groups; SLOs scaling one target share one autoscaling section (give this spec its own target to scale it apart)",
-				s.Name, first.Autoscaling.TargetKind, first.Autoscaling.TargetName, first.Name, location(objects[first.Name].d)))
+				s.Name, a.TargetKind, a.TargetName, first.Name, location(objects[first.Name].d)))
 		}
 	}
 	if len(ps) > 0 {
 		return ps
 	}
 	o := objects[first.Name]
-	plan, ok, err := capacity.ForService(slos)
+	plan, planned, err := capacity.ForService(slos)
 	if err != nil {
 		return append(ps, o.errorf(path+".capacity", "%v", err))
 	}
-	if !ok {
-		if first.Autoscaling.QueuePerReplica.IsZero() && slices.ContainsFunc(slos, readsQueue) {
+	if !hasTrigger(slos, a, planned) {
+		return append(ps, o.errorf(path, "%s %s has nothing to scale on: autoscaling needs a ttft objective, an engine queue-depth gauge with queuePerReplica or capacity facts (peakRPS, meanServiceTime), or burnRateTrigger with an SLO that scales on burn (scaleOnBurn: true)",
+			a.TargetKind, a.TargetName))
+	}
+	if !planned {
+		if a.QueuePerReplica.IsZero() && slices.ContainsFunc(slos, readsQueue) {
 			ps = append(ps, o.warnf(path, "%s %s gets no queue-depth trigger, because neither queuePerReplica nor capacity facts (peakRPS, meanServiceTime) are given; it scales on latency alone",
-				first.Autoscaling.TargetKind, first.Autoscaling.TargetName))
+				a.TargetKind, a.TargetName))
 		}
 		return ps
 	}
 	o = objects[plan.SLO]
-	if first.Autoscaling.MaxReplicas < plan.Replicas {
+	if a.MaxReplicas < plan.Replicas {
 		ps = append(ps, o.warnf(path+".maxReplicas", "maxReplicas %d is below the %d replicas the capacity plan needs for %s requests/s at peak on %s %s (run `inferslo plan` for the arithmetic)",
-			first.Autoscaling.MaxReplicas, plan.Replicas, plan.PeakRPS, first.Autoscaling.TargetKind, first.Autoscaling.TargetName))
+			a.MaxReplicas, plan.Replicas, plan.PeakRPS, a.TargetKind, a.TargetName))
 	}
-	if plan.QueueFloored() && first.Autoscaling.QueuePerReplica.IsZero() {
+	if plan.QueueFloored() && a.QueuePerReplica.IsZero() {
 		ps = append(ps, o.warnf(path+".capacity", "the capacity plan implies %s waiting requests per replica (utilisation %s with %s slots); the KEDA queue target is raised to %s so the autoscaler cannot run away on a single waiting request (set queuePerReplica to choose another)",
 			plan.QueueModel, plan.Ceiling.Percent(), plan.Slots, plan.QueuePerReplica))
 	}
 	return ps
+}
+
+// hasTrigger says whether the KEDA backend finds a trigger for a target:
+// a TTFT SLO, an engine queue gauge with a target per replica, or the
+// burn-rate trigger with an SLO that scales on burn.
+func hasTrigger(slos []model.SLO, a *model.Autoscaling, planned bool) bool {
+	return slices.ContainsFunc(slos, func(s model.SLO) bool {
+		return s.Inference != nil && s.Inference.Role == "ttft" ||
+			readsQueue(s) && (!a.QueuePerReplica.IsZero() || planned) ||
+			a.BurnRateTrigger && s.ScaleOnBurn
+	})
 }
 
 // readsQueue tells whether an SLO's engine exports the queue gauge a

@@ -22,13 +22,13 @@ type Check struct {
 // Checks lists every check in the order they run.
 func Checks() []Check {
 	return []Check{
-		checkSyntax, checkTooLarge, checkVariablePosition, checkNotPromQL, checkRuleFormat, checkSpec, checkSpecWarning, checkGeneratorSpec, checkKEDAThreshold, checkKEDASeveral, checkKEDAMaySeveral,
+		checkSyntax, checkTooLarge, checkVariablePosition, checkNotPromQL, checkSkipped, checkRuleFormat, checkOtherRuler, checkMultiDocument, checkSpec, checkSpecWarning, checkGeneratorSpec, checkKEDAThreshold, checkKEDASeveral, checkKEDAMaySeveral,
 		checkLeNotABucket, checkLeOldBucket, checkLeFormat, checkUnknownMetric, checkRenamedMetric,
 		checkCounterWithoutRate, checkRateOnGauge,
 		checkQuantileWithoutLe, checkQuantileOfSumCount, checkAverageLatency,
 		checkRatioOfAverages, checkAverageOfRatios,
 		checkBurnNeverFires, checkWindowTooShort, checkShortWindow, checkForLongerThanWindow,
-		checkBurnWithoutFor, checkMissingSeverity, checkRunbookURL, checkTemplate, checkTemplateLabel,
+		checkBurnWithoutFor, checkMissingSeverity, checkRunbookURL, checkTemplate, checkTemplateLabel, checkValueLabel,
 		checkUndefinedRecordingRule,
 		checkMetricsNoSeries, checkMetricsLabelValue, checkMetricsLe,
 	}
@@ -69,14 +69,14 @@ var checkSyntax = Check{
 	Summary: "The file, a rule or a PromQL expression does not parse.",
 }
 
+var checkSkipped = Check{
+	ID: "lint/skipped", Severity: Info,
+	Summary: "A file lint did not read, and why: a Helm or Go template, a Loki ruler file, JSON with comments, or no input lint recognises. Its contents are never shown; `--fail-on skipped` fails the run on it.",
+}
+
 var checkTooLarge = Check{
 	ID: "promql/too-large", Severity: Warning,
 	Summary: "A PromQL expression is longer or nested deeper than lint parses in bounded time (16 KB, 64 levels, as for specs); it is not linted.",
-}
-
-var checkRuleFormat = Check{
-	ID: "rules/invalid", Severity: Error,
-	Summary: "Prometheus refuses the rule file: a repeated group name, or a rule model/rulefmt refuses (record and alert both set, invalid names).",
 }
 
 var checkSpec = Check{

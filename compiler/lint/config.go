@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -22,12 +23,16 @@ const ConfigFile = ".inferslo.yaml"
 //	  severity: {engine/unknown-metric: error}
 //	  include: ["rules/**", "dashboards/*.json"]
 //	  exclude: ["**/templates/**"]
+//	  ruler: thanos            # prometheus (default), thanos, mimir or cortex
 type Config struct {
 	Prometheus int                 `yaml:"prometheus"`
 	Disable    []string            `yaml:"disable"`
 	Severity   map[string]Severity `yaml:"severity"`
 	Include    []string            `yaml:"include"`
 	Exclude    []string            `yaml:"exclude"`
+	// Ruler is the rule evaluator the rule files are for (prometheus,
+	// thanos, mimir, cortex): the group keys it adds are accepted.
+	Ruler string `yaml:"ruler"`
 
 	include, exclude []*regexp.Regexp
 }
@@ -50,6 +55,9 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	case 2, 3:
 	default:
 		return nil, fmt.Errorf("%s: lint.prometheus: %d is not a Prometheus major version; write 2 or 3", name, c.Prometheus)
+	}
+	if c.Ruler != "" && !slices.Contains(Rulers, c.Ruler) {
+		return nil, fmt.Errorf("%s: lint.ruler: %q is not a ruler lint knows; write one of %s", name, c.Ruler, strings.Join(Rulers, ", "))
 	}
 	known := map[string]bool{}
 	for _, ch := range Checks() {

@@ -16,10 +16,7 @@ var checkUndefinedRecordingRule = Check{
 		}
 		for _, vs := range query.Selectors(q.Expr) {
 			name := metricName(vs)
-			// Recording rules are named level:metric:operations; a single
-			// colon (lmcache:hits) or a leading one (:tensorflow:serving:...)
-			// is an exporter's namespace.
-			if strings.Count(name, ":") < 2 || strings.HasPrefix(name, ":") || r.recorded[name] {
+			if !looksRecorded(name) || r.recorded[name] {
 				continue
 			}
 			if _, engine := r.catalog.engineOf(name); engine {
@@ -28,4 +25,23 @@ var checkUndefinedRecordingRule = Check{
 			r.atNode(q, vs, "%s looks like a recording rule, but no rule file in the lint set records it", name)
 		}
 	},
+}
+
+// looksRecorded says whether a name is written as a recording rule,
+// level:metric:operations. A single colon (lmcache:hits) or a leading one
+// (:tensorflow:serving:...) is an exporter's namespace, and so is a last
+// part with a counter's or histogram's suffix (Spinnaker's
+// clouddriver:controller:invocations__count_total): operations are rate5m,
+// ratio, sum, not _total.
+func looksRecorded(name string) bool {
+	if strings.Count(name, ":") < 2 || strings.HasPrefix(name, ":") {
+		return false
+	}
+	last := name[strings.LastIndex(name, ":")+1:]
+	for _, suffix := range []string{"_total", "_count", "_bucket", "_created", "_info", "_seconds", "_bytes"} {
+		if strings.HasSuffix(last, suffix) {
+			return false
+		}
+	}
+	return true
 }

@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
 
-	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
 	"gopkg.in/yaml.v3"
@@ -30,6 +27,10 @@ const (
 	KindDashboard    = "dashboard"      // Grafana dashboard JSON
 	KindScaledObject = "scaledobject"   // KEDA ScaledObject
 	KindSpec         = "spec"           // inferslo or OpenSLO spec
+	KindConfigMap    = "configmap"      // ConfigMap holding rule files
+	KindCatalog      = "catalog"        // inferslo's catalog/slos.json
+	KindRuleTest     = "ruletest"       // promtool test rules file
+	KindAlertmanager = "alertmanager"   // Alertmanager configuration (inhibit rules): nothing to lint
 	// KindGeneratorSpec is a Sloth, Pyrra or OpenSLO v1alpha spec, which
 	// other generators read: recognised, not linted.
 	KindGeneratorSpec = "generator-spec"
@@ -127,11 +128,18 @@ func readFile(p *pass, s Source) *File {
 			break
 		}
 		if err != nil {
-			if !looksLinted(text) {
-				f.Skipped = "not YAML or JSON lint recognises (a template, JSON with comments ...)"
-				return f
+			switch {
+			case goTemplate.MatchString(text):
+				f.Skipped = "a template (a line starts with {{, {% or {#): lint what it renders"
+			case jsonComment.MatchString(text):
+				f.Skipped = "JSON with comments, which Prometheus and Grafana do not read"
+			case linted.MatchString(text):
+				// Alert templates ({{ $labels.x }}) never turn this off: a
+				// rule file with a YAML slip is one Prometheus refuses.
+				p.with(checkSyntax).at(f, yamlErrorLine(err), 0, "not valid YAML or JSON: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+			default:
+				f.Skipped = "not YAML or JSON lint recognises"
 			}
-			p.with(checkSyntax).at(f, yamlErrorLine(err), 0, "not valid YAML or JSON: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 			return f
 		}
 		root := &n
@@ -140,14 +148,21 @@ func readFile(p *pass, s Source) *File {
 		}
 		docs = append(docs, root)
 	}
-	for _, root := range docs {
-		if root.Kind == yaml.SequenceNode {
+	for i, root := range docs {
+		switch {
+		case isRuleList(root):
+			f.Kind = KindRules
+			f.ruleList(p, root, yamlKeys(rulefmt.Rule{}), false, f.decodeStrict(p, root, &[]rulefmt.Rule{}))
+		case root.Kind == yaml.SequenceNode:
 			for _, item := range root.Content {
 				f.object(p, item)
 			}
-			continue
+		default:
+			f.object(p, root)
 		}
-		f.object(p, root)
+		if i > 0 && f.Kind == KindRules && mapValue(root, "groups") != nil {
+			p.with(checkMultiDocument).atYAML(f, root, "Prometheus loads only the first YAML document of a rule file: the groups of this document (%d of %d) are never evaluated; move them into the first document or a file of their own", i+1, len(docs))
+		}
 	}
 	if f.Kind == "" && f.Skipped == "" {
 		f.Skipped = "no rule groups, PrometheusRule, dashboard, ScaledObject or spec in it"
@@ -155,23 +170,37 @@ func readFile(p *pass, s Source) *File {
 	return f
 }
 
+// isRuleList says whether a document is a bare list of rules, the form
+// Helm charts and jsonnet libraries keep rules in before templating them
+// into groups.
+func isRuleList(n *yaml.Node) bool {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return false
+	}
+	for _, item := range n.Content {
+		if mapValue(item, "expr") == nil || mapValue(item, "alert") == nil && mapValue(item, "record") == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // linted is what a file lint reads starts with somewhere: a key at the
 // start of a line (YAML) or a quoted key (JSON).
-var linted = regexp.MustCompile(`(?m)^(groups:|kind:\s*(PrometheusRule|ScaledObject)\b|apiVersion:\s*(openslo/|inferslo))|"panels"\s*:`)
+var linted = regexp.MustCompile(`(?m)^(groups:|- (alert|record):|kind:\s*(PrometheusRule|ScaledObject)\b|apiVersion:\s*(openslo/|inferslo))|"panels"\s*:`)
 
 // helmTemplate finds what only a Helm (or other Go) template reads; an
 // alert template has .Labels and .Value, never these.
 var helmTemplate = regexp.MustCompile(`\{\{[^}]*(\.Values\b|\.Release\b|\.Chart\b|\.Capabilities\b|\.Files\b|\binclude\s+"|\btoYaml\b|\btpl\s)`)
 
+// goTemplate finds a line that starts with a template action (Go's {{,
+// Jinja's {% and {#), which no YAML value does outside a block scalar: in
+// a file that is not YAML, it is a template to render first.
+var goTemplate = regexp.MustCompile(`(?m)^\s*\{[{%#]`)
+
 // jsonComment finds a // or /* comment starting a line (JSON with comments).
 var jsonComment = regexp.MustCompile(`(?m)^\s*(//|/\*)`)
-
-// looksLinted says whether a file that is not valid YAML was meant to be
-// one lint reads (a rule file with a typo) rather than a Helm template or
-// JSON with comments, whose lines must not be echoed.
-func looksLinted(text string) bool {
-	return linted.MatchString(text) && !strings.Contains(text, "{{") && !jsonComment.MatchString(text)
-}
 
 // object recognises one document by its content.
 func (f *File) object(p *pass, n *yaml.Node) {
@@ -190,14 +219,33 @@ func (f *File) object(p *pass, n *yaml.Node) {
 	case strings.HasPrefix(apiVersion, "openslo/") || apiVersion == spec.ShorthandAPIVersion:
 		f.Kind = KindSpec
 	case kind == "PrometheusRule":
+		if logQLRules(mapValue(mapValue(n, "spec"), "groups")) {
+			f.Skipped = lokiRules
+			return
+		}
 		f.Kind = KindRuleObject
-		f.groups(p, mapValue(mapValue(n, "spec"), "groups"))
+		f.groups(p, mapValue(mapValue(n, "spec"), "groups"), true)
+	case kind == "ConfigMap":
+		f.configMap(p, n)
 	case kind == "ScaledObject":
 		f.Kind = KindScaledObject
 		f.scaledObject(p, n)
 	case mapValue(n, "groups") != nil:
+		if logQLRules(mapValue(n, "groups")) {
+			f.Skipped = lokiRules
+			return
+		}
 		f.Kind = KindRules
-		f.groups(p, mapValue(n, "groups"))
+		f.strictKeys(p, n, "file", map[string]bool{"groups": true}, false)
+		f.groups(p, mapValue(n, "groups"), false)
+	case mapValue(n, "tests") != nil && (mapValue(n, "rule_files") != nil || mapValue(n, "evaluation_interval") != nil):
+		f.Kind = KindRuleTest
+		f.ruleTestQueries(p, mapValue(n, "tests"))
+	case mapValue(n, "inhibit_rules") != nil || mapValue(n, "route") != nil && mapValue(n, "receivers") != nil:
+		f.Kind = KindAlertmanager // an Alertmanager configuration holds no PromQL
+	case mapValue(n, "slos") != nil && mapValue(n, "version") == nil:
+		f.Kind = KindCatalog
+		f.catalogQueries(p, mapValue(n, "slos"))
 	case mapValue(n, "panels") != nil || mapValue(n, "rows") != nil || mapValue(mapValue(n, "dashboard"), "panels") != nil:
 		f.Kind = KindDashboard
 		if d := mapValue(n, "dashboard"); d != nil && mapValue(n, "panels") == nil {
@@ -215,62 +263,6 @@ func (f *File) generatorSpec(p *pass, n *yaml.Node, what, generator string) {
 	}
 	f.Kind = KindGeneratorSpec
 	p.with(checkGeneratorSpec).atYAML(f, n, "%s is not linted: %s writes rules from it, lint those", what, generator)
-}
-
-// validateRule reports what Prometheus' own rule validation
-// (model/rulefmt) refuses in a rule: record and alert both set or both
-// missing, a bad rule name, for or annotations on a recording rule. The
-// expression and the templates are left to promql/syntax and
-// alert/template, which locate their errors precisely.
-func (f *File) validateRule(p *pass, r *Rule) {
-	rr := rulefmt.Rule{Record: r.Record, Alert: r.Alert, Expr: "0", For: model.Duration(r.For)}
-	if r.Alert == "" {
-		rr.Labels, rr.Annotations = r.Labels, r.Annotations // no templates on recording rules
-	} else {
-		for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
-			if !model.UTF8Validation.IsValidLabelName(k) {
-				p.with(checkRuleFormat).atYAML(f, r.key("labels"), "invalid label name: %s", k)
-			}
-		}
-	}
-	for _, we := range rr.Validate(rulefmt.RuleNode{}, model.UTF8Validation, query.NewParser()) {
-		p.with(checkRuleFormat).atYAML(f, r.node, "%v", we.Unwrap())
-	}
-}
-
-// groups reads rule groups.
-func (f *File) groups(p *pass, groups *yaml.Node) {
-	names := map[string]bool{}
-	for _, g := range items(groups) {
-		name := mapValue(g, "name")
-		switch {
-		case name == nil || name.Value == "":
-			p.with(checkRuleFormat).atYAML(f, g, "a rule group needs a name")
-		case names[name.Value]:
-			p.with(checkRuleFormat).atYAML(f, name, "group name %q is repeated in the same file", name.Value)
-		default:
-			names[name.Value] = true
-		}
-		for _, rn := range items(mapValue(g, "rules")) {
-			r := &Rule{File: f, node: rn, Record: scalarAt(rn, "record"), Alert: scalarAt(rn, "alert"),
-				Labels: stringMap(mapValue(rn, "labels")), Annotations: stringMap(mapValue(rn, "annotations"))}
-			r.first, r.last = rn.Line, lastLine(rn)
-			if fn := mapValue(rn, "for"); fn != nil {
-				d, err := model.ParseDuration(fn.Value)
-				if err != nil {
-					p.with(checkSyntax).at(f, fn.Line, fn.Column, "for: %v", err)
-				}
-				r.For = time.Duration(d)
-			}
-			if e := mapValue(rn, "expr"); e != nil {
-				r.Query = f.query(p, e, r, false)
-			} else {
-				p.with(checkSyntax).at(f, rn.Line, rn.Column, "rule has no expr")
-			}
-			f.validateRule(p, r)
-			f.rules = append(f.rules, r)
-		}
-	}
 }
 
 // query parses one expression and reports a syntax error at its place.

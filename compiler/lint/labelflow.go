@@ -222,9 +222,9 @@ func binaryFlow(v *parser.BinaryExpr) resultLabels {
 	case lt != parser.ValueTypeVector && rt != parser.ValueTypeVector:
 		return closedLabels(v)
 	case lt != parser.ValueTypeVector:
-		return labelFlow(v.RHS)
+		return filteredFlow(v.RHS, comparesWith(v, v.LHS, true))
 	case rt != parser.ValueTypeVector:
-		return labelFlow(v.LHS)
+		return filteredFlow(v.LHS, comparesWith(v, v.RHS, false))
 	}
 	switch v.Op {
 	case parser.LAND, parser.LUNLESS:
@@ -292,4 +292,89 @@ func describe(q *Query, n parser.Node) string {
 	}
 	line, col := q.Pos(int(n.PositionRange().Start))
 	return fmt.Sprintf("%s at %d:%d", text, line, col)
+}
+
+// comparesWith returns what a filtering comparison against a number keeps
+// (nil when v is not one): numberFirst says the number is on the left.
+func comparesWith(v *parser.BinaryExpr, number parser.Expr, numberFirst bool) func(float64) bool {
+	n, ok := query.Unparen(number).(*parser.NumberLiteral)
+	if !ok || v.ReturnBool || !v.Op.IsComparisonOperator() {
+		return nil
+	}
+	return func(x float64) bool {
+		a, b := x, n.Val
+		if numberFirst {
+			a, b = b, a
+		}
+		switch v.Op {
+		case parser.EQLC:
+			return a == b
+		case parser.NEQ:
+			return a != b
+		case parser.GTR:
+			return a > b
+		case parser.LSS:
+			return a < b
+		case parser.GTE:
+			return a >= b
+		case parser.LTE:
+			return a <= b
+		}
+		return true
+	}
+}
+
+// filteredFlow is the labels of e's series that a comparison keeps: a
+// branch of "or" whose value is a constant the comparison drops (the
+// "or 0 * absent(x)" that keeps a rule's result from vanishing) never
+// reaches the alert, so its missing labels do not matter.
+func filteredFlow(e parser.Expr, keeps func(float64) bool) resultLabels {
+	b, ok := query.Unparen(e).(*parser.BinaryExpr)
+	if keeps == nil || !ok || b.Op != parser.LOR {
+		return labelFlow(e)
+	}
+	if c, ok := constValue(b.RHS); ok && !keeps(c) {
+		return filteredFlow(b.LHS, keeps)
+	}
+	if c, ok := constValue(b.LHS); ok && !keeps(c) {
+		return filteredFlow(b.RHS, keeps)
+	}
+	return either(filteredFlow(b.LHS, keeps), filteredFlow(b.RHS, keeps))
+}
+
+// constValue is the value every series of e has, when it is known: a
+// number, absent()'s 1, vector(n), and arithmetic of those.
+func constValue(e parser.Expr) (float64, bool) {
+	switch v := query.Unparen(e).(type) {
+	case *parser.NumberLiteral:
+		return v.Val, true
+	case *parser.Call:
+		switch v.Func.Name {
+		case "absent", "absent_over_time":
+			return 1, true
+		case "vector":
+			if len(v.Args) == 1 {
+				return constValue(v.Args[0])
+			}
+		}
+	case *parser.BinaryExpr:
+		a, okA := constValue(v.LHS)
+		b, okB := constValue(v.RHS)
+		if !okA || !okB {
+			return 0, false
+		}
+		switch v.Op {
+		case parser.ADD:
+			return a + b, true
+		case parser.SUB:
+			return a - b, true
+		case parser.MUL:
+			return a * b, true
+		case parser.DIV:
+			if b != 0 {
+				return a / b, true
+			}
+		}
+	}
+	return 0, false
 }

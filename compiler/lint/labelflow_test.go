@@ -29,6 +29,10 @@ func TestLabelFlowFollowsPrometheusResultLabels(t *testing.T) {
 		{"or carries what both sides carry", `up == 0 or absent(up{job="a"})`, []string{"job"}, []string{"instance"}},
 		{"or of two selectors carries everything", `a or b`, []string{"instance"}, nil},
 		{"a scalar operand keeps the vector's labels", `100 * sum by (pod) (a) > 5`, []string{"pod"}, []string{"instance"}},
+		{"a constant or-branch the comparison drops never reaches the alert", `(sum by (job) (rate(a[5m])) or 0 * absent(a{job=~"etcd.*"})) >= 4`, []string{"job"}, []string{"instance"}},
+		{"a constant or-branch the comparison keeps still counts", `(sum by (job) (rate(a[5m])) or 0 * absent(a{job=~"etcd.*"})) < 4`, nil, []string{"job"}},
+		{"vector(0) under a comparison it fails is dropped too", `(sum by (pod) (a) or vector(0)) > 1`, []string{"pod"}, nil},
+		{"a bool comparison keeps both branches", `(sum by (pod) (a) or vector(0)) > bool 1`, nil, []string{"pod"}},
 		{"topk passes series through", `topk(3, up)`, []string{"instance"}, nil},
 		{"a subquery keeps its labels", `max_over_time(sum by (pod) (rate(a[5m]))[1h:5m])`, []string{"pod"}, []string{"instance"}},
 	}

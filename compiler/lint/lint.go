@@ -97,6 +97,18 @@ func (r Result) Count(level Severity) int {
 	return n
 }
 
+// Fails says whether the result fails a run at a --fail-on level: error,
+// warning, or skipped (errors, and any file lint did not read).
+func (r Result) Fails(level string) bool {
+	if level == FailOnSkipped {
+		return r.Count(Error) > 0 || len(r.Skipped) > 0
+	}
+	return r.Count(Severity(level)) > 0
+}
+
+// FailOnSkipped is the --fail-on level that also fails on skipped files.
+const FailOnSkipped = "skipped"
+
 // Run lints the sources together: a dashboard may read a recording rule
 // defined in another file of the set.
 func Run(sources []Source, opts Options) (Result, error) {
@@ -159,6 +171,10 @@ func Run(sources []Source, opts Options) (Result, error) {
 	for _, f := range p.files {
 		if f.Skipped != "" && f.Kind == "" {
 			res.Skipped = append(res.Skipped, Skip{File: f.Name, Reason: f.Skipped})
+			// Every format says so: a hook that passes must not hide a rule
+			// file it never read.
+			res.Findings = append(res.Findings, Finding{Check: checkSkipped.ID, Problem: spec.Problem{
+				Severity: checkSkipped.Severity, File: f.Name, Message: "not linted: " + f.Skipped}})
 		} else {
 			res.Files++
 		}

@@ -13,10 +13,11 @@ func TestFilesLintDoesNotRecogniseAreSkippedAndNeverQuoted(t *testing.T) {
 		name, data, reason string
 	}{
 		{"a Helm template", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}\nstringData:\n  token: hunter2\n{{- end }}\n", "Helm template"},
-		{"JSON with comments", "{\n  // hunter2\n  \"panels\": []\n}\n", "not YAML or JSON"},
+		{"JSON with comments", "{\n  // hunter2\n  \"panels\": []\n}\n", "JSON with comments"},
 		{"a values file", "password: hunter2\nreplicas: 2\n", "no rule groups"},
 		{"a Helm-templated rule file", "groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up{job=\"{{ .Values.job }}\"} == 0\n    annotations: {{ toYaml .Values.hunter2 }}\n", "Helm template"},
-		{"a Go template without Helm's values", "kind: PrometheusRule\nspec:\n  groups: {{ range .Groups }}\n   - {{ . }}: hunter2\n{{ end }}\n", "not YAML or JSON"},
+		{"a Go template without Helm's values", "kind: PrometheusRule\nspec:\n  groups: {{ range .Groups }}\n   - {{ . }}: hunter2\n{{ end }}\n", "a template"},
+		{"a Jinja template", "{%- set job = 'vllm' %}\ngroups:\n- name: g\n  rules:\n  - record: r\n    expr: up{job=\"{{ job }}\", token=\"hunter2\"}\n", "a template"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,11 +6,13 @@ import (
 	"maps"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
 
+	promModel "github.com/prometheus/common/model"
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
@@ -205,8 +207,21 @@ func seriesName(ls labels.Labels) string {
 	var parts []string
 	ls.Range(func(l labels.Label) {
 		if l.Name != query.MetricNameLabel {
-			parts = append(parts, fmt.Sprintf("%s=%q", l.Name, l.Value))
+			parts = append(parts, fmt.Sprintf("%s=%q", quotedName(l.Name), l.Value))
 		}
 	})
-	return ls.Get(query.MetricNameLabel) + "{" + strings.Join(parts, ", ") + "}"
+	name := ls.Get(query.MetricNameLabel)
+	if !promModel.LegacyValidation.IsValidMetricName(name) {
+		// OpenTelemetry's dotted names: Prometheus 3's quoted form.
+		return "{" + strings.Join(append([]string{strconv.Quote(name)}, parts...), ", ") + "}"
+	}
+	return name + "{" + strings.Join(parts, ", ") + "}"
+}
+
+// quotedName quotes a label name only legacy-invalid names need quoted.
+func quotedName(n string) string {
+	if promModel.LegacyValidation.IsValidLabelName(n) {
+		return n
+	}
+	return strconv.Quote(n)
 }
