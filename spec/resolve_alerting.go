@@ -172,7 +172,11 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 			*ps = append(*ps, c.errorf("metadata.annotations."+k, "unknown annotation %q%s; an AlertCondition reads only %s", k, didYouMean(k, []string{AnnotationShortWindow}), AnnotationShortWindow))
 		}
 	}
-	long := cond.LookbackWindow.Duration()
+	long, ok := openSLODuration(cond.LookbackWindow)
+	if !ok {
+		*ps = append(*ps, c.errorf("spec.condition.lookbackWindow", "%q is not a duration: write a whole number and a unit m, h or d, such as 1h", cond.LookbackWindow))
+		return model.WindowPair{}, model.Tier{}, false
+	}
 	short := long / 12
 	if s, ok := c.v.Metadata.Annotations[AnnotationShortWindow]; ok {
 		d, err := model.ParseDuration(s)
@@ -194,8 +198,13 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 		return model.WindowPair{}, model.Tier{}, false
 	}
 	t := model.Tier{Severity: c.v.Spec.Severity}
-	if cond.AlertAfter != nil {
-		t.For = cond.AlertAfter.Duration()
+	if cond.AlertAfter != nil && *cond.AlertAfter != (v1.DurationShorthand{}) {
+		f, ok := openSLODuration(*cond.AlertAfter)
+		if !ok {
+			*ps = append(*ps, c.errorf("spec.condition.alertAfter", "%q is not a duration: write a whole number and a unit m or h, such as 2m", cond.AlertAfter))
+			return model.WindowPair{}, model.Tier{}, false
+		}
+		t.For = f
 	}
 	return model.WindowPair{Long: long, Short: short, Factor: model.DecimalFromFloat(*cond.Threshold)}, t, true
 }
