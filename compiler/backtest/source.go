@@ -166,6 +166,10 @@ func (l *loader) append(ctx context.Context, selector string, m prommodel.Matrix
 		}
 		b := labels.NewScratchBuilder(len(ss.Metric))
 		for k, v := range ss.Metric {
+			if err := query.CheckLabelSize(string(k), string(v)); err != nil {
+				app.Rollback()
+				return fmt.Errorf("query_range %s: the server answered a series with %w", selector, err)
+			}
 			b.Add(string(k), string(v))
 		}
 		b.Sort()

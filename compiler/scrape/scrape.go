@@ -233,6 +233,11 @@ func parse(source string, data []byte, contentType string, lim Limits) (*Scrape,
 		if s.count == lim.MaxSeries {
 			return nil, fmt.Errorf("parse metrics %s: more than %d series", source, lim.MaxSeries)
 		}
+		// Prometheus' labels panic on a string over 16 MiB: a series
+		// whose text is within the label bound holds no such string.
+		if raw, _, _ := p.Series(); len(raw) > query.MaxLabelBytes {
+			return nil, fmt.Errorf("parse metrics %s: series %d is %d bytes long: a label name or value over the limit of %d bytes", source, s.count+1, len(raw), query.MaxLabelBytes)
+		}
 		p.Labels(&ls)
 		m := make(map[string]string, ls.Len())
 		ls.Range(func(l labels.Label) {

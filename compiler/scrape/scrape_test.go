@@ -124,6 +124,18 @@ func TestHostileScrapesAreRefusedWithinTheirBounds(t *testing.T) {
 			_, err := Load(t.Context(), big, Limits{MaxBytes: 1000})
 			return err
 		}, "larger than"},
+		{"a label value over 16 MiB, which Prometheus' labels panic on, is refused", func() error {
+			_, err := Parse("huge", []byte("m{a=\""+strings.Repeat("v", 17<<20)+"\"} 1\n"), Limits{})
+			return err
+		}, "over the limit of 1048576 bytes"},
+		{"an OpenMetrics label value over 16 MiB is refused", func() error {
+			_, err := Parse("huge", []byte("m{a=\""+strings.Repeat("v", 17<<20)+"\"} 1\n# EOF\n"), Limits{})
+			return err
+		}, "over the limit of 1048576 bytes"},
+		{"a label name over the bound is refused", func() error {
+			_, err := Parse("huge", []byte("m{"+strings.Repeat("n", 2<<20)+"=\"v\"} 1\n"), Limits{})
+			return err
+		}, "over the limit of 1048576 bytes"},
 		{"a named pipe is refused, not read", func() error {
 			_, err := Load(t.Context(), fifo, Limits{})
 			return err
