@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/inferslo/inferslo/spec/input"
 
@@ -173,7 +174,7 @@ func splitDocs(file string, data []byte) ([]*doc, Problems) {
 			break
 		}
 		if err != nil {
-			return docs, Problems{yamlProblem(file, err)}
+			return docs, Problems{yamlProblem(file, data, err)}
 		}
 		root := &n
 		if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
@@ -204,7 +205,7 @@ func splitDocs(file string, data []byte) ([]*doc, Problems) {
 // yamlProblem locates a YAML syntax error; yaml.v3 puts "line N" in the text.
 // It shows no line of the file and no quoted text from it: a file that is
 // not YAML may be a secret that only its name made look like a spec.
-func yamlProblem(file string, err error) Problem {
+func yamlProblem(file string, data []byte, err error) Problem {
 	p := Problem{File: file, Severity: Error, Message: "invalid YAML: " + hideQuoted(strings.TrimPrefix(err.Error(), "yaml: "))}
 	var line int
 	if _, scanErr := fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line); scanErr == nil && line > 0 {
@@ -215,6 +216,14 @@ func yamlProblem(file string, err error) Problem {
 			line++
 		}
 		p.Line = line
+	}
+	if p.Line == 0 {
+		// Errors of encoding carry no line: the first byte that is not
+		// UTF-8 has one, and otherwise the file as a whole is at fault.
+		p.Line = 1
+		if i := invalidUTF8(data); i >= 0 {
+			p.Line += bytes.Count(data[:i], []byte("\n"))
+		}
 	}
 	return p
 }
@@ -229,4 +238,17 @@ func hideQuoted(msg string) string {
 		}
 	}
 	return strings.Join(parts, "'")
+}
+
+// invalidUTF8 is the offset of the first byte of data that is not UTF-8,
+// or -1.
+func invalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
 }
