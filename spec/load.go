@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"io"
 	"path/filepath"
 	"strings"
@@ -206,10 +207,10 @@ func splitDocs(file string, data []byte) ([]*doc, Problems) {
 // It shows no line of the file and no quoted text from it: a file that is
 // not YAML may be a secret that only its name made look like a spec.
 func yamlProblem(file string, data []byte, err error) Problem {
-	p := Problem{File: file, Severity: Error, Message: "invalid YAML: " + hideQuoted(strings.TrimPrefix(err.Error(), "yaml: "))}
+	p := Problem{File: file, Severity: Error, Message: "invalid YAML: " + safetext.HideQuoted(strings.TrimPrefix(err.Error(), "yaml: "))}
 	var line int
 	if _, scanErr := fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line); scanErr == nil && line > 0 {
-		p.Message = "invalid YAML: " + hideQuoted(strings.TrimSpace(strings.SplitN(strings.TrimPrefix(err.Error(), "yaml: "), ":", 2)[1]))
+		p.Message = "invalid YAML: " + safetext.HideQuoted(strings.TrimSpace(strings.SplitN(strings.TrimPrefix(err.Error(), "yaml: "), ":", 2)[1]))
 		// yaml.v3 reports an unclosed flow collection at the line before
 		// the one that opens it (its context mark counts from zero).
 		if strings.Contains(p.Message, "did not find expected") {
@@ -226,18 +227,6 @@ func yamlProblem(file string, data []byte, err error) Problem {
 		}
 	}
 	return p
-}
-
-// hideQuoted replaces text yaml.v3 quotes from the input (an anchor name)
-// with an ellipsis; a single quoted character (the ',' expected) stays.
-func hideQuoted(msg string) string {
-	parts := strings.Split(msg, "'")
-	for i := 1; i < len(parts)-1; i += 2 {
-		if len([]rune(parts[i])) > 1 {
-			parts[i] = "…"
-		}
-	}
-	return strings.Join(parts, "'")
 }
 
 // invalidUTF8 is the offset of the first byte of data that is not UTF-8,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"io/fs"
 	"time"
 
@@ -55,7 +56,7 @@ func (c *lintCmd) Run(e *env) error {
 	}
 	if c.Verbose {
 		for _, s := range res.Skipped {
-			fmt.Fprintf(e.stderr, "%s: info: skipped: %s\n", lint.Redact(s.File), s.Reason)
+			fmt.Fprintf(e.stderr, "%s: info: skipped: %s\n", safetext.Redact(s.File), s.Reason)
 		}
 	}
 	if err := lint.Write(e.stdout, c.Format, res); err != nil {

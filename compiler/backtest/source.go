@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"io"
 	"math"
 	"net/http"
@@ -66,7 +67,7 @@ func (s Source) withDefaults() Source {
 		s.PointsPerRequest = 500_000
 	}
 	if s.Client == nil {
-		s.Client = &http.Client{Timeout: s.Timeout}
+		s.Client = &http.Client{Timeout: s.Timeout, CheckRedirect: safetext.SameHostRedirects}
 	}
 	return s
 }
@@ -176,7 +177,7 @@ func (l *loader) append(ctx context.Context, selector string, m prommodel.Matrix
 		lset := b.Labels()
 		if lset.Get(query.MetricNameLabel) == "" {
 			app.Rollback()
-			return fmt.Errorf("%s: the server answered a series without a metric name: %s", selector, lset)
+			return fmt.Errorf("%s: the server answered a series without a metric name: %s", selector, safetext.Quote(lset.String()))
 		}
 		h := lset.Hash()
 		last, seen := l.last[h]
@@ -200,7 +201,7 @@ func (l *loader) append(ctx context.Context, selector string, m prommodel.Matrix
 			var err error
 			if ref, err = app.Append(ref, lset, t, float64(p.Value)); err != nil {
 				app.Rollback()
-				return fmt.Errorf("store %s: %w", lset, err)
+				return fmt.Errorf("store %s: %w", safetext.Quote(lset.String()), err)
 			}
 			last = t
 			if ft := time.UnixMilli(t); l.stats.First.IsZero() || ft.Before(l.stats.First) {
@@ -227,9 +228,10 @@ type apiResponse struct {
 // size and time limits.
 func (l *loader) get(ctx context.Context, path string, q url.Values, out any) error {
 	u := strings.TrimSuffix(l.src.URL, "/") + path
+	shown := safetext.URL(u)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(q.Encode()))
 	if err != nil {
-		return fmt.Errorf("read history: %w", err)
+		return fmt.Errorf("read history: %s is not a URL to ask", shown)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
@@ -237,44 +239,42 @@ func (l *loader) get(ctx context.Context, path string, q url.Values, out any) er
 	resp, err := l.src.Client.Do(req)
 	if err != nil {
 		var ue *url.Error
-		if errors.As(err, &ue) && ue.Timeout() {
-			return fmt.Errorf("read history: %s did not answer within %s", u, l.src.Timeout)
+		if errors.As(err, &ue) {
+			if ue.Timeout() {
+				return fmt.Errorf("read history: %s did not answer within %s", shown, l.src.Timeout)
+			}
+			// url.Error quotes the URL as given, credentials and all.
+			return fmt.Errorf("read history: %s: %s", shown, safetext.Redact(ue.Err.Error()))
 		}
-		return fmt.Errorf("read history: %w", err)
+		return fmt.Errorf("read history: %s: %s", shown, safetext.Redact(err.Error()))
 	}
 	defer resp.Body.Close()
 	if resp.ContentLength > l.src.MaxResponse {
-		return fmt.Errorf("read history: %s answered %d bytes, more than the %d allowed", u, resp.ContentLength, l.src.MaxResponse)
+		return fmt.Errorf("read history: %s answered %d bytes, more than the %d allowed", shown, resp.ContentLength, l.src.MaxResponse)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, l.src.MaxResponse+1))
 	l.stats.BytesRead += int64(len(body))
 	if err != nil {
 		var ne interface{ Timeout() bool }
 		if errors.As(err, &ne) && ne.Timeout() {
-			return fmt.Errorf("read history: %s did not answer within %s", u, l.src.Timeout)
+			return fmt.Errorf("read history: %s did not answer within %s", shown, l.src.Timeout)
 		}
-		return fmt.Errorf("read history from %s: %w", u, err)
+		return fmt.Errorf("read history from %s: %s", shown, safetext.Redact(err.Error()))
 	}
 	if int64(len(body)) > l.src.MaxResponse {
-		return fmt.Errorf("read history: %s answered more than the %d bytes allowed", u, l.src.MaxResponse)
+		return fmt.Errorf("read history: %s answered more than the %d bytes allowed", shown, l.src.MaxResponse)
 	}
 	var r apiResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return fmt.Errorf("read history: %s answered %s, not a Prometheus API response: %s", u, resp.Status, excerpt(body))
+		return fmt.Errorf("read history: %s answered HTTP %d, not a Prometheus API response: %s", shown, resp.StatusCode, safetext.Quote(string(body)))
 	}
 	if r.Status != "success" {
-		return fmt.Errorf("read history: %s answered %s: %s: %s", u, resp.Status, r.ErrorType, r.Error)
+		return fmt.Errorf("read history: %s answered HTTP %d: %s: %s", shown, resp.StatusCode, safetext.Quote(r.ErrorType), safetext.Quote(r.Error))
 	}
 	if err := json.Unmarshal(r.Data, out); err != nil {
-		return fmt.Errorf("read history: %s: %w", u, err)
+		return fmt.Errorf("read history: %s: the answer's data does not decode: %s", shown, safetext.Quote(err.Error()))
 	}
 	return nil
-}
-
-// excerpt is the start of a body, printable, for an error message.
-func excerpt(b []byte) string {
-	s := strings.ToValidUTF8(string(b[:min(len(b), 120)]), "?")
-	return strconv.Quote(s)
 }
 
 func formatTime(t time.Time) string {

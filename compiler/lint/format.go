@@ -3,8 +3,8 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"io"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -180,29 +180,13 @@ func sourceWindow(line string, col int) (string, int) {
 	return out, col
 }
 
-// credentials finds what a URL must not show: a user:password@ part, and
-// query parameters named like secrets.
-var (
-	urlUserinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s"']+@`)
-	urlSecret   = regexp.MustCompile(`(?i)([?&](?:[a-z_-]*(?:token|key|secret|password|passwd|pwd|auth|signature|sig|credential)[a-z_-]*)=)[^&\s"']+`)
-)
-
-// Redact hides credentials in URLs in a message.
-func Redact(s string) string {
-	if !strings.Contains(s, "://") && !strings.ContainsAny(s, "?&") {
-		return s
-	}
-	s = urlUserinfo.ReplaceAllString(s, "${1}REDACTED@")
-	return urlSecret.ReplaceAllString(s, "${1}REDACTED")
-}
-
 // redacted returns the result with credentials in URLs hidden in every
 // field a format prints.
 func redacted(res Result) Result {
 	out := res
 	out.Findings = make([]Finding, len(res.Findings))
 	for i, f := range res.Findings {
-		f.File, f.Message, f.Source = Redact(f.File), Redact(f.Message), Redact(f.Source)
+		f.File, f.Message, f.Source = safetext.Redact(f.File), safetext.Redact(f.Message), safetext.Redact(f.Source)
 		out.Findings[i] = f
 	}
 	return out
