@@ -1,6 +1,7 @@
 package backtest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +80,9 @@ type Stats struct {
 	BytesRead int64 `json:"bytesRead"`
 	Series    int   `json:"series"`
 	Samples   int64 `json:"samples"`
+	// Invalid counts the samples left out for being NaN, infinite or
+	// negative: no counter or gauge backtest reads takes such a value.
+	Invalid int64 `json:"invalidSamples"`
 	// First is the earliest sample read (zero when none was).
 	First time.Time `json:"-"`
 	// Read and Replayed are the wall times of reading and of replaying.
@@ -93,6 +98,9 @@ type loader struct {
 	stats Stats
 	// step is called after each request.
 	step func()
+	// selected holds the series the selector being loaded has answered,
+	// for its series limit.
+	selected map[uint64]bool
 }
 
 // plan counts the series each selector matches over [from, to], for
@@ -126,6 +134,7 @@ func (l *loader) chunks(n int, from, to time.Time) (steps int, count int) {
 
 // load reads selector over [from, to] in chunks of steps steps.
 func (l *loader) load(ctx context.Context, selector string, steps int, from, to time.Time) error {
+	l.selected = map[uint64]bool{}
 	span := time.Duration(steps-1) * l.src.Step
 	for start := from; !start.After(to); start = start.Add(span + l.src.Step) {
 		end := start.Add(span)
@@ -180,6 +189,14 @@ func (l *loader) append(ctx context.Context, selector string, m prommodel.Matrix
 			return fmt.Errorf("%s: the server answered a series without a metric name: %s", selector, safetext.Quote(lset.String()))
 		}
 		h := lset.Hash()
+		// The series count of the plan is the server's word; what
+		// query_range answers is held to the same limit.
+		if l.selected[h] = true; len(l.selected) > l.src.MaxSeries {
+			app.Rollback()
+			return fmt.Errorf("query_range %s: the server answered more than %d series; valid: a selector narrowed in the spec, or a larger series limit", selector, l.src.MaxSeries)
+		}
+		// Samples out of order are the server's error; sorted, none is lost.
+		slices.SortStableFunc(ss.Values, func(a, b prommodel.SamplePair) int { return cmp.Compare(a.Timestamp, b.Timestamp) })
 		last, seen := l.last[h]
 		if !seen {
 			l.stats.Series++
@@ -191,6 +208,10 @@ func (l *loader) append(ctx context.Context, selector string, m prommodel.Matrix
 			// A sample outside what was asked for is the server's error;
 			// dropping it keeps the series in order.
 			if t <= last || t < lo || t > hi {
+				continue
+			}
+			if v := float64(p.Value); math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				l.stats.Invalid++
 				continue
 			}
 			l.stats.Samples++
