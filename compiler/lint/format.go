@@ -6,7 +6,6 @@ import (
 	"github.com/inferslo/inferslo/compiler/safetext"
 	"io"
 	"strings"
-	"unicode/utf8"
 )
 
 // Formats are the output formats of Write.
@@ -47,7 +46,7 @@ func writeText(w io.Writer, res Result) error {
 		fmt.Fprintf(w, "%s: %s: %s (%s)\n", loc, f.Severity, f.Message, f.Check)
 		if f.Source != "" && f.Line > 0 {
 			num := fmt.Sprint(f.Line)
-			src, col := sourceWindow(f.Source, max(f.Column, 1))
+			src, col := safetext.Window(f.Source, max(f.Column, 1))
 			// Tabs keep their width so the caret lines up.
 			pad := []byte(src[:min(col-1, len(src))])
 			for i, c := range pad {
@@ -151,33 +150,6 @@ func writeSARIF(w io.Writer, res Result) error {
 // anchor is the docs heading anchor of a check id.
 func anchor(id string) string {
 	return strings.NewReplacer("/", "", ".", "").Replace(id)
-}
-
-// windowWidth bounds the source shown around a finding's column: a
-// minified dashboard is one line of hundreds of kilobytes.
-const windowWidth = 60
-
-// sourceWindow cuts a source line to windowWidth bytes either side of a 1-based
-// column, marking the cuts, and returns the caret's column in the cut.
-func sourceWindow(line string, col int) (string, int) {
-	col = min(col, len(line)+1)
-	from, to := max(col-1-windowWidth, 0), min(col-1+windowWidth, len(line))
-	for from > 0 && !utf8.RuneStart(line[from]) {
-		from--
-	}
-	for to < len(line) && !utf8.RuneStart(line[to]) {
-		to++
-	}
-	out := line[from:to]
-	col -= from
-	if from > 0 {
-		out = "…" + out
-		col += len("…")
-	}
-	if to < len(line) {
-		out += "…"
-	}
-	return out, col
 }
 
 // redacted returns the result with credentials in URLs hidden in every

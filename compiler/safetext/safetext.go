@@ -126,3 +126,30 @@ func Printable(s string) string {
 	}
 	return s
 }
+
+// windowWidth bounds the source shown around a problem's column: a
+// minified dashboard or JSON spec is one line of hundreds of kilobytes.
+const windowWidth = 60
+
+// Window cuts a source line to windowWidth bytes either side of a 1-based
+// column, marking the cuts, and returns the caret's column in the cut.
+func Window(line string, col int) (string, int) {
+	col = min(col, len(line)+1)
+	from, to := max(col-1-windowWidth, 0), min(col-1+windowWidth, len(line))
+	for from > 0 && !utf8.RuneStart(line[from]) {
+		from--
+	}
+	for to < len(line) && !utf8.RuneStart(line[to]) {
+		to++
+	}
+	out := line[from:to]
+	col -= from
+	if from > 0 {
+		out = "…" + out
+		col += len("…")
+	}
+	if to < len(line) {
+		out += "…"
+	}
+	return out, col
+}
