@@ -41,6 +41,7 @@ func (l *loader) resolve() model.Set {
 	}
 	set.Sort()
 	l.problems = append(l.problems, planProblems(set, names)...)
+	l.problems = append(l.problems, sharedSeriesProblems(set, names)...)
 	return set
 }
 
