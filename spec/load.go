@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/inferslo/inferslo/compiler/safetext"
 	"io"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"github.com/inferslo/inferslo/spec/input"
 
 	"gopkg.in/yaml.v3"

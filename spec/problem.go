@@ -6,9 +6,10 @@ package spec
 
 import (
 	"fmt"
-	"github.com/inferslo/inferslo/compiler/safetext"
 	"sort"
 	"strings"
+
+	"github.com/inferslo/inferslo/compiler/safetext"
 )
 
 // Severity of a problem: errors stop compilation, warnings do not, and

@@ -9,7 +9,6 @@ package backtest
 import (
 	"context"
 	"fmt"
-	"github.com/inferslo/inferslo/compiler/safetext"
 	"runtime"
 	"slices"
 	"sort"
@@ -23,6 +22,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/inferslo/inferslo/templates"
 )

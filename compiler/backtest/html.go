@@ -2,7 +2,6 @@ package backtest
 
 import (
 	"fmt"
-	"github.com/inferslo/inferslo/compiler/safetext"
 	"maps"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/render"
+	"github.com/inferslo/inferslo/compiler/safetext"
 )
 
 // HTML draws the report as a page, with the review page's charts: for

@@ -2,7 +2,6 @@ package backtest
 
 import (
 	"fmt"
-	"github.com/inferslo/inferslo/compiler/safetext"
 	"io"
 	"maps"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/inferslo/inferslo/compiler/safetext"
 	"io"
 	"math"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/safetext"
 
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"

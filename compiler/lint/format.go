@@ -3,9 +3,10 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/inferslo/inferslo/compiler/safetext"
 	"io"
 	"strings"
+
+	"github.com/inferslo/inferslo/compiler/safetext"
 )
 
 // Formats are the output formats of Write.

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/inferslo/inferslo/compiler/safetext"
 	"io"
 	"net/http"
 	"net/url"
@@ -20,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"github.com/inferslo/inferslo/spec/input"
 
 	"github.com/inferslo/inferslo/compiler/query"
