@@ -21,8 +21,8 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, ext *Extensions, scrape, 
 	ext.NoData, ext.RunbookURL, ext.DashboardURL = &noData, a.RunbookURL, a.DashboardURL
 	ext.AlertLabels, ext.Severities = a.Labels, a.Severities
 	if a.MinEventsPerSecond != "" {
-		if _, err := model.ParseDecimal(a.MinEventsPerSecond); err != nil {
-			ps = append(ps, d.errorf("spec.alerting.minEventsPerSecond", "%q is not a number of events per second", a.MinEventsPerSecond))
+		if _, msg := minEvents(a.MinEventsPerSecond); msg != "" {
+			ps = append(ps, d.errorf("spec.alerting.minEventsPerSecond", "%s", msg))
 		}
 		ext.MinEvents = a.MinEventsPerSecond
 	}
