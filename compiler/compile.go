@@ -28,6 +28,10 @@ type Options struct {
 	Kube kube.Options
 	// Ruler files: Thanos partial_response_strategy (abort or warn).
 	Ruler kube.RulerOptions
+	// ExternalLabels names the labels Prometheus adds to the alerts it
+	// sends (external_labels); the inhibit rules mute only alerts sharing
+	// their values, so environments and clusters never mute each other.
+	ExternalLabels []string
 	// Text words alert annotations and panel descriptions; nil: the
 	// built-in templates.
 	Text *templates.Text
@@ -55,7 +59,7 @@ func (o Options) backends() ([]Backend, error) {
 		keda.Backend{},
 		grafana.ServiceDashboards{Builder: dashboards},
 		grafana.OverviewDashboard{Builder: dashboards},
-		alertmanager.Backend{},
+		alertmanager.Backend{ExternalLabels: o.ExternalLabels},
 		catalog.Backend{},
 	}, nil
 }

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
+	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/model/capacity"
+	"github.com/inferslo/inferslo/compiler/query"
 )
 
 // Values of the autoscaling section end up in a KEDA ScaledObject and the
@@ -336,4 +338,61 @@ func autoscaling(o object[v1.SLO], ps *Problems, groupBy []string) *model.Autosc
 		dur("capacity.meanServiceTime", c.MeanServiceTime, &out.Capacity.MeanServiceTime)
 	}
 	return out
+}
+
+// sharedSeriesProblems warns where two scale targets read the same series:
+// ungrouped SLOs of one engine whose selectors no label tells apart (a
+// canary of the same model in another namespace, selected by model name
+// alone). Each target would scale on the other's traffic too.
+func sharedSeriesProblems(set model.Set, objects map[string]object[v1.SLO]) Problems {
+	var ps Problems
+	type reader struct {
+		slo      model.SLO
+		matchers []*labels.Matcher
+	}
+	var readers []reader
+	seen := map[string]bool{}
+	for _, s := range set.SLOs {
+		a := s.Autoscaling
+		if a == nil || s.Inference == nil || len(s.GroupBy) > 0 {
+			continue
+		}
+		target := a.TargetKind + "/" + a.Namespace + "/" + a.TargetName
+		if seen[target] {
+			continue // SLOs of one target (their agreement is checked apart)
+		}
+		ms, err := query.NewParser().ParseMetricSelector("{" + s.Inference.Selector + "}")
+		if err != nil && s.Inference.Selector != "" {
+			continue // reported where the selector is read
+		}
+		seen[target] = true
+		for _, r := range readers {
+			if r.slo.Inference.Engine != s.Inference.Engine || !overlap(r.matchers, ms) {
+				continue
+			}
+			ra := r.slo.Autoscaling
+			ps = append(ps, objects[s.Name].warnf("metadata.annotations."+AnnotationAutoscaling+".target",
+				"%s %s/%s reads the same %s series as %s %s/%s (SLO %s, %s): each would scale on the other's traffic too; add a label that tells them apart (namespace, pod or deployment) to the selector of each",
+				a.TargetKind, a.Namespace, a.TargetName, s.Inference.Engine, ra.TargetKind, ra.Namespace, ra.TargetName, r.slo.Name, location(objects[r.slo.Name].d)))
+			break
+		}
+		readers = append(readers, reader{s, ms})
+	}
+	return ps
+}
+
+// overlap tells whether two selectors may match one series: no label has
+// a matcher in one that an equality matcher's value in the other fails.
+func overlap(a, b []*labels.Matcher) bool {
+	apart := func(x, y []*labels.Matcher) bool {
+		for _, m := range x {
+			for _, e := range y {
+				if e.Name == m.Name && e.Type == labels.MatchEqual && !m.Matches(e.Value) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return !apart(a, b) && !apart(b, a)
 }

@@ -91,7 +91,7 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 	}
 	if s.Spec.Window == "" {
 		ps = append(ps, d.errorf("spec.window", "required: the rolling SLO window, from 1d to 90d, such as 28d"))
-	} else if _, err := v1.ParseDurationShorthand(s.Spec.Window); err != nil {
+	} else if _, _, err := parseOpenSLODuration(s.Spec.Window); err != nil {
 		ps = append(ps, d.errorf("spec.window", "%q is not a window: write a whole number and a unit m, h, d or w, such as 28d", s.Spec.Window))
 	}
 	ps = append(ps, checkSelector(d, "spec.selector", s.Spec.Selector)...)
@@ -315,7 +315,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 		ratio.Good = promSource(good)
 	}
 	name := o.sloName(s.Metadata.Name)
-	window, _ := v1.ParseDurationShorthand(s.Spec.Window)
+	window, _, _ := parseOpenSLODuration(s.Spec.Window)
 	targetF := target.Float()
 	slo := v1.NewSLO(v1.Metadata{Name: name, DisplayName: o.DisplayName}, v1.SLOSpec{
 		Description: objectiveDescription(eng, o),

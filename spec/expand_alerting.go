@@ -21,8 +21,8 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, ext *Extensions, scrape, 
 	ext.NoData, ext.RunbookURL, ext.DashboardURL = &noData, a.RunbookURL, a.DashboardURL
 	ext.AlertLabels, ext.Severities = a.Labels, a.Severities
 	if a.MinEventsPerSecond != "" {
-		if _, err := model.ParseDecimal(a.MinEventsPerSecond); err != nil {
-			ps = append(ps, d.errorf("spec.alerting.minEventsPerSecond", "%q is not a number of events per second", a.MinEventsPerSecond))
+		if _, msg := minEvents(a.MinEventsPerSecond); msg != "" {
+			ps = append(ps, d.errorf("spec.alerting.minEventsPerSecond", "%s", msg))
 		}
 		ext.MinEvents = a.MinEventsPerSecond
 	}
@@ -49,8 +49,8 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, ext *Extensions, scrape, 
 		if t.For != "" {
 			custom = true
 			f, err := model.ParseDuration(t.For)
-			if err != nil || f%time.Minute != 0 {
-				ps = append(ps, d.errorf("spec.alerting."+sev+".for", "%q is not a whole number of minutes (OpenSLO's alertAfter), such as 2m or 1h", t.For))
+			if err != nil || f%time.Minute != 0 || f <= 0 {
+				ps = append(ps, d.errorf("spec.alerting."+sev+".for", "%q is not a positive whole number of minutes (OpenSLO's alertAfter), such as 2m or 1h; leave for out for the default", t.For))
 			}
 			fors[sev] = f
 		}
@@ -63,7 +63,10 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, ext *Extensions, scrape, 
 	if !custom || len(ps) > 0 {
 		return nil, ps
 	}
-	window := slo.Spec.TimeWindow[0].Duration.Duration()
+	window, ok := openSLODuration(slo.Spec.TimeWindow[0].Duration)
+	if !ok {
+		return nil, ps // expand reports the window
+	}
 	all, err := model.WorkbookTiersOf(sevs, window, 4*scrape, evaluation)
 	if err != nil {
 		return nil, append(ps, d.errorf("spec.window", "%v", err))

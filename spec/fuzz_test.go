@@ -33,7 +33,7 @@ func FuzzParseAndCompile(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, p := range res.Problems {
-			if p.File != "fuzz.yaml" || p.Message == "" {
+			if p.File != "fuzz.yaml" || p.Line <= 0 || p.Message == "" {
 				t.Fatalf("unlocated problem: %+v", p)
 			}
 		}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"github.com/inferslo/inferslo/spec/input"
 
 	"gopkg.in/yaml.v3"
@@ -173,7 +175,7 @@ func splitDocs(file string, data []byte) ([]*doc, Problems) {
 			break
 		}
 		if err != nil {
-			return docs, Problems{yamlProblem(file, err)}
+			return docs, Problems{yamlProblem(file, data, err)}
 		}
 		root := &n
 		if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
@@ -204,11 +206,11 @@ func splitDocs(file string, data []byte) ([]*doc, Problems) {
 // yamlProblem locates a YAML syntax error; yaml.v3 puts "line N" in the text.
 // It shows no line of the file and no quoted text from it: a file that is
 // not YAML may be a secret that only its name made look like a spec.
-func yamlProblem(file string, err error) Problem {
-	p := Problem{File: file, Severity: Error, Message: "invalid YAML: " + hideQuoted(strings.TrimPrefix(err.Error(), "yaml: "))}
+func yamlProblem(file string, data []byte, err error) Problem {
+	p := Problem{File: file, Severity: Error, Message: "invalid YAML: " + safetext.HideQuoted(strings.TrimPrefix(err.Error(), "yaml: "))}
 	var line int
 	if _, scanErr := fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line); scanErr == nil && line > 0 {
-		p.Message = "invalid YAML: " + hideQuoted(strings.TrimSpace(strings.SplitN(strings.TrimPrefix(err.Error(), "yaml: "), ":", 2)[1]))
+		p.Message = "invalid YAML: " + safetext.HideQuoted(strings.TrimSpace(strings.SplitN(strings.TrimPrefix(err.Error(), "yaml: "), ":", 2)[1]))
 		// yaml.v3 reports an unclosed flow collection at the line before
 		// the one that opens it (its context mark counts from zero).
 		if strings.Contains(p.Message, "did not find expected") {
@@ -216,17 +218,26 @@ func yamlProblem(file string, err error) Problem {
 		}
 		p.Line = line
 	}
+	if p.Line == 0 {
+		// Errors of encoding carry no line: the first byte that is not
+		// UTF-8 has one, and otherwise the file as a whole is at fault.
+		p.Line = 1
+		if i := invalidUTF8(data); i >= 0 {
+			p.Line += bytes.Count(data[:i], []byte("\n"))
+		}
+	}
 	return p
 }
 
-// hideQuoted replaces text yaml.v3 quotes from the input (an anchor name)
-// with an ellipsis; a single quoted character (the ',' expected) stays.
-func hideQuoted(msg string) string {
-	parts := strings.Split(msg, "'")
-	for i := 1; i < len(parts)-1; i += 2 {
-		if len([]rune(parts[i])) > 1 {
-			parts[i] = "…"
+// invalidUTF8 is the offset of the first byte of data that is not UTF-8,
+// or -1.
+func invalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
 		}
+		i += size
 	}
-	return strings.Join(parts, "'")
+	return -1
 }

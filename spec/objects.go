@@ -133,13 +133,23 @@ func (l *loader) addDoc(d *doc) {
 	}
 }
 
-var jsonField = regexp.MustCompile(`unknown field "([^"]+)"`)
+var (
+	jsonField   = regexp.MustCompile(`unknown field "([^"]+)"`)
+	sdkDuration = regexp.MustCompile(`invalid duration shorthand: (.*), expected \[0-9\]\+\[mhdwMQY\]`)
+)
 
 func decodeProblem(d *doc, err error) Problem {
 	msg := err.Error()
 	if m := jsonField.FindStringSubmatch(msg); m != nil {
 		path, _ := findKey(d.node, func(k, _ *yaml.Node) bool { return k.Value == m[1] }, "")
 		return d.errorf(path, "unknown field %q%s", m[1], didYouMean(m[1], openSLOFields()))
+	}
+	if m := sdkDuration.FindStringSubmatch(msg); m != nil {
+		// The SDK's duration reader names the value, not where it is.
+		path, _ := findKey(d.node, func(k, v *yaml.Node) bool {
+			return v.Kind == yaml.ScalarNode && v.Value == m[1] && k.Value != "name"
+		}, "")
+		return d.errorf(path, "%q is not an OpenSLO duration: write a whole number and a unit m, h, d, w, M, Q or Y, such as 28d", m[1])
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/inferslo/inferslo/compiler/safetext"
 )
 
 // Severity of a problem: errors stop compilation, warnings do not, and
@@ -68,6 +70,9 @@ func (p Problem) String() string {
 	return b.String()
 }
 
+// maxSnippet is the longest source line a snippet shows whole.
+const maxSnippet = 200
+
 // Snippet prints the offending line with a caret under the column, the way
 // compilers and pint show where a problem is.
 func (p Problem) Snippet() string {
@@ -76,11 +81,13 @@ func (p Problem) Snippet() string {
 	}
 	num := fmt.Sprintf("%d", p.Line)
 	pad := strings.Repeat(" ", len(num))
-	col := p.Column
-	if col < 1 {
-		col = 1
+	// A one-line JSON spec is one source line: each problem shows a
+	// window of it around its column, as lint does.
+	src, col := p.Source, max(p.Column, 1)
+	if len(src) > maxSnippet {
+		src, col = safetext.Window(src, col)
 	}
-	return fmt.Sprintf("%s | %s\n%s | %s^\n", num, p.Source, pad, strings.Repeat(" ", col-1))
+	return fmt.Sprintf("%s | %s\n%s | %s^\n", num, src, pad, strings.Repeat(" ", col-1))
 }
 
 // Problems is every problem of a run, reported together.

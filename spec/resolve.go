@@ -41,6 +41,7 @@ func (l *loader) resolve() model.Set {
 	}
 	set.Sort()
 	l.problems = append(l.problems, planProblems(set, names)...)
+	l.problems = append(l.problems, sharedSeriesProblems(set, names)...)
 	return set
 }
 
@@ -88,8 +89,11 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 				base.Window = base.Calendar.Nominal()
 			}
 		default:
-			base.Window = tw.Duration.Duration()
-			if base.Window < minWindow || base.Window > maxWindow {
+			w, ok := openSLODuration(tw.Duration)
+			base.Window = w
+			if !ok {
+				ps = append(ps, o.errorf("spec.timeWindow[0].duration", "%q is not a window: write a whole number and a unit d or w, such as 28d", tw.Duration))
+			} else if base.Window < minWindow || base.Window > maxWindow {
 				ps = append(ps, o.errorf("spec.timeWindow[0].duration", "%s is outside the supported range of rolling windows, 1d to 90d", tw.Duration))
 			}
 		}

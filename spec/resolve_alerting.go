@@ -15,6 +15,24 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 )
 
+// maxMinEvents bounds the traffic gate of burn alerts: above it, a gate
+// would silence the alerts of all but the busiest fleets.
+const maxMinEvents = 10000
+
+// minEvents reads the traffic gate of burn alerts, from the shorthand and
+// the annotation alike: a number of events per second above zero and at
+// most maxMinEvents; else why not.
+func minEvents(v string) (model.Decimal, string) {
+	d, err := model.ParseDecimal(v)
+	if err != nil {
+		return model.Decimal{}, fmt.Sprintf("%q is not a number of events per second", v)
+	}
+	if d.Cmp(model.NewDecimal(0, 1)) <= 0 || d.Cmp(model.NewDecimal(maxMinEvents, 1)) > 0 {
+		return model.Decimal{}, fmt.Sprintf("%q is not within (0, %d] events per second; burn alerts stay silent below it", v, maxMinEvents)
+	}
+	return d, ""
+}
+
 // alerting maps OpenSLO alert policies onto tiers (conditions grouped by
 // severity), or applies the workbook tiers when the SLO has none.
 func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Problems) {
@@ -22,9 +40,9 @@ func (l *loader) alerting(o object[v1.SLO], s model.SLO) (model.Alerting, Proble
 	ext := o.ext
 	a := model.Alerting{RunbookURL: ext.RunbookURL, DashboardURL: ext.DashboardURL, NoData: boolOr(ext.NoData, false)}
 	if v := ext.MinEvents; v != "" {
-		d, err := model.ParseDecimal(v)
-		if err != nil {
-			ps = append(ps, o.errorf("metadata.annotations."+AnnotationMinEvents, "%q is not a number of events per second", v))
+		d, msg := minEvents(v)
+		if msg != "" {
+			ps = append(ps, o.errorf("metadata.annotations."+AnnotationMinEvents, "%s", msg))
 		}
 		a.MinEventsPerSecond = d
 	}
@@ -172,7 +190,11 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 			*ps = append(*ps, c.errorf("metadata.annotations."+k, "unknown annotation %q%s; an AlertCondition reads only %s", k, didYouMean(k, []string{AnnotationShortWindow}), AnnotationShortWindow))
 		}
 	}
-	long := cond.LookbackWindow.Duration()
+	long, ok := openSLODuration(cond.LookbackWindow)
+	if !ok {
+		*ps = append(*ps, c.errorf("spec.condition.lookbackWindow", "%q is not a duration: write a whole number and a unit m, h or d, such as 1h", cond.LookbackWindow))
+		return model.WindowPair{}, model.Tier{}, false
+	}
 	short := long / 12
 	if s, ok := c.v.Metadata.Annotations[AnnotationShortWindow]; ok {
 		d, err := model.ParseDuration(s)
@@ -194,8 +216,13 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 		return model.WindowPair{}, model.Tier{}, false
 	}
 	t := model.Tier{Severity: c.v.Spec.Severity}
-	if cond.AlertAfter != nil {
-		t.For = cond.AlertAfter.Duration()
+	if cond.AlertAfter != nil && *cond.AlertAfter != (v1.DurationShorthand{}) {
+		f, ok := openSLODuration(*cond.AlertAfter)
+		if !ok {
+			*ps = append(*ps, c.errorf("spec.condition.alertAfter", "%q is not a duration: write a whole number and a unit m or h, such as 2m", cond.AlertAfter))
+			return model.WindowPair{}, model.Tier{}, false
+		}
+		t.For = f
 	}
 	return model.WindowPair{Long: long, Short: short, Factor: model.DecimalFromFloat(*cond.Threshold)}, t, true
 }

@@ -51,7 +51,12 @@ func readTimeslices(o object[v1.SLO], sli *object[v1.SLI], obj v1.SLOObjective, 
 		fail(o.errorf(path, "%s budgeting needs timeSliceWindow, the slice length, such as 1m", s.Budgeting))
 		return false
 	}
-	ts.Window = obj.TimeSliceWindow.Duration()
+	w, valid := openSLODuration(*obj.TimeSliceWindow)
+	if !valid {
+		fail(o.errorf(path+".timeSliceWindow", "%q is not a duration: write a whole number and a unit m or h, such as 1m", obj.TimeSliceWindow))
+		return false
+	}
+	ts.Window = w
 	if _, given := o.v.Metadata.Annotations[AnnotationScrapeInterval]; !given && ts.Window < 4*s.ScrapeInterval && ts.Window >= 4*time.Second && ts.Window%(4*time.Second) == 0 {
 		// A slice's rates need four samples: short slices assume the
 		// scrape interval that gives them, and say so (the info series

@@ -174,7 +174,7 @@ func TestAlertmanagerInhibitorCatchesABrokenInhibitRule(t *testing.T) {
 		// every ticket of the severity, configuration alerts included
 		"a target matching the severity": mutate(t, inhibitFile, "      - alertname=\"ErrorBudgetBurn\"\n      - burn_tier=\"ticket\"", "      - severity=\"ticket\""),
 		// every SLO's ticket
-		"no equal labels": mutate(t, inhibitFile, "    equal:\n      - slo\n", ""),
+		"no equal labels": mutate(t, inhibitFile, "    equal:\n      - slo\n      - cluster\n      - env\n      - environment\n      - region\n", ""),
 		// the outage tier muting only the ticket: a total outage pages twice
 		"an outage rule that spares the page": mutate(t, inhibitFile, `burn_tier=~"page|ticket"`, `burn_tier="ticket"`),
 		// a page muting the outage tier: the first page of an outage goes quiet
@@ -184,5 +184,64 @@ func TestAlertmanagerInhibitorCatchesABrokenInhibitRule(t *testing.T) {
 		if faults, _, _ := inhibitionFaults(t, file, rules); len(faults) == 0 {
 			t.Errorf("%s: no fault found", name)
 		}
+	}
+}
+
+// environmentFaults fires each page alert (burn tiers page and outage) of
+// the rule files in one environment and lists every alert of another
+// environment it mutes, and every alert of its own environment it should
+// mute but does not. The environment is the value of label, as a spec's
+// alerting labels or Prometheus' external labels set it.
+func environmentFaults(t *testing.T, inhibitFile []byte, ruleFiles []string, label model.LabelName) (faults []string, pages int) {
+	t.Helper()
+	in := func(ls model.LabelSet, env model.LabelValue) model.LabelSet {
+		c := ls.Clone()
+		c[label] = env
+		return c
+	}
+	all := alertsOf(t, ruleFiles, "a")
+	ctx := context.Background()
+	for _, page := range all {
+		tier := page.labels["burn_tier"]
+		if tier != "page" && tier != "outage" {
+			continue
+		}
+		pages++
+		ih := inhibitor(t, inhibitFile, in(page.labels, "staging"))
+		for _, other := range all {
+			own := other.labels["alertname"] == page.labels["alertname"] && other.labels["slo"] == page.labels["slo"] &&
+				(other.labels["burn_tier"] == "ticket" || tier == "outage" && other.labels["burn_tier"] == "page")
+			if ih.Mutes(ctx, in(other.labels, "production")) {
+				faults = append(faults, fmt.Sprintf("%s=staging page %v mutes %v in production", label, page.labels, other.labels))
+			}
+			if got := ih.Mutes(ctx, in(other.labels, "staging")); got != own {
+				faults = append(faults, fmt.Sprintf("%s=staging page %v: mutes %v in staging = %v, want %v", label, page.labels, other.labels, got, own))
+			}
+		}
+	}
+	return faults, pages
+}
+
+func TestAlertmanagerInhibitorNeverMutesAcrossEnvironmentsOrClusters(t *testing.T) {
+	out := compiled(t, "--external-labels", "datacenter")
+	rules := files(t, out, "prometheus/*.rules.yaml")
+	inhibitFile := read(t, filepath.Join(out, "alertmanager", "inhibit.yaml"))
+	// env and cluster are external labels the rules hold unasked (a spec's
+	// alerting labels too); datacenter is given with --external-labels.
+	for _, label := range []model.LabelName{"env", "cluster", "datacenter"} {
+		faults, pages := environmentFaults(t, inhibitFile, rules, label)
+		for _, f := range faults {
+			t.Error(f)
+		}
+		if pages == 0 {
+			t.Fatal("no page alerts in the rule files")
+		}
+		t.Logf("alertmanager v0.34.0 inhibitor: %d page alerts in %s=staging mute their own tickets in staging and nothing in production", pages, label)
+	}
+	// The inhibit rules of before, holding only the SLO equal: a staging
+	// outage muted production's page and ticket.
+	old := mutate(t, inhibitFile, "      - slo\n      - cluster\n      - datacenter\n      - env\n      - environment\n      - region\n", "      - slo\n")
+	if faults, _ := environmentFaults(t, old, rules, "env"); len(faults) == 0 {
+		t.Error("inhibit rules holding only the SLO equal: no fault found across environments")
 	}
 }

@@ -54,6 +54,19 @@ func (c *backtestCmd) Run(e *env) error {
 			return fmt.Errorf("read rules: %w", err)
 		}
 	}
+	// The output folder is checked, and locked, before the run: a folder
+	// that cannot be written fails now, not after reading a month.
+	var stage *artifact.Stage
+	if c.Output != "" {
+		if stage, err = artifact.NewStage(c.Output, "backtest"); err != nil {
+			return err
+		}
+		defer func() {
+			if stage != nil {
+				stage.Abort()
+			}
+		}()
+	}
 	var p *progress
 	r, err := backtest.Run(context.Background(), res.Set, backtest.Options{
 		Source:  backtest.Source{URL: c.Prometheus, Step: c.Step, Timeout: c.Timeout, MaxSamples: c.MaxSamples},
@@ -76,7 +89,12 @@ func (c *backtestCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
-		if err := (artifact.Set{{Path: "index.html", Data: page}}).Write(c.Output, "backtest"); err != nil {
+		if err := stage.Add(artifact.File{Path: "index.html", Data: page}); err != nil {
+			return err
+		}
+		err = stage.Commit()
+		stage = nil
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s/index.html: %d SLO groups, %d alert intervals\n", c.Output, len(r.SLOs), len(r.Alerts))

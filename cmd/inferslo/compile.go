@@ -10,6 +10,7 @@ import (
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/kube"
+	"github.com/inferslo/inferslo/compiler/query"
 )
 
 type compileCmd struct {
@@ -23,6 +24,7 @@ type compileCmd struct {
 
 	Namespace       string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
 	RuleLabel       map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`
+	ExternalLabels  []string          `name:"external-labels" help:"Names of the external labels your Prometheus servers add to alerts (such as cluster,env), repeatable: the Alertmanager inhibit rules mute only alerts with the same values, so one environment never mutes another's. cluster, env, environment and region are always held." placeholder:"NAME,..."`
 	PartialResponse string            `name:"thanos-partial-response" help:"Thanos partial_response_strategy of the ruler groups: abort or warn." enum:",abort,warn" default:""`
 
 	Format formatFlag `embed:""`
@@ -61,11 +63,17 @@ func (c *compileCmd) options() (compiler.Options, error) {
 	if err != nil {
 		return compiler.Options{}, err
 	}
+	for _, l := range c.ExternalLabels {
+		if !query.ValidLabelName(l) {
+			return compiler.Options{}, fmt.Errorf("--external-labels: %q is not a label name", l)
+		}
+	}
 	return compiler.Options{
-		Tests: c.Tests,
-		Kube:  kube.Options{Namespace: c.Namespace, Labels: c.RuleLabel, PartialResponseStrategy: c.PartialResponse},
-		Ruler: kube.RulerOptions{PartialResponseStrategy: c.PartialResponse},
-		Text:  text,
+		Tests:          c.Tests,
+		Kube:           kube.Options{Namespace: c.Namespace, Labels: c.RuleLabel, PartialResponseStrategy: c.PartialResponse},
+		ExternalLabels: c.ExternalLabels,
+		Ruler:          kube.RulerOptions{PartialResponseStrategy: c.PartialResponse},
+		Text:           text,
 	}, nil
 }
 
@@ -207,6 +215,9 @@ func (c *compileCmd) flags() []string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		args = append(args, "--rule-label", k+"="+c.RuleLabel[k])
+	}
+	if len(c.ExternalLabels) > 0 {
+		args = append(args, "--external-labels", strings.Join(c.ExternalLabels, ","))
 	}
 	if c.PartialResponse != "" {
 		args = append(args, "--thanos-partial-response", c.PartialResponse)

@@ -44,6 +44,11 @@ func (c *lintCmd) Run(e *env) error {
 			sources = append(sources, lint.Source{Name: f.Name, Data: f.Data})
 		}
 	}
+	if len(files) > 0 && len(sources) == 0 {
+		// A configuration must not turn lint off for the files it is given
+		// (a pre-commit hook passes them by name).
+		return fmt.Errorf("every one of the %d files given is excluded by the include/exclude globs of %s: nothing was linted; fix the globs or lint other files", len(files), c.configName())
+	}
 	cat, err := spec.Catalog(c.Catalogs.Catalog...)
 	if err != nil {
 		return err
@@ -65,6 +70,14 @@ func (c *lintCmd) Run(e *env) error {
 		return errReported
 	}
 	return nil
+}
+
+// configName is the lint configuration's file name.
+func (c *lintCmd) configName() string {
+	if c.Config != "" {
+		return c.Config
+	}
+	return lint.ConfigFile
 }
 
 // config reads --config, or .inferslo.yaml when there is one, and applies

@@ -33,7 +33,12 @@ type InhibitRule struct {
 }
 
 // Backend is the inhibit-rule backend of a compilation.
-type Backend struct{}
+type Backend struct {
+	// ExternalLabels are the names of the labels Prometheus adds to every
+	// alert it sends (its external_labels, such as cluster or env); they
+	// tell apart environments and clusters sharing one Alertmanager.
+	ExternalLabels []string
+}
 
 // Name says what the backend builds.
 func (Backend) Name() string { return "alertmanager inhibit rules" }
@@ -42,13 +47,46 @@ func (Backend) Name() string { return "alertmanager inhibit rules" }
 func (Backend) PerService() bool { return false }
 
 // Build is the package's Build.
-func (Backend) Build(set model.Set) (artifact.Set, error) { return Build(set) }
+func (b Backend) Build(set model.Set) (artifact.Set, error) { return build(set, b.ExternalLabels) }
 
 // Build returns the inhibit snippet when some SLO has a page tier and
 // either a ticket or an outage tier; nothing otherwise.
-func Build(set model.Set) (artifact.Set, error) {
+func Build(set model.Set) (artifact.Set, error) { return build(set, nil) }
+
+// equalLabels are the labels a source and target alert must share for the
+// one to mute the other: the SLO, its groups, every label the spec puts on
+// its alerts (alerting.labels, the same on page and ticket), and the
+// external labels, given and common (cluster, env, environment, region:
+// a label no alert carries is equal, empty, on both sides, so holding it
+// never stops an inhibition within one environment, and a staging page
+// never mutes production's ticket). A severity label never: it differs
+// between the tiers.
+func equalLabels(slos []model.SLO, external []string) []string {
+	seen := map[string]bool{model.LabelSLO: true}
+	var rest []string
+	add := func(l string) {
+		if !seen[l] && l != model.LabelSeverity && l != model.LabelBurnTier && l != "alertname" {
+			seen[l] = true
+			rest = append(rest, l)
+		}
+	}
+	for _, slo := range slos {
+		for _, l := range slo.GroupBy {
+			add(l)
+		}
+		for l := range slo.Alerting.Labels {
+			add(l)
+		}
+	}
+	for _, l := range append([]string{"cluster", "env", "environment", "region"}, external...) {
+		add(l)
+	}
+	slices.Sort(rest)
+	return append([]string{model.LabelSLO}, rest...)
+}
+
+func build(set model.Set, external []string) (artifact.Set, error) {
 	var slos []model.SLO
-	equal := []string{model.LabelSLO}
 	var tickets, outages bool
 	for _, slo := range set.SLOs {
 		ticket := hasTiers(slo, "page", "ticket")
@@ -58,16 +96,11 @@ func Build(set model.Set) (artifact.Set, error) {
 		}
 		tickets, outages = tickets || ticket, outages || outage
 		slos = append(slos, slo)
-		for _, l := range slo.GroupBy {
-			if !slices.Contains(equal, l) {
-				equal = append(equal, l)
-			}
-		}
 	}
 	if len(slos) == 0 {
 		return nil, nil
 	}
-	slices.Sort(equal[1:])
+	equal := equalLabels(slos, external)
 	burn := fmt.Sprintf("%s=%q", "alertname", model.AlertBurn)
 	tier := func(t string) string { return fmt.Sprintf("%s=%q", model.LabelBurnTier, t) }
 	var s Snippet
@@ -79,7 +112,7 @@ func Build(set model.Set) (artifact.Set, error) {
 			// A missing label counts as equal, so SLOs without groups match too.
 			Equal: equal,
 		})
-		says = append(says, "# - while a burn pages, the ticket of the same SLO (and group) stays quiet\n")
+		says = append(says, "# - while a burn pages, the ticket of the same SLO (and group, environment and cluster) stays quiet\n")
 	}
 	if outages {
 		// A total outage also burns past the 14.4x and 6x factors: one
@@ -90,7 +123,7 @@ func Build(set model.Set) (artifact.Set, error) {
 			TargetMatchers: []string{burn, fmt.Sprintf("%s=~%q", model.LabelBurnTier, "page|ticket")},
 			Equal:          equal,
 		})
-		says = append(says, "# - while the outage tier pages, the burn's page and ticket of the same SLO (and group) stay quiet\n")
+		says = append(says, "# - while the outage tier pages, the burn's page and ticket of the same SLO (and group, environment and cluster) stay quiet\n")
 	}
 	var buf bytes.Buffer
 	buf.WriteString(artifact.YAMLHeader(model.Sources(slos)))

@@ -65,8 +65,42 @@ func TestTheSnippetMutesTheTicketOfTheSameGroupWhileItsPageFires(t *testing.T) {
 	for _, l := range r.Equal {
 		equal = append(equal, string(l))
 	}
-	if strings.Join(equal, ",") != "slo,model_name" {
-		t.Errorf("equal = %v, want slo and model_name: a page on one model must not mute another's ticket", equal)
+	if want := "slo,cluster,env,environment,model_name,region,team"; strings.Join(equal, ",") != want {
+		t.Errorf("equal = %v, want %s: a page on one model, team, environment or cluster must not mute another's ticket", equal, want)
+	}
+}
+
+func TestAPageInOneEnvironmentOrClusterNeverMutesAnother(t *testing.T) {
+	files, err := Backend{ExternalLabels: []string{"datacenter"}}.Build(load(t, grouped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := amconfig.Load("route: {receiver: r}\nreceivers: [{name: r}]\n" + string(files[0].Data))
+	if err != nil {
+		t.Fatalf("Alertmanager rejects the snippet: %v", err)
+	}
+	with := func(ls prommodel.LabelSet, k, v string) prommodel.LabelSet {
+		c := ls.Clone()
+		c[prommodel.LabelName(k)] = prommodel.LabelValue(v)
+		return c
+	}
+	for _, c := range []struct{ name, label string }{
+		{"an alerting label of the spec (team) keeps its values apart", "team"},
+		{"env, a common external label, keeps staging and production apart", "env"},
+		{"cluster keeps a second cluster apart", "cluster"},
+		{"a label given with --external-labels keeps its values apart", "datacenter"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, src := range []string{"page", "outage"} {
+				staging := with(burnAlert(src, "fleet", "llama"), c.label, "staging")
+				if mutes(cfg, staging, with(burnAlert("ticket", "fleet", "llama"), c.label, "production")) {
+					t.Errorf("a %s in staging mutes production's ticket", src)
+				}
+				if !mutes(cfg, staging, with(burnAlert("ticket", "fleet", "llama"), c.label, "staging")) {
+					t.Errorf("a %s in staging no longer mutes staging's own ticket", src)
+				}
+			}
+		})
 	}
 }
 

@@ -44,16 +44,37 @@ type Lock struct {
 // at path, beside a new holder of the new file. So a lock counts only when
 // path still names the locked file once it is held; otherwise it is taken
 // again.
+//
+// The lock file is opened without following a symbolic link, and is never
+// anything but a regular file; every pass, the retry included, ends at the
+// deadline.
 func lockFile(path string, wait time.Duration) (*Lock, error) {
 	deadline := time.Now().Add(wait)
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+			kind := "a special file"
+			switch {
+			case fi.Mode()&os.ModeSymlink != 0:
+				kind = "a symbolic link"
+			case fi.IsDir():
+				kind = "a folder"
+			}
+			return nil, fmt.Errorf("lock %s is not a regular file but %s; remove it", path, kind)
+		}
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("create lock %s: %w", path, err)
+		}
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			return nil, fmt.Errorf("lock %s is not a regular file; remove it", path)
 		}
 		l, err := lockUntil(f, path, deadline)
 		if err != nil || l != nil {
 			return l, err
+		}
+		if time.Now().After(deadline) {
+			return nil, &BusyError{Path: path}
 		}
 	}
 }
@@ -110,7 +131,11 @@ func (l *Lock) Release() {
 // and locks it for as long as the run lives, so that RemoveUnlocked in
 // another run leaves it alone.
 func LockedTemp(parent, pattern string) (string, *Lock, error) {
+	deadline := time.Now().Add(LockWait)
 	for {
+		if time.Now().After(deadline) {
+			return "", nil, &BusyError{Path: filepath.Join(parent, pattern)}
+		}
 		dir, err := os.MkdirTemp(parent, pattern)
 		if err != nil {
 			return "", nil, fmt.Errorf("create temporary folder: %w", err)
@@ -122,7 +147,7 @@ func LockedTemp(parent, pattern string) (string, *Lock, error) {
 		}
 		// Another run may have found it unlocked and be removing it: then
 		// the lock waits for that run and finds the folder gone.
-		l, err := lockUntil(f, dir, time.Now().Add(LockWait))
+		l, err := lockUntil(f, dir, deadline)
 		if err != nil {
 			return "", nil, err
 		}

@@ -14,3 +14,6 @@ var errBusy = errors.New("locked")
 // tryLock succeeds: without flock, one writer per folder is the user's to
 // ensure.
 func tryLock(*os.File) error { return nil }
+
+// noFollow is checked with Lstat before opening where there is no flag.
+const noFollow = 0

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestATemporaryFolderOfALiveRunIsKept(t *testing.T) {
@@ -106,6 +107,42 @@ func TestSuccessNeedsTheFolderToMatchItsMarker(t *testing.T) {
 			tt.change(t, dir)
 			if err := verifyOutput(dir, "compile", paths); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestALinkAtTheLockPathIsRefusedAtOnceAndItsTargetNeverCreated(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere", "planted")
+	if err := os.Mkdir(filepath.Dir(target), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, to string }{
+		{"a link to a path that does not exist", target},
+		{"a link to a folder", filepath.Dir(target)},
+		{"a link to itself", ".out.lock"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, ".out.lock")
+			os.Remove(path)
+			if err := os.Symlink(c.to, path); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			l, err := lockFile(path, time.Second)
+			if err == nil {
+				l.Release()
+				t.Fatal("a link at the lock path was taken as the lock")
+			}
+			if !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("err = %v, want the lock named as not a regular file", err)
+			}
+			if d := time.Since(start); d > 500*time.Millisecond {
+				t.Errorf("refusing took %s, want at once", d)
+			}
+			if _, err := os.Lstat(target); !os.IsNotExist(err) {
+				t.Errorf("the link's target was created: %v", err)
 			}
 		})
 	}

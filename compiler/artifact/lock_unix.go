@@ -21,3 +21,8 @@ func tryLock(f *os.File) error {
 		}
 	}
 }
+
+// noFollow opens a lock file without following a symbolic link at its
+// path: a link planted there would have the run create and lock its
+// target, anywhere writable.
+const noFollow = unix.O_NOFOLLOW

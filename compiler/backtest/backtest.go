@@ -22,6 +22,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/inferslo/inferslo/templates"
 )
@@ -47,11 +48,21 @@ type Options struct {
 	Scratch string
 }
 
+// MaxRange bounds the range a backtest reports on: a year and a quarter's
+// margin, more than any SLO window or calendar period reads.
+const MaxRange = 455 * 24 * time.Hour
+
 // Run backtests the set's SLOs.
 func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 	src := opts.Source.withDefaults()
 	if !opts.From.Before(opts.To) {
 		return nil, fmt.Errorf("--from %s is not before --to %s", opts.From.Format(time.RFC3339), opts.To.Format(time.RFC3339))
+	}
+	if now := time.Now(); opts.To.After(now.Add(time.Minute)) {
+		return nil, fmt.Errorf("--to %s is in the future: a backtest reads history; valid: now or a time before it", opts.To.Format(time.RFC3339))
+	}
+	if opts.To.Sub(opts.From) > MaxRange {
+		return nil, fmt.Errorf("--from %s to --to %s is longer than %s; valid: a range of at most %d days", opts.From.Format(time.RFC3339), opts.To.Format(time.RFC3339), model.FormatDuration(MaxRange), MaxRange/(24*time.Hour))
 	}
 	files := opts.Rules
 	if files == nil {
@@ -128,7 +139,7 @@ func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 		}
 	}
 	if l.stats.Samples == 0 {
-		return nil, fmt.Errorf("no samples of the rules' series between %s and %s at %s", readFrom.Format(time.RFC3339), opts.To.Format(time.RFC3339), src.URL)
+		return nil, fmt.Errorf("no samples of the rules' series between %s and %s at %s", readFrom.Format(time.RFC3339), opts.To.Format(time.RFC3339), safetext.URL(src.URL))
 	}
 	// Prometheus would have started evaluating where the history starts.
 	if first := l.stats.First.Truncate(a.interval); first.After(evalFrom) {

@@ -3,13 +3,13 @@ package backtest
 import (
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/render"
+	"github.com/inferslo/inferslo/compiler/safetext"
 )
 
 // HTML draws the report as a page, with the review page's charts: for
@@ -61,22 +61,11 @@ func (r *Report) HTML(set model.Set, source string) ([]byte, error) {
 	if len(sections) == 0 {
 		return nil, fmt.Errorf("no SLO of the report is in the set")
 	}
-	intro := fmt.Sprintf("What these SLOs' rules would have said over the history read from %s: every alert interval shaded (red pages, orange tickets).", redacted(source))
+	intro := fmt.Sprintf("What these SLOs' rules would have said over the history read from %s: every alert interval shaded (red pages, orange tickets).", safetext.URL(source))
 	if bucket > 0 {
 		intro += fmt.Sprintf(" Burn rates are averaged over %s buckets, while the alerts fire on their own long and short windows, so a short burn that paged can show below its tier's line.", model.FormatDuration(bucket))
 	}
 	return render.Charts("inferslo backtest", intro, r.From, r.To, sections)
-}
-
-// redacted is the server's address without credentials or query, fit to
-// print on a page that may be shared.
-func redacted(source string) string {
-	u, err := url.Parse(source)
-	if err != nil {
-		return "the Prometheus server"
-	}
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	return u.String()
 }
 
 func sectionTitle(g SLOReport) string {

@@ -137,7 +137,7 @@ func TestTheHTMLReportShadesEachGroupsAlertsOverItsCharts(t *testing.T) {
 	if !strings.Contains(secA, "alerts fired: page × 1") || !strings.Contains(secB, "no alert fired") {
 		t.Error("the sections do not count their alerts")
 	}
-	if strings.Contains(page, "secret") || strings.Contains(page, "hush") || !strings.Contains(page, "http://prometheus:9090/") {
+	if strings.Contains(page, "secret") || strings.Contains(page, "hush") || !strings.Contains(page, "prometheus:9090/") {
 		t.Error("the page does not name the server without its credentials")
 	}
 	if strings.Contains(page, "<script") {

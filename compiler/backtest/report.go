@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
@@ -299,6 +300,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(tw, "Backtest %s to %s (rules evaluated from %s; %d series, %d samples at %s, %d requests, %s read)\n\n",
 		r.From.UTC().Format(time.RFC3339), r.To.UTC().Format(time.RFC3339), r.Evaluated.UTC().Format(time.RFC3339),
 		r.Stats.Series, r.Stats.Samples, r.Step, r.Stats.Requests, bytesText(r.Stats.BytesRead))
+	if r.Stats.Invalid > 0 {
+		fmt.Fprintf(tw, "Warning: the server answered %d samples that are NaN, infinite or negative; they were left out, so the SLIs read the other samples only.\n\n", r.Stats.Invalid)
+	}
 	if len(r.Alerts) == 0 {
 		fmt.Fprintln(tw, "No alert fired.")
 	} else {
@@ -351,7 +355,13 @@ func groupText(m map[string]string, only []string) string {
 	}
 	var parts []string
 	for _, k := range only {
-		parts = append(parts, fmt.Sprintf("%s=%s", k, m[k]))
+		// Label values come from the server: one that could break the
+		// table (a tab, a line, an escape, a comma) or run long is quoted.
+		v := m[k]
+		if len(v) > safetext.MaxQuoted || strings.ContainsAny(v, " ,=\"") || strconv.Quote(v) != `"`+v+`"` {
+			v = safetext.Quote(v)
+		}
+		parts = append(parts, fmt.Sprintf("%s=%s", k, v))
 	}
 	if len(parts) == 0 {
 		return "-"

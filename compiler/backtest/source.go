@@ -1,6 +1,7 @@
 package backtest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,11 +10,13 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/safetext"
 
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
@@ -66,7 +69,7 @@ func (s Source) withDefaults() Source {
 		s.PointsPerRequest = 500_000
 	}
 	if s.Client == nil {
-		s.Client = &http.Client{Timeout: s.Timeout}
+		s.Client = &http.Client{Timeout: s.Timeout, CheckRedirect: safetext.SameHostRedirects}
 	}
 	return s
 }
@@ -77,6 +80,9 @@ type Stats struct {
 	BytesRead int64 `json:"bytesRead"`
 	Series    int   `json:"series"`
 	Samples   int64 `json:"samples"`
+	// Invalid counts the samples left out for being NaN, infinite or
+	// negative: no counter or gauge backtest reads takes such a value.
+	Invalid int64 `json:"invalidSamples"`
 	// First is the earliest sample read (zero when none was).
 	First time.Time `json:"-"`
 	// Read and Replayed are the wall times of reading and of replaying.
@@ -92,6 +98,9 @@ type loader struct {
 	stats Stats
 	// step is called after each request.
 	step func()
+	// selected holds the series the selector being loaded has answered,
+	// for its series limit.
+	selected map[uint64]bool
 }
 
 // plan counts the series each selector matches over [from, to], for
@@ -125,6 +134,7 @@ func (l *loader) chunks(n int, from, to time.Time) (steps int, count int) {
 
 // load reads selector over [from, to] in chunks of steps steps.
 func (l *loader) load(ctx context.Context, selector string, steps int, from, to time.Time) error {
+	l.selected = map[uint64]bool{}
 	span := time.Duration(steps-1) * l.src.Step
 	for start := from; !start.After(to); start = start.Add(span + l.src.Step) {
 		end := start.Add(span)
@@ -166,15 +176,27 @@ func (l *loader) append(ctx context.Context, selector string, m prommodel.Matrix
 		}
 		b := labels.NewScratchBuilder(len(ss.Metric))
 		for k, v := range ss.Metric {
+			if err := query.CheckLabelSize(string(k), string(v)); err != nil {
+				app.Rollback()
+				return fmt.Errorf("query_range %s: the server answered a series with %w", selector, err)
+			}
 			b.Add(string(k), string(v))
 		}
 		b.Sort()
 		lset := b.Labels()
 		if lset.Get(query.MetricNameLabel) == "" {
 			app.Rollback()
-			return fmt.Errorf("%s: the server answered a series without a metric name: %s", selector, lset)
+			return fmt.Errorf("%s: the server answered a series without a metric name: %s", selector, safetext.Quote(lset.String()))
 		}
 		h := lset.Hash()
+		// The series count of the plan is the server's word; what
+		// query_range answers is held to the same limit.
+		if l.selected[h] = true; len(l.selected) > l.src.MaxSeries {
+			app.Rollback()
+			return fmt.Errorf("query_range %s: the server answered more than %d series; valid: a selector narrowed in the spec, or a larger series limit", selector, l.src.MaxSeries)
+		}
+		// Samples out of order are the server's error; sorted, none is lost.
+		slices.SortStableFunc(ss.Values, func(a, b prommodel.SamplePair) int { return cmp.Compare(a.Timestamp, b.Timestamp) })
 		last, seen := l.last[h]
 		if !seen {
 			l.stats.Series++
@@ -188,6 +210,10 @@ func (l *loader) append(ctx context.Context, selector string, m prommodel.Matrix
 			if t <= last || t < lo || t > hi {
 				continue
 			}
+			if v := float64(p.Value); math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				l.stats.Invalid++
+				continue
+			}
 			l.stats.Samples++
 			if l.stats.Samples > l.src.MaxSamples {
 				app.Rollback()
@@ -196,7 +222,7 @@ func (l *loader) append(ctx context.Context, selector string, m prommodel.Matrix
 			var err error
 			if ref, err = app.Append(ref, lset, t, float64(p.Value)); err != nil {
 				app.Rollback()
-				return fmt.Errorf("store %s: %w", lset, err)
+				return fmt.Errorf("store %s: %w", safetext.Quote(lset.String()), err)
 			}
 			last = t
 			if ft := time.UnixMilli(t); l.stats.First.IsZero() || ft.Before(l.stats.First) {
@@ -223,9 +249,10 @@ type apiResponse struct {
 // size and time limits.
 func (l *loader) get(ctx context.Context, path string, q url.Values, out any) error {
 	u := strings.TrimSuffix(l.src.URL, "/") + path
+	shown := safetext.URL(u)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(q.Encode()))
 	if err != nil {
-		return fmt.Errorf("read history: %w", err)
+		return fmt.Errorf("read history: %s is not a URL to ask", shown)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
@@ -233,44 +260,42 @@ func (l *loader) get(ctx context.Context, path string, q url.Values, out any) er
 	resp, err := l.src.Client.Do(req)
 	if err != nil {
 		var ue *url.Error
-		if errors.As(err, &ue) && ue.Timeout() {
-			return fmt.Errorf("read history: %s did not answer within %s", u, l.src.Timeout)
+		if errors.As(err, &ue) {
+			if ue.Timeout() {
+				return fmt.Errorf("read history: %s did not answer within %s", shown, l.src.Timeout)
+			}
+			// url.Error quotes the URL as given, credentials and all.
+			return fmt.Errorf("read history: %s: %s", shown, safetext.Redact(ue.Err.Error()))
 		}
-		return fmt.Errorf("read history: %w", err)
+		return fmt.Errorf("read history: %s: %s", shown, safetext.Redact(err.Error()))
 	}
 	defer resp.Body.Close()
 	if resp.ContentLength > l.src.MaxResponse {
-		return fmt.Errorf("read history: %s answered %d bytes, more than the %d allowed", u, resp.ContentLength, l.src.MaxResponse)
+		return fmt.Errorf("read history: %s answered %d bytes, more than the %d allowed", shown, resp.ContentLength, l.src.MaxResponse)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, l.src.MaxResponse+1))
 	l.stats.BytesRead += int64(len(body))
 	if err != nil {
 		var ne interface{ Timeout() bool }
 		if errors.As(err, &ne) && ne.Timeout() {
-			return fmt.Errorf("read history: %s did not answer within %s", u, l.src.Timeout)
+			return fmt.Errorf("read history: %s did not answer within %s", shown, l.src.Timeout)
 		}
-		return fmt.Errorf("read history from %s: %w", u, err)
+		return fmt.Errorf("read history from %s: %s", shown, safetext.Redact(err.Error()))
 	}
 	if int64(len(body)) > l.src.MaxResponse {
-		return fmt.Errorf("read history: %s answered more than the %d bytes allowed", u, l.src.MaxResponse)
+		return fmt.Errorf("read history: %s answered more than the %d bytes allowed", shown, l.src.MaxResponse)
 	}
 	var r apiResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return fmt.Errorf("read history: %s answered %s, not a Prometheus API response: %s", u, resp.Status, excerpt(body))
+		return fmt.Errorf("read history: %s answered HTTP %d, not a Prometheus API response: %s", shown, resp.StatusCode, safetext.Quote(string(body)))
 	}
 	if r.Status != "success" {
-		return fmt.Errorf("read history: %s answered %s: %s: %s", u, resp.Status, r.ErrorType, r.Error)
+		return fmt.Errorf("read history: %s answered HTTP %d: %s: %s", shown, resp.StatusCode, safetext.Quote(r.ErrorType), safetext.Quote(r.Error))
 	}
 	if err := json.Unmarshal(r.Data, out); err != nil {
-		return fmt.Errorf("read history: %s: %w", u, err)
+		return fmt.Errorf("read history: %s: the answer's data does not decode: %s", shown, safetext.Quote(err.Error()))
 	}
 	return nil
-}
-
-// excerpt is the start of a body, printable, for an error message.
-func excerpt(b []byte) string {
-	s := strings.ToValidUTF8(string(b[:min(len(b), 120)]), "?")
-	return strconv.Quote(s)
 }
 
 func formatTime(t time.Time) string {

@@ -63,7 +63,7 @@ func TestBacktestRefusesBadServersWithClearErrors(t *testing.T) {
 				w.WriteHeader(http.StatusNotFound)
 				fmt.Fprint(w, "<html>not here</html>")
 			},
-			want: `answered 404 Not Found, not a Prometheus API response: "<html>not here</html>"`,
+			want: `answered HTTP 404, not a Prometheus API response: "<html>not here</html>"`,
 		},
 		{
 			name: "the server's own error is passed on",
@@ -71,7 +71,7 @@ func TestBacktestRefusesBadServersWithClearErrors(t *testing.T) {
 				w.WriteHeader(http.StatusUnprocessableEntity)
 				fmt.Fprint(w, `{"status":"error","errorType":"execution","error":"query timed out"}`)
 			},
-			want: "answered 422 Unprocessable Entity: execution: query timed out",
+			want: `answered HTTP 422: "execution": "query timed out"`,
 		},
 		{
 			name: "a selector matching more series than allowed is refused",

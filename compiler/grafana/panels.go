@@ -156,13 +156,15 @@ func textPanel(title, description, markdown string) panel {
 
 func ptr[T any](v T) *T { return &v }
 
-// mdCell escapes text for a markdown table cell.
 // mdText escapes prose from a spec for a markdown panel, so it shows as
 // written: no links, images, HTML or headings of its own.
-func mdText(s string) string {
+func mdText(s string) string { return mdEscape(s, "\\`*_{}[]<>#|~&!") }
+
+// mdEscape escapes each of special in s with a backslash.
+func mdEscape(s, special string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune("\\`*_{}[]<>#|~&!", r) {
+		if strings.ContainsRune(special, r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
@@ -170,7 +172,10 @@ func mdText(s string) string {
 	return b.String()
 }
 
+// mdCell escapes text for a markdown table cell, on one line: as mdText
+// but for ">", which starts nothing inside a cell (the tier math's
+// "burn > 14.4" stays as written). Cells carry names from the spec and the
+// catalog (an engine's title).
 func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
+	return mdEscape(strings.ReplaceAll(s, "\n", " "), "\\`*_{}[]<#|~&!")
 }

@@ -273,15 +273,16 @@ const maxBurnStep = 2
 // then instead of reading 0 and scaling in: the HPA skips any scale-in
 // while a metric fails, KEDA's fallback holds the queue trigger at
 // max(current, fallback), and the rules' no-data alert names the cause.
+// So at minReplicas 0 too: the fleet scales to zero on queries reading 0
+// (an explicit signal of no load), never because its series vanished (a
+// broken scrape or relabel would take a serving fleet to zero).
 func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, error) {
 	a, slos := u.a, u.slos
 	headroom := a.Headroom
 	if headroom.Cmp(model.NewDecimal(0, 1)) <= 0 || headroom.Cmp(model.NewDecimal(1, 1)) > 0 {
 		return nil, fmt.Errorf("headroom %s is not within (0, 1]", headroom)
 	}
-	// Without replicas there is no engine to export series, so a fleet that
-	// scales to zero must read their absence as no load.
-	ignoreNull := strconv.FormatBool(a.MinReplicas == 0)
+	const ignoreNull = "false"
 	base := func(name, query, metricType string, threshold, activation model.Decimal) trigger {
 		t := trigger{
 			Name:       name,

@@ -797,14 +797,14 @@ func TestSpecsOfOneServiceScaleTheirOwnTargets(t *testing.T) {
 	}
 }
 
-func TestAVanishedSeriesIsAnErrorUnlessTheFleetScalesToZero(t *testing.T) {
+func TestAVanishedSeriesIsAnErrorEvenWhereTheFleetScalesToZero(t *testing.T) {
 	for _, tt := range []struct {
 		name        string
 		minReplicas int
 		want        string
 	}{
 		{"a fleet that keeps a replica reads a vanished series as a KEDA error", 2, "false"},
-		{"a fleet at zero has no engine to export series, so absence is no load", 0, "true"},
+		{"a fleet that may scale to zero does so on a reading of 0, never on vanished series", 0, "false"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			slos := chatSLOs()

@@ -76,14 +76,30 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			return nil, fmt.Errorf("%s: lint.severity.%s: %q is not error, warning or info", name, id, s)
 		}
 	}
-	for _, g := range c.Include {
-		c.include = append(c.include, globRegexp(g))
-	}
-	for _, g := range c.Exclude {
-		c.exclude = append(c.exclude, globRegexp(g))
+	for _, globs := range []struct {
+		key string
+		in  []string
+		out *[]*regexp.Regexp
+	}{{"include", c.Include, &c.include}, {"exclude", c.Exclude, &c.exclude}} {
+		if len(globs.in) > maxGlobs {
+			return nil, fmt.Errorf("%s: lint.%s: %d globs, more than the %d allowed", name, globs.key, len(globs.in), maxGlobs)
+		}
+		for i, g := range globs.in {
+			if len(g) > maxGlob {
+				return nil, fmt.Errorf("%s: lint.%s[%d]: a glob of %d bytes, longer than the %d allowed", name, globs.key, i, len(g), maxGlob)
+			}
+			*globs.out = append(*globs.out, globRegexp(g))
+		}
 	}
 	return c, nil
 }
+
+// maxGlob and maxGlobs bound the include and exclude globs: each becomes
+// a regular expression, and paths are many.
+const (
+	maxGlob  = 1024
+	maxGlobs = 1000
+)
 
 // Lints says whether a file (a slash-separated path) is in the lint set:
 // it matches an include glob (or there are none) and no exclude glob.

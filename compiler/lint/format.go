@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/inferslo/inferslo/compiler/safetext"
 )
 
 // Formats are the output formats of Write.
@@ -47,7 +47,7 @@ func writeText(w io.Writer, res Result) error {
 		fmt.Fprintf(w, "%s: %s: %s (%s)\n", loc, f.Severity, f.Message, f.Check)
 		if f.Source != "" && f.Line > 0 {
 			num := fmt.Sprint(f.Line)
-			src, col := sourceWindow(f.Source, max(f.Column, 1))
+			src, col := safetext.Window(f.Source, max(f.Column, 1))
 			// Tabs keep their width so the caret lines up.
 			pad := []byte(src[:min(col-1, len(src))])
 			for i, c := range pad {
@@ -153,56 +153,13 @@ func anchor(id string) string {
 	return strings.NewReplacer("/", "", ".", "").Replace(id)
 }
 
-// windowWidth bounds the source shown around a finding's column: a
-// minified dashboard is one line of hundreds of kilobytes.
-const windowWidth = 60
-
-// sourceWindow cuts a source line to windowWidth bytes either side of a 1-based
-// column, marking the cuts, and returns the caret's column in the cut.
-func sourceWindow(line string, col int) (string, int) {
-	col = min(col, len(line)+1)
-	from, to := max(col-1-windowWidth, 0), min(col-1+windowWidth, len(line))
-	for from > 0 && !utf8.RuneStart(line[from]) {
-		from--
-	}
-	for to < len(line) && !utf8.RuneStart(line[to]) {
-		to++
-	}
-	out := line[from:to]
-	col -= from
-	if from > 0 {
-		out = "…" + out
-		col += len("…")
-	}
-	if to < len(line) {
-		out += "…"
-	}
-	return out, col
-}
-
-// credentials finds what a URL must not show: a user:password@ part, and
-// query parameters named like secrets.
-var (
-	urlUserinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s"']+@`)
-	urlSecret   = regexp.MustCompile(`(?i)([?&](?:[a-z_-]*(?:token|key|secret|password|passwd|pwd|auth|signature|sig|credential)[a-z_-]*)=)[^&\s"']+`)
-)
-
-// Redact hides credentials in URLs in a message.
-func Redact(s string) string {
-	if !strings.Contains(s, "://") && !strings.ContainsAny(s, "?&") {
-		return s
-	}
-	s = urlUserinfo.ReplaceAllString(s, "${1}REDACTED@")
-	return urlSecret.ReplaceAllString(s, "${1}REDACTED")
-}
-
 // redacted returns the result with credentials in URLs hidden in every
 // field a format prints.
 func redacted(res Result) Result {
 	out := res
 	out.Findings = make([]Finding, len(res.Findings))
 	for i, f := range res.Findings {
-		f.File, f.Message, f.Source = Redact(f.File), Redact(f.Message), Redact(f.Source)
+		f.File, f.Message, f.Source = safetext.Redact(f.File), safetext.Redact(f.Message), safetext.Redact(f.Source)
 		out.Findings[i] = f
 	}
 	return out

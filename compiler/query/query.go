@@ -6,6 +6,8 @@
 package query
 
 import (
+	"fmt"
+
 	prommodel "github.com/prometheus/common/model"
 )
 
@@ -23,4 +25,25 @@ func ValidMetricName(name string) bool {
 // without quoting.
 func ValidLabelName(name string) bool {
 	return prommodel.LegacyValidation.IsValidLabelName(name)
+}
+
+// MaxLabelBytes bounds a label name or value read from outside (a
+// Prometheus answer, a scrape): Prometheus' labels cannot hold a string
+// over 16 MiB and panic on one, and no real label comes near this bound.
+const MaxLabelBytes = 1 << 20
+
+// CheckLabelSize refuses a label whose name or value exceeds
+// MaxLabelBytes, naming the label (its name cut short) and the size.
+func CheckLabelSize(name, value string) error {
+	if len(name) > MaxLabelBytes {
+		return fmt.Errorf("a label name of %d bytes exceeds the limit of %d bytes", len(name), MaxLabelBytes)
+	}
+	if len(value) > MaxLabelBytes {
+		short := name
+		if len(short) > 64 {
+			short = short[:64] + "..."
+		}
+		return fmt.Errorf("label %q: a value of %d bytes exceeds the limit of %d bytes", short, len(value), MaxLabelBytes)
+	}
+	return nil
 }

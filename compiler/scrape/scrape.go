@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/safetext"
 	"github.com/inferslo/inferslo/spec/input"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -73,7 +74,7 @@ type Scrape struct {
 func Load(ctx context.Context, src string, lim Limits) (*Scrape, error) {
 	lim = lim.orDefaults()
 	if IsURL(src) {
-		name := Redact(src)
+		name := safetext.URL(src)
 		data, contentType, err := fetch(ctx, src, name, lim)
 		if err != nil {
 			return nil, err
@@ -108,32 +109,6 @@ func IsURL(src string) bool {
 	return strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
 }
 
-// Redact hides a URL's password and the values of its query parameters
-// (tokens are often passed there), so errors and findings can print it.
-func Redact(src string) string {
-	u, err := url.Parse(src)
-	if err != nil {
-		// The parse error itself would echo the text.
-		return "the metrics URL"
-	}
-	if u.User != nil {
-		// A user name alone may be a token (https://TOKEN@host).
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		} else {
-			u.User = url.User("xxxxx")
-		}
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q[k] = []string{"xxxxx"}
-		}
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
 func fetch(ctx context.Context, src, name string, lim Limits) ([]byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
@@ -146,13 +121,13 @@ func fetch(ctx context.Context, src, name string, lim Limits) ([]byte, string, e
 	// inflates; the transport's own decompression would not be bounded
 	// apart from the body.
 	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{CheckRedirect: safetext.SameHostRedirects}).Do(req)
 	if err != nil {
 		return nil, "", fmt.Errorf("fetch metrics %s: %s", name, redactErr(err, src, name))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, "", fmt.Errorf("fetch metrics %s: %s", name, resp.Status)
+		return nil, "", fmt.Errorf("fetch metrics %s: HTTP %d", name, resp.StatusCode)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, lim.MaxBytes+1))
 	if err != nil {
@@ -172,9 +147,9 @@ func fetch(ctx context.Context, src, name string, lim Limits) ([]byte, string, e
 func redactErr(err error, src, name string) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return ue.Err.Error()
+		return safetext.Redact(ue.Err.Error())
 	}
-	return strings.ReplaceAll(err.Error(), src, name)
+	return safetext.Redact(strings.ReplaceAll(err.Error(), src, name))
 }
 
 // gunzip inflates gzip data up to MaxBytes; other data passes through.
@@ -225,13 +200,20 @@ func parse(source string, data []byte, contentType string, lim Limits) (*Scrape,
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("parse metrics %s: %w", source, err)
+			// The parser quotes the text it stopped at: of a file that is
+			// no scrape (an .env file), perhaps a secret.
+			return nil, fmt.Errorf("parse metrics %s: %s", source, safetext.Printable(safetext.HideQuoted(err.Error())))
 		}
 		if entry != textparse.EntrySeries {
 			continue
 		}
 		if s.count == lim.MaxSeries {
 			return nil, fmt.Errorf("parse metrics %s: more than %d series", source, lim.MaxSeries)
+		}
+		// Prometheus' labels panic on a string over 16 MiB: a series
+		// whose text is within the label bound holds no such string.
+		if raw, _, _ := p.Series(); len(raw) > query.MaxLabelBytes {
+			return nil, fmt.Errorf("parse metrics %s: series %d is %d bytes long: a label name or value over the limit of %d bytes", source, s.count+1, len(raw), query.MaxLabelBytes)
 		}
 		p.Labels(&ls)
 		m := make(map[string]string, ls.Len())

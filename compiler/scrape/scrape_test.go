@@ -94,6 +94,12 @@ func TestHostileScrapesAreRefusedWithinTheirBounds(t *testing.T) {
 		w.Write(bomb)
 	}))
 	defer srv.Close()
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(many) }))
+	defer elsewhere.Close()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/metrics", http.StatusFound)
+	}))
+	defer redirect.Close()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -124,6 +130,29 @@ func TestHostileScrapesAreRefusedWithinTheirBounds(t *testing.T) {
 			_, err := Load(t.Context(), big, Limits{MaxBytes: 1000})
 			return err
 		}, "larger than"},
+		{"a label value over 16 MiB, which Prometheus' labels panic on, is refused", func() error {
+			_, err := Parse("huge", []byte("m{a=\""+strings.Repeat("v", 17<<20)+"\"} 1\n"), Limits{})
+			return err
+		}, "over the limit of 1048576 bytes"},
+		{"an OpenMetrics label value over 16 MiB is refused", func() error {
+			_, err := Parse("huge", []byte("m{a=\""+strings.Repeat("v", 17<<20)+"\"} 1\n# EOF\n"), Limits{})
+			return err
+		}, "over the limit of 1048576 bytes"},
+		{"a label name over the bound is refused", func() error {
+			_, err := Parse("huge", []byte("m{"+strings.Repeat("n", 2<<20)+"=\"v\"} 1\n"), Limits{})
+			return err
+		}, "over the limit of 1048576 bytes"},
+		{"a redirect to another host is refused", func() error {
+			_, err := Load(t.Context(), redirect.URL, Limits{})
+			return err
+		}, "refused a redirect to another host"},
+		{"a file that is no scrape is refused without quoting its text", func() error {
+			_, err := Parse(".env", []byte("OPENAI_API_KEY=sk-live-abcdef\n"), Limits{})
+			if err != nil && strings.Contains(err.Error(), "sk-live") {
+				return fmt.Errorf("quoted the secret: %w", err)
+			}
+			return err
+		}, "parse metrics .env"},
 		{"a named pipe is refused, not read", func() error {
 			_, err := Load(t.Context(), fifo, Limits{})
 			return err
