@@ -54,6 +54,7 @@ func (o Options) backends() ([]Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	dashboards.ExternalLabels = o.ExternalLabels
 	return []Backend{
 		ruleFiles{o, rules.NewValidator()},
 		keda.Backend{},

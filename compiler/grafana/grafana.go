@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
@@ -58,6 +59,11 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 // Builder builds the dashboards of one compilation: service by service,
 // then the overview. It parses each query shape once across services.
 type Builder struct {
+	// ExternalLabels are the labels each Prometheus adds to what a global
+	// view (Thanos Query, Mimir, a federating Prometheus) reads, such as
+	// cluster: every panel splits and joins by them, as by a group label.
+	ExternalLabels []string
+
 	text    *templates.Text
 	queries *queries
 	// One compact encoder and buffer serve every dashboard; indent lays
@@ -106,7 +112,7 @@ func (d OverviewDashboard) Build(set model.Set) (artifact.Set, error) { return d
 // Services returns grafana/<service>.json for every service of the set,
 // each checked.
 func (b *Builder) Services(set model.Set) (artifact.Set, error) {
-	sorted := model.Set{SLOs: append([]model.SLO{}, set.SLOs...)}
+	sorted := model.Set{SLOs: b.global(set.SLOs)}
 	sorted.Sort()
 	var out artifact.Set
 	for _, service := range sorted.PerService() {
@@ -126,15 +132,34 @@ func (b *Builder) Services(set model.Set) (artifact.Set, error) {
 	return out, nil
 }
 
+// global returns copies of the SLOs as a global view reads their series:
+// split by the external labels too, after their own groups.
+func (b *Builder) global(slos []model.SLO) []model.SLO {
+	out := append([]model.SLO{}, slos...)
+	if len(b.ExternalLabels) == 0 {
+		return out
+	}
+	for i := range out {
+		groups := slices.Clone(out[i].GroupBy)
+		for _, l := range b.ExternalLabels {
+			if !slices.Contains(groups, l) {
+				groups = append(groups, l)
+			}
+		}
+		out[i].GroupBy = groups
+	}
+	return out
+}
+
 // Overview returns grafana/overview.json listing every SLO of the set,
 // checked; an empty set yields no file.
 func (b *Builder) Overview(set model.Set) (artifact.Set, error) {
 	if len(set.SLOs) == 0 {
 		return nil, nil
 	}
-	sorted := model.Set{SLOs: append([]model.SLO{}, set.SLOs...)}
+	sorted := model.Set{SLOs: b.global(set.SLOs)}
 	sorted.Sort()
-	d, err := overviewDashboard(sorted, b.text)
+	d, err := overviewDashboard(sorted, b.text, b.ExternalLabels)
 	if err != nil {
 		return nil, fmt.Errorf("overview dashboard: %w", err)
 	}

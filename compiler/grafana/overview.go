@@ -3,6 +3,7 @@ package grafana
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/templates"
@@ -11,7 +12,7 @@ import (
 // overviewDashboard lists every SLO of the compilation with the budget it
 // has left and how fast it burns now, so one screen says which service needs
 // attention.
-func overviewDashboard(set model.Set, text *templates.Text) (dashboard, error) {
+func overviewDashboard(set model.Set, text *templates.Text, external []string) (dashboard, error) {
 	w := &words{text: text}
 	d := newDashboard(overviewUID, "SLOs: overview", []string{"inferslo", "slo"}, set.SLOs)
 	// Every query covers all SLOs at once, selected by service: a panel
@@ -26,7 +27,7 @@ func overviewDashboard(set model.Set, text *templates.Text) (dashboard, error) {
 	g.row("Now")
 	legend := overviewLegend(set.SLOs)
 	budget := []target{query(budgetQuery(matcher), legend)}
-	burn := []target{query(baseBurnQuery(matcher), legend)}
+	burn := []target{query(baseBurnQuery(matcher, external), legend)}
 	g.add(budgetStatOf(w, budget), 12, 8)
 	g.add(burnNowStat(w, burn), 12, 8)
 
@@ -63,11 +64,13 @@ func budgetQuery(matcher string) string {
 // window, and the ratios keep only the window it names. Only the ratios
 // carry the matcher: the joins on slo and service keep the rest to the
 // SLOs it selects, so the matcher, which lists every service, is parsed
-// once per query, not three times.
-func baseBurnQuery(matcher string) string {
-	return fmt.Sprintf(`%s{%s} / on (%s, %s) group_left () (1 - %s) and on (%s, %s, %s) label_replace(%s, "%s", "$1", "%s", "(.+)")`,
-		model.ErrorRatio, matcher, model.LabelSLO, model.LabelService, model.Objective,
-		model.LabelSLO, model.LabelService, model.LabelWindow,
+// once per query, not three times. In a global view the joins hold the
+// external labels too: each cluster's ratio meets its own objective.
+func baseBurnQuery(matcher string, external []string) string {
+	on := strings.Join(append([]string{model.LabelSLO, model.LabelService}, external...), ", ")
+	return fmt.Sprintf(`%s{%s} / on (%s) group_left () (1 - %s) and on (%s, %s) label_replace(%s, "%s", "$1", "%s", "(.+)")`,
+		model.ErrorRatio, matcher, on, model.Objective,
+		on, model.LabelWindow,
 		model.Info, model.LabelWindow, model.LabelBaseWindow)
 }
 

@@ -34,30 +34,46 @@ func percentileQuery(q, histogram, selector string, native bool, groupBy []strin
 
 // counterRateQuery rates an engine's counter, or a sum of counters (Triton
 // counts requests as success plus failure), scoped by selector.
-func counterRateQuery(counter, selector string) string {
+func counterRateQuery(counter, selector string, by []string) string {
+	sum := sumBy(by) + " "
+	if len(by) == 0 {
+		sum = "sum"
+	}
 	if pq.ValidMetricName(counter) {
-		return fmt.Sprintf("sum(rate(%s[%s]))", pq.SeriesSelector(counter, selector), rateInterval)
+		return fmt.Sprintf("%s(rate(%s[%s]))", sum, pq.SeriesSelector(counter, selector), rateInterval)
 	}
 	scoped := scopedQuery(counter, selector)
 	// rate() goes on every selector; Grafana's interval macro is not PromQL,
 	// so it replaces a placeholder range after the parser printed the query.
-	rated, err := pq.RateOf(scoped, placeholderRange)
+	rated, err := pq.RateBy(scoped, placeholderRange, by)
 	if err != nil {
-		return fmt.Sprintf("sum(rate(%s[%s]))", scoped, rateInterval)
+		return fmt.Sprintf("%s(rate(%s[%s]))", sum, scoped, rateInterval)
 	}
 	return strings.ReplaceAll(rated, "["+model.FormatDuration(placeholderRange)+"]", "["+rateInterval+"]")
+}
+
+// sumBy is sum, split by the labels given (a grouped SLO's groups, the
+// external labels of a global view).
+func sumBy(by []string) string {
+	if len(by) == 0 {
+		return "sum"
+	}
+	return "sum by (" + strings.Join(by, ", ") + ")"
 }
 
 // placeholderRange stands for $__rate_interval while a query is parsed;
 // counter queries select instant vectors, so no range of theirs collides.
 const placeholderRange = 1234 * time.Second
 
-func gaugeSumQuery(gauge, selector string) string {
-	return fmt.Sprintf("sum(%s)", scopedQuery(gauge, selector))
+func gaugeSumQuery(gauge, selector string, by []string) string {
+	if len(by) == 0 {
+		return fmt.Sprintf("sum(%s)", scopedQuery(gauge, selector))
+	}
+	return fmt.Sprintf("%s (%s)", sumBy(by), scopedQuery(gauge, selector))
 }
 
-func gaugeMaxByInstanceQuery(gauge, selector string) string {
-	return fmt.Sprintf("max by (instance) (%s)", scopedQuery(gauge, selector))
+func gaugeMaxByInstanceQuery(gauge, selector string, by []string) string {
+	return fmt.Sprintf("max by (%s) (%s)", strings.Join(append([]string{"instance"}, by...), ", "), scopedQuery(gauge, selector))
 }
 
 // scopedQuery adds the dashboard's matchers to an engine query, which may

@@ -456,10 +456,10 @@ func enginePanels(w *words, slos []model.SLO) []panel {
 	if ts := targets(func(src latencySource, add func(string, string)) {
 		sig, sel := src.first.Inference.Signals, rawSelector(src.first)
 		if c := sig.PromptTokens; c != "" {
-			add(counterRateQuery(c, sel), "prompt tokens/s")
+			add(counterRateQuery(c, sel, src.first.GroupBy), seriesLegend(src.first, "prompt tokens/s"))
 		}
 		if c := sig.GenerationTokens; c != "" {
-			add(counterRateQuery(c, sel), "generated tokens/s")
+			add(counterRateQuery(c, sel, src.first.GroupBy), seriesLegend(src.first, "generated tokens/s"))
 		}
 	}); len(ts) > 0 {
 		out = append(out, timeseriesPanel("Token throughput", w.say(templates.PanelTokens, templates.Panel{}),
@@ -468,10 +468,10 @@ func enginePanels(w *words, slos []model.SLO) []panel {
 	if ts := targets(func(src latencySource, add func(string, string)) {
 		sig, sel := src.first.Inference.Signals, rawSelector(src.first)
 		if g := sig.QueueDepth; g != "" {
-			add(gaugeSumQuery(g, sel), "waiting")
+			add(gaugeSumQuery(g, sel, src.first.GroupBy), seriesLegend(src.first, "waiting"))
 		}
 		if g := sig.Running; g != "" {
-			add(gaugeSumQuery(g, sel), "running")
+			add(gaugeSumQuery(g, sel, src.first.GroupBy), seriesLegend(src.first, "running"))
 		}
 	}); len(ts) > 0 {
 		out = append(out, timeseriesPanel("Queue depth", w.say(templates.PanelQueue, templates.Panel{}),
@@ -483,7 +483,7 @@ func enginePanels(w *words, slos []model.SLO) []panel {
 			if kv == "" {
 				kv = g
 			}
-			add(gaugeMaxByInstanceQuery(g, rawSelector(src.first)), "{{instance}}")
+			add(gaugeMaxByInstanceQuery(g, rawSelector(src.first), src.first.GroupBy), seriesLegend(src.first, "{{instance}}"))
 		}
 	}); len(ts) > 0 {
 		out = append(out, timeseriesPanel("KV-cache usage",
