@@ -8,6 +8,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/backtest"
+	"github.com/inferslo/inferslo/compiler/httpconfig"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
@@ -23,6 +24,7 @@ type backtestCmd struct {
 	JSON       bool          `help:"Print the alerts and SLO figures as JSON."`
 	Output     string        `short:"o" help:"Also write an HTML report (index.html: budget spent, burn rates against the alert tiers, fired alerts) to this folder; replaced as a whole, atomically." placeholder:"DIR"`
 	Timeout    time.Duration `default:"2m" help:"Time each request to the server may take."`
+	HTTPConfig string        `name:"http-config" help:"Prometheus' HTTP client configuration for the server: authorization (a bearer token or its file), basic_auth, tls_config (a CA), oauth2, proxy_url, http_headers (Mimir's and Cortex's X-Scope-OrgID tenant). Credentials are never printed." placeholder:"FILE"`
 	MaxSamples int64         `default:"200000000" help:"Most samples read in all (about 2 bytes of memory each once stored)."`
 	Progress   progressFlag  `embed:""`
 }
@@ -43,6 +45,10 @@ func (c *backtestCmd) Run(e *env) error {
 	}
 	if c.Step < 0 || c.Timeout <= 0 || c.MaxSamples <= 0 {
 		return fmt.Errorf("--step, --timeout and --max-samples must be positive")
+	}
+	client, err := httpconfig.Client(c.HTTPConfig, c.Timeout)
+	if err != nil {
+		return err
 	}
 	res, err := load(e, c.Specs, c.Catalogs)
 	if err != nil {
@@ -69,7 +75,7 @@ func (c *backtestCmd) Run(e *env) error {
 	}
 	var p *progress
 	r, err := backtest.Run(context.Background(), res.Set, backtest.Options{
-		Source:  backtest.Source{URL: c.Prometheus, Step: c.Step, Timeout: c.Timeout, MaxSamples: c.MaxSamples},
+		Source:  backtest.Source{URL: c.Prometheus, Step: c.Step, Timeout: c.Timeout, MaxSamples: c.MaxSamples, Client: client},
 		From:    from,
 		To:      to,
 		Text:    text,

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/httpconfig"
 	"github.com/inferslo/inferslo/compiler/lint"
 	"github.com/inferslo/inferslo/compiler/scrape"
 	"github.com/inferslo/inferslo/spec"
@@ -18,6 +19,7 @@ type lintCmd struct {
 	Format         string        `help:"Output format: text, json, github or sarif." enum:"text,json,github,sarif" default:"text"`
 	FailOn         string        `name:"fail-on" help:"Exit 1 on findings at or above this severity: error or warning; skipped also exits 1 on errors and on any file lint did not read." enum:"error,warning,skipped" default:"error"`
 	Metrics        string        `help:"A /metrics scrape (file or http(s) URL, Prometheus text or OpenMetrics) to check every selector against." placeholder:"FILE|URL"`
+	HTTPConfig     string        `name:"http-config" help:"Prometheus' HTTP client configuration (authorization, basic_auth, tls_config, oauth2, proxy_url, http_headers) for a --metrics URL." placeholder:"FILE"`
 	ScrapeInterval time.Duration `name:"scrape-interval" help:"Scrape interval of the engines; burn-rate windows need four of them." default:"30s"`
 	Config         string        `help:"Lint configuration (default: .inferslo.yaml in the current folder when it exists); see docs/lint.md." placeholder:"FILE"`
 	Prometheus     int           `help:"Prometheus major version the rules run on: 2 keeps le=\"1\" as exposed, 3 stores le=\"1.0\" (default: the config's, else 3)." enum:"0,2,3" default:"0"`
@@ -55,7 +57,11 @@ func (c *lintCmd) Run(e *env) error {
 	}
 	opts := lint.Options{ScrapeInterval: c.ScrapeInterval, Config: cfg, Catalog: cat}
 	if c.Metrics != "" {
-		if opts.Scrape, err = scrape.Load(context.Background(), c.Metrics, scrape.Limits{}); err != nil {
+		client, err := httpconfig.Client(c.HTTPConfig, 0)
+		if err != nil {
+			return err
+		}
+		if opts.Scrape, err = scrape.Load(context.Background(), c.Metrics, scrape.Limits{Client: client}); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/httpconfig"
 	"github.com/inferslo/inferslo/compiler/lint"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -60,7 +61,8 @@ func (f templatesFlag) load() (*templates.Text, error) { return templates.Load(f
 // metricsFlag names /metrics scrapes every series an SLO reads is checked
 // against.
 type metricsFlag struct {
-	Metrics []string `help:"A /metrics scrape (file or http(s) URL, Prometheus text or OpenMetrics, bounded in time and size) every series the rules, dashboards and KEDA triggers read is checked against; repeatable, one per engine." placeholder:"FILE|URL"`
+	Metrics    []string `help:"A /metrics scrape (file or http(s) URL, Prometheus text or OpenMetrics, bounded in time and size) every series the rules, dashboards and KEDA triggers read is checked against; repeatable, one per engine." placeholder:"FILE|URL"`
+	HTTPConfig string   `name:"http-config" help:"Prometheus' HTTP client configuration (authorization, basic_auth, tls_config, oauth2, proxy_url, http_headers such as X-Scope-OrgID) for --metrics URLs." placeholder:"FILE"`
 }
 
 // checker reads the scrapes; nil when none is given.
@@ -69,8 +71,12 @@ func (f metricsFlag) checker(cat *engine.Catalog) (spec.Checker, error) {
 		return nil, nil
 	}
 	c := &lint.SpecChecker{Catalog: cat}
+	client, err := httpconfig.Client(f.HTTPConfig, 0)
+	if err != nil {
+		return nil, err
+	}
 	for _, src := range f.Metrics {
-		s, err := scrape.Load(context.Background(), src, scrape.Limits{})
+		s, err := scrape.Load(context.Background(), src, scrape.Limits{Client: client})
 		if err != nil {
 			return nil, err
 		}

@@ -37,6 +37,10 @@ type Limits struct {
 	MaxBytes int64
 	// MaxSeries bounds the series kept.
 	MaxSeries int
+	// Client sends a live fetch (credentials, TLS, tenant headers from
+	// --http-config); nil: a plain client. Either refuses a redirect to
+	// another host.
+	Client *http.Client
 }
 
 // Default limits: a vLLM server with dozens of models exposes a few
@@ -121,7 +125,11 @@ func fetch(ctx context.Context, src, name string, lim Limits) ([]byte, string, e
 	// inflates; the transport's own decompression would not be bounded
 	// apart from the body.
 	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := (&http.Client{CheckRedirect: safetext.SameHostRedirects}).Do(req)
+	client := lim.Client
+	if client == nil {
+		client = &http.Client{CheckRedirect: safetext.SameHostRedirects}
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, "", fmt.Errorf("fetch metrics %s: %s", name, redactErr(err, src, name))
 	}
