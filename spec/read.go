@@ -82,7 +82,9 @@ func walkRoot(root string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && q != real && strings.HasPrefix(d.Name(), ".") {
+		if d.IsDir() && q != real && (strings.HasPrefix(d.Name(), ".") || input.IsOutput(q)) {
+			// An output folder below the specs (compile sp -o sp/out)
+			// holds artifacts, not specs: given by name it is read.
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !isSpecFile(q) {

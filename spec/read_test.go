@@ -182,3 +182,32 @@ func symlink(t *testing.T, target, link string) {
 		t.Skip("no symbolic links:", err)
 	}
 }
+
+// compile sp -o sp/out puts inferslo's output below the specs: a later run
+// reads the specs, not the artifacts, and the output named itself is read.
+func TestAnOutputFolderBelowTheSpecsIsNotReadAsSpecs(t *testing.T) {
+	dir := t.TempDir()
+	doc := "apiVersion: inferslo/v1alpha1\nkind: InferenceSLO\nmetadata: {name: chat}\nspec: {engine: vllm, window: 28d, objectives: [{sli: errors, target: 99.9%}]}\n"
+	if err := os.WriteFile(filepath.Join(dir, "chat.yaml"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if err := os.MkdirAll(filepath.Join(out, "prometheus"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{".inferslo": "compile\n", "prometheus/chat.rules.yaml": "groups: []\n"} {
+		if err := os.WriteFile(filepath.Join(out, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := spec.Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || !strings.HasSuffix(files[0], "chat.yaml") {
+		t.Fatalf("found %v, want the spec alone", files)
+	}
+	if files, err := spec.Discover(out); err != nil || len(files) != 1 {
+		t.Fatalf("the output folder given by name: %v, %v", files, err)
+	}
+}

@@ -17,7 +17,7 @@ import (
 // non-empty folder only when the marker is there, names the same command and
 // lists every file the folder holds, so `-o .` cannot wipe a repository and a
 // file a user added is never deleted.
-const Marker = ".inferslo"
+const Marker = input.OutputMarker
 
 // maxMarkerSize bounds the marker read: a marker lists file paths.
 const maxMarkerSize = 1 << 20

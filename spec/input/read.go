@@ -179,3 +179,14 @@ func ReadInput(what, in, name string, max int64) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// OutputMarker is the file that marks a folder as inferslo's output (the
+// artifact package writes it with the list of files it wrote).
+const OutputMarker = ".inferslo"
+
+// IsOutput says whether a folder is inferslo's output: it holds the marker
+// as a regular file.
+func IsOutput(dir string) bool {
+	info, err := os.Lstat(filepath.Join(dir, OutputMarker))
+	return err == nil && info.Mode().IsRegular()
+}
