@@ -131,9 +131,10 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 	out := []expanded{{obj: v1.NewService(v1.Metadata{Name: service, DisplayName: s.Metadata.DisplayName},
 		v1.ServiceSpec{Description: s.Spec.Description}), mapPath: func(string) string { return "spec.service" }}}
 	names := map[string]int{}
-	hasErrors := false
+	hasErrors, hasTTFT := false, false
 	for _, o := range s.Spec.Objectives {
 		hasErrors = hasErrors || o.SLI == "errors"
+		hasTTFT = hasTTFT || o.SLI == "ttft"
 	}
 	for i, o := range s.Spec.Objectives {
 		path := fmt.Sprintf("spec.objectives[%d]", i)
@@ -161,6 +162,10 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		ext.Selector, ext.GroupBy = selectorText(sel), s.Spec.GroupBy
 		ext.HistogramType, ext.Buckets, ext.NativeSchema = histType, buckets, s.Spec.NativeSchema
 		ext.Autoscaling = s.Spec.Autoscaling
+		// The backlog warning and load shedding are TTFT signals: they go
+		// to the ttft objectives, or to every objective when there is none,
+		// where validation names what is missing.
+		expandSignals(s.Spec.Alerting, ext, o.SLI == "ttft" || !hasTTFT)
 		policies, aPs := expandAlerting(d, s, slo, ext, scrape, evaluation)
 		ps = append(ps, aPs...)
 		slo.Spec.AlertPolicies = policies

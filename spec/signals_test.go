@@ -40,3 +40,47 @@ spec:
 		t.Errorf("backlog %+v", a.Backlog)
 	}
 }
+
+// The shorthand's queueBacklog and loadShedding are TTFT signals: beside
+// other objectives they go to the ttft SLO alone, and a spec without one
+// is refused naming the missing objective.
+func TestTheShorthandsTTFTSignalsGoToItsTTFTObjective(t *testing.T) {
+	const head = `
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: chat}
+spec:
+  engine: vllm
+  window: 28d
+  alerting:
+    queueBacklog: {perReplica: "6"}
+    loadShedding: {shed: {above: "2", for: 30s}}
+`
+	res, err := spec.Parse(spec.Source{Name: "chat.yaml", Data: []byte(head + `
+  objectives:
+    - {sli: ttft, threshold: 250ms, target: 99%}
+    - {sli: itl, threshold: 50ms, target: 99%}
+    - {sli: errors, target: 99.9%}
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatalf("the spec does not resolve: %v", err)
+	}
+	for _, s := range res.Set.SLOs {
+		ttft := s.Name == "chat-ttft"
+		if a := s.Alerting; (a.Backlog != nil) != ttft || (a.Shedding != nil) != ttft {
+			t.Errorf("%s: backlog %+v, shedding %+v", s.Name, a.Backlog, a.Shedding)
+		}
+	}
+	res, err = spec.Parse(spec.Source{Name: "chat.yaml", Data: []byte(head + `
+  objectives: [{sli: errors, target: 99.9%}]
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err == nil {
+		t.Error("queueBacklog and loadShedding without a ttft objective resolve")
+	}
+}
