@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -200,13 +201,23 @@ func (b builder) expand(alert, text string, id map[string]string, burn float64, 
 }
 
 // seriesName prints a series the way promtool's input_series reads it:
-// metric name, then the labels in order.
+// metric name, then the labels in order; a UTF-8 name that is not a
+// legacy Prometheus name goes quoted (inside the braces, for a metric).
 func seriesName(ls labels.Labels) string {
 	var parts []string
 	ls.Range(func(l labels.Label) {
-		if l.Name != query.MetricNameLabel {
-			parts = append(parts, fmt.Sprintf("%s=%q", l.Name, l.Value))
+		if l.Name == query.MetricNameLabel {
+			return
 		}
+		name := l.Name
+		if !query.ValidLabelName(name) {
+			name = strconv.Quote(name)
+		}
+		parts = append(parts, fmt.Sprintf("%s=%q", name, l.Value))
 	})
-	return ls.Get(query.MetricNameLabel) + "{" + strings.Join(parts, ", ") + "}"
+	metric := ls.Get(query.MetricNameLabel)
+	if !query.ValidMetricName(metric) {
+		return "{" + strings.Join(append([]string{strconv.Quote(metric)}, parts...), ", ") + "}"
+	}
+	return metric + "{" + strings.Join(parts, ", ") + "}"
 }
