@@ -178,3 +178,33 @@ func TestAMissingThresholdBucketPagesNobody(t *testing.T) {
 		t.Errorf("without the hold the missing-bucket test still passed; failures:\n%s", fails)
 	}
 }
+
+// TestATritonServiceWithErrorsAndRejectionsPassesPromtool runs the tests
+// of a service whose errors and rejections SLOs read the same failure
+// counter in promtool (in process without INFERSLO_PROMTOOL): the traffic
+// of the rejections tests counts no failure the errors SLO sees, so its
+// silent cases stay silent.
+func TestATritonServiceWithErrorsAndRejectionsPassesPromtool(t *testing.T) {
+	set := parseSet(t, `
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: triton-chat}
+spec:
+  engine: triton
+  selector: {model: ensemble}
+  window: 28d
+  objectives:
+    - {sli: ttft, threshold: 500ms, target: 99%}
+    - {sli: errors, target: 99.9%}
+    - {sli: rejections, target: 99.9%}
+`)
+	dir, tests := writeOut(t, set, nil)
+	if len(tests) != 1 {
+		t.Fatalf("%d test files", len(tests))
+	}
+	if !bytes.Contains(tests[0].Data, []byte("triton-chat-rejections: the page alert is silent at half the budget rate")) {
+		t.Fatalf("no silent case of the rejections SLO:\n%s", tests[0].Data)
+	}
+	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	mustPass(t, filepath.Dir(path), path)
+}

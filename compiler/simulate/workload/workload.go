@@ -362,31 +362,57 @@ func ratioSeries(slo model.SLO) ([]Series, error) {
 		}
 		return c
 	}
-	tA, tB := coef(totalSel, groupA), coef(totalSel, groupB)
-	xA, xB := coef(partSel, groupA), coef(partSel, groupB)
-	det := tA*xB - tB*xA
-	if det == 0 {
-		return nil, fmt.Errorf("cannot synthesize series for SLI %q over %q: the selectors do not tell good or bad events from the total", part.Expr, slo.SLI.Total.Expr)
-	}
 	// x = n - k for a good query, k for a bad one.
 	xN, xK := 0.0, 1.0
 	if good {
 		xN, xK = 1, -1
 	}
-	// a = (n·xB - x·tB)/det, b = (tA·x - xA·n)/det, per unit of n and of k.
-	aN, aK := (xB-xN*tB)/det, (-xK*tB)/det
-	bN, bK := (tA*xN-xA)/det, (tA*xK)/det
-	for _, nk := range [][2]float64{{1, 0}, {1, 1}} {
-		if aN*nk[0]+aK*nk[1] < 0 || bN*nk[0]+bK*nk[1] < 0 {
-			return nil, fmt.Errorf("cannot synthesize series for SLI %q over %q: counters would have to decrease", part.Expr, slo.SLI.Total.Expr)
+	// The total's own events go on its first series when that solves
+	// alone: a total that sums counters (success + failure) then keeps the
+	// others flat, so they count nothing for the service's other SLOs (a
+	// rejections SLO's traffic is no failure of its errors SLO).
+	carriers := [][]labels.Labels{groupB}
+	if len(groupB) > 1 {
+		carriers = [][]labels.Labels{groupB[:1], groupB}
+	}
+	var aN, aK, bN, bK float64
+	var carry []labels.Labels
+	var problem error
+	for _, c := range carriers {
+		tA, tB := coef(totalSel, groupA), coef(totalSel, c)
+		xA, xB := coef(partSel, groupA), coef(partSel, c)
+		det := tA*xB - tB*xA
+		if det == 0 {
+			problem = fmt.Errorf("cannot synthesize series for SLI %q over %q: the selectors do not tell good or bad events from the total", part.Expr, slo.SLI.Total.Expr)
+			continue
 		}
+		// a = (n·xB - x·tB)/det, b = (tA·x - xA·n)/det, per unit of n and of k.
+		aN, aK = (xB-xN*tB)/det, (-xK*tB)/det
+		bN, bK = (tA*xN-xA)/det, (tA*xK)/det
+		problem = nil
+		for _, nk := range [][2]float64{{1, 0}, {1, 1}} {
+			if aN*nk[0]+aK*nk[1] < 0 || bN*nk[0]+bK*nk[1] < 0 {
+				problem = fmt.Errorf("cannot synthesize series for SLI %q over %q: counters would have to decrease", part.Expr, slo.SLI.Total.Expr)
+			}
+		}
+		if problem == nil {
+			carry = c
+			break
+		}
+	}
+	if problem != nil {
+		return nil, problem
 	}
 	var out []Series
 	for _, ls := range groupA {
 		out = append(out, ratioSeriesOf(ls, partSel, aN, aK))
 	}
 	for _, ls := range groupB {
-		out = append(out, ratioSeriesOf(ls, totalSel, bN, bK))
+		if containsLabels(carry, ls) {
+			out = append(out, ratioSeriesOf(ls, totalSel, bN, bK))
+		} else {
+			out = append(out, ratioSeriesOf(ls, totalSel, 0, 0))
+		}
 	}
 	return out, nil
 }
