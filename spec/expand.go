@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
@@ -179,6 +180,17 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 	return out, ps
 }
 
+// countsRejections tells whether a spec has a rejections objective on the
+// engine's own counters (a gateway's total or bad counts other series).
+func countsRejections(s *Shorthand) bool {
+	for _, o := range s.Spec.Objectives {
+		if o.SLI == "rejections" && o.Total == "" && o.Good == "" && o.Bad == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // objectivePaths maps the paths of an expanded SLO to the shorthand's.
 func objectivePaths(objective string) func(string) string {
 	return func(p string) string {
@@ -249,6 +261,10 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 			total, bad = f.Total, f.Bad
 		} else if o.SLI != "errors" {
 			total, bad = "", ""
+		} else if r := eng.Failures["rejections"]; r != nil && countsRejections(s) {
+			// A refused request is the rejections SLO's: the errors SLI
+			// leaves it out, so a rejection storm pages once.
+			bad, _ = query.Excluding(bad, r.Bad)
 		}
 		if total == "" && o.Total == "" {
 			ps = append(ps, d.errorf(path+".total", "engine %s counts no requests for %s; set total (and bad) from the gateway", engineName(eng), o.SLI))

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
@@ -204,6 +206,29 @@ spec:
 	}
 	if !bytes.Contains(tests[0].Data, []byte("triton-chat-rejections: the page alert is silent at half the budget rate")) {
 		t.Fatalf("no silent case of the rejections SLO:\n%s", tests[0].Data)
+	}
+	// A rejection storm pages once: every alert a rejections test expects,
+	// up to every request refused, is the rejections SLO's.
+	var f File
+	if err := yaml.Unmarshal(tests[0].Data, &f); err != nil {
+		t.Fatal(err)
+	}
+	storms := 0
+	for _, tt := range f.Tests {
+		if !strings.HasPrefix(tt.Name, "triton-chat-rejections: ") {
+			continue
+		}
+		for _, at := range tt.Alerts {
+			for _, a := range at.ExpAlerts {
+				storms++
+				if a.Labels["slo"] != "triton-chat-rejections" {
+					t.Errorf("%s: %s also fires for %s", tt.Name, at.Alertname, a.Labels["slo"])
+				}
+			}
+		}
+	}
+	if storms == 0 {
+		t.Error("no rejections test expects an alert")
 	}
 	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
 	mustPass(t, filepath.Dir(path), path)
