@@ -1,6 +1,7 @@
 package spec_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +83,43 @@ spec:
 	}
 	if err := res.Err(); err == nil {
 		t.Error("queueBacklog and loadShedding without a ttft objective resolve")
+	}
+}
+
+// A plain OpenSLO SLO that names its engine but no inferslo.dev/selector
+// scopes the engine's series (its dashboard panels) by the matchers its
+// total query puts on them.
+func TestAPlainSLONamingItsEngineIsScopedByItsQueries(t *testing.T) {
+	res, err := spec.Parse(spec.Source{Name: "contract.yaml", Data: []byte(`
+apiVersion: openslo/v1
+kind: SLO
+metadata:
+  name: contract-ttft
+  annotations:
+    inferslo.dev/engine: litellm
+    inferslo.dev/sli: ttft
+    inferslo.dev/threshold: 1s
+spec:
+  service: contract
+  budgetingMethod: Occurrences
+  timeWindow: [{duration: 28d, isRolling: true}]
+  indicator:
+    metadata: {name: contract-ttft}
+    spec:
+      ratioMetric:
+        counter: true
+        good: {metricSource: {type: Prometheus, spec: {query: 'litellm_llm_api_time_to_first_token_metric_bucket{model="gpt-4o",team="contract",le="1.0"}'}}}
+        total: {metricSource: {type: Prometheus, spec: {query: 'litellm_llm_api_time_to_first_token_metric_count{model="gpt-4o",team="contract"}'}}}
+  objectives: [{target: 0.99}]
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	inf := res.Set.SLOs[0].Inference
+	if inf == nil || inf.Selector != `model="gpt-4o",team="contract"` || strings.Join(inf.SelectorLabels, ",") != "model,team" {
+		t.Errorf("inference %+v", inf)
 	}
 }
