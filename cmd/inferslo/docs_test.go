@@ -193,3 +193,81 @@ func TestEveryRelativeLinkInTheDocsResolves(t *testing.T) {
 }
 
 var docsPath = regexp.MustCompile(`\bdocs/[a-z0-9-]+\.md\b`)
+
+// TestTheDocsQuoteTheOutputsValues compiles a spec that leaves the
+// autoscaling defaults alone and checks the values docs/kubernetes.md and
+// the README quote from its ScaledObject, and that the install line names
+// no release the changelog has not released.
+func TestTheDocsQuoteTheOutputsValues(t *testing.T) {
+	dir := t.TempDir()
+	specPath := filepath.Join(dir, "chat.yaml")
+	if err := os.WriteFile(specPath, []byte(`
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: chat}
+spec:
+  engine: vllm
+  selector: {model_name: m}
+  window: 28d
+  objectives: [{sli: ttft, threshold: 500ms, target: 99%}, {sli: errors, target: 99.9%}]
+  autoscaling:
+    target: {name: vllm-chat}
+    maxReplicas: 8
+    prometheus: http://prometheus:9090
+    queuePerReplica: "2"
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"compile", specPath, "-o", out}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("compile exits %d:\n%s", code, stderr.String())
+	}
+	keda, err := os.ReadFile(filepath.Join(out, "keda", "chat.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var so struct {
+		Spec struct {
+			Advanced struct {
+				HPA struct {
+					Behavior struct {
+						ScaleUp struct {
+							StabilizationWindowSeconds int `yaml:"stabilizationWindowSeconds"`
+						} `yaml:"scaleUp"`
+						ScaleDown struct {
+							StabilizationWindowSeconds int `yaml:"stabilizationWindowSeconds"`
+						} `yaml:"scaleDown"`
+					}
+				} `yaml:"horizontalPodAutoscalerConfig"`
+			}
+		}
+	}
+	if err := yaml.Unmarshal(keda, &so); err != nil {
+		t.Fatal(err)
+	}
+	b := so.Spec.Advanced.HPA.Behavior
+	up, down := b.ScaleUp.StabilizationWindowSeconds, b.ScaleDown.StabilizationWindowSeconds
+	if up == 0 || down == 0 {
+		t.Fatalf("no stabilisation windows in the ScaledObject:\n%s", keda)
+	}
+	read := func(path string) string {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(strings.Fields(string(data)), " ")
+	}
+	kube, readme, changelog := read("../../docs/kubernetes.md"), read("../../README.md"), read("../../CHANGELOG.md")
+	if want := fmt.Sprintf("scale-up stabilisation %ds, scale-down %ds", up, down); !strings.Contains(kube, want) {
+		t.Errorf("docs/kubernetes.md does not say %q", want)
+	}
+	if want := fmt.Sprintf("scaleDownStabilization: %ds # the HPA's own default", down); !strings.Contains(readme, want) {
+		t.Errorf("the README's reference spec does not say %q", want)
+	}
+	for _, m := range regexp.MustCompile(`cmd/inferslo@v(\d+\.\d+\.\d+)`).FindAllStringSubmatch(readme, -1) {
+		if !strings.Contains(changelog, "## ["+m[1]+"]") {
+			t.Errorf("the README installs v%s, which CHANGELOG.md has not released", m[1])
+		}
+	}
+}
