@@ -108,7 +108,7 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		ps = append(ps, d.errorf("spec.ttftDenominator", "%q is not valid: histogram (pair TTFT with an errors objective) or requests (failed requests count as slow)", denominator))
 	}
 	if len(s.Spec.Objectives) == 0 {
-		ps = append(ps, d.errorf("spec.objectives", "required: at least one objective, such as {sli: ttft, threshold: 500ms, target: 99%%}"))
+		ps = append(ps, d.errorf("spec.objectives", "required: at least one objective, such as {sli: ttft, threshold: 500ms, target: %s}", "99%"))
 	}
 	if eng == nil {
 		return nil, ps
@@ -244,7 +244,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 	}
 	target, err := model.ParseDecimal(o.Target)
 	if o.Target == "" {
-		ps = append(ps, d.errorf(path+".target", "required: the share of good events, such as 99%% or 0.99"))
+		ps = append(ps, d.errorf(path+".target", "required: the share of good events, such as %s or 0.99", "99%"))
 	} else if err != nil {
 		ps = append(ps, d.errorf(path+".target", "%q is not a target: write a percentage such as 99.9%% or a ratio such as 0.999", o.Target))
 	} else if err := model.CheckObjective(target); err != nil {

@@ -12,7 +12,9 @@ package promtest
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +24,7 @@ import (
 	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
+	"github.com/prometheus/prometheus/promql/parser"
 	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
@@ -230,24 +233,14 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 	}
 	p := query.NewParser()
 	var kept []Series
-	var absentLabels []map[string]string
-	for _, sel := range slo.SLI.ThresholdBuckets() {
-		ms, err := p.ParseMetricSelector(sel)
-		if err != nil {
-			return Test{}, err
-		}
-		lbls := map[string]string{}
-		for _, m := range ms {
-			// A grouped SLO names the group and the bucket, not the
-			// selector's other labels.
-			if m.Type == labels.MatchEqual && m.Name != query.MetricNameLabel && (len(slo.GroupBy) == 0 || m.Name == "le") {
-				lbls[m.Name] = m.Value
-			}
-		}
+	absentLabels, err := absentBuckets(slo, nil)
+	if err != nil {
+		return Test{}, err
+	}
+	for i := range absentLabels {
 		for _, g := range slo.GroupBy {
-			lbls[g] = groupValue(slo, 0)
+			absentLabels[i][g] = groupValue(slo, 0)
 		}
-		absentLabels = append(absentLabels, lbls)
 	}
 	for _, in := range t.InputSeries {
 		ls, _, err := p.ParseSeriesDesc(in.Series + " " + in.Values)
@@ -268,8 +261,7 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 		}
 	}
 	t.InputSeries = kept
-	rule, ok := b.misconfiguredRule(slo)
-	if !ok {
+	if _, ok := b.misconfiguredRule(slo); !ok {
 		return Test{}, fmt.Errorf("no %s alert", model.AlertMisconfigured)
 	}
 	evalAt := b.evalTime()
@@ -282,17 +274,120 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 		v := t.InputSeries[i].Values
 		t.InputSeries[i].Values = v[:strings.LastIndex(v, "x")+1] + strconv.Itoa(steps)
 	}
-	var exp []ExpectedAlert
-	for _, lbls := range absentLabels {
-		e, err := b.firing(rule, lbls, 1, evalAt)
+	// Every SLO of the service reading these series may miss a bucket of
+	// its own in them (another SLO on the same histogram with another
+	// threshold): each of their alerts is expected too.
+	var series []labels.Labels
+	for _, in := range t.InputSeries {
+		ls, _, err := p.ParseSeriesDesc(in.Series + " " + in.Values)
 		if err != nil {
 			return Test{}, err
 		}
-		exp = append(exp, e)
+		series = append(series, ls)
 	}
+	var exp []ExpectedAlert
+	for _, other := range b.slos {
+		rule, ok := b.misconfiguredRule(other)
+		if !ok || len(other.Alerting.Tiers) == 0 {
+			continue
+		}
+		missing, err := absentBuckets(other, series)
+		if err != nil {
+			return Test{}, err
+		}
+		for _, lbls := range missing {
+			e, err := b.firing(rule, lbls, 1, evalAt)
+			if err != nil {
+				return Test{}, err
+			}
+			exp = append(exp, e)
+		}
+	}
+	sort.Slice(exp, func(i, j int) bool {
+		return labels.FromMap(exp[i].Labels).String() < labels.FromMap(exp[j].Labels).String()
+	})
 	at := model.FormatDuration(evalAt)
 	t.Alerts = []AlertTest{{EvalTime: at, Alertname: model.AlertBurn}, {EvalTime: at, Alertname: model.AlertMisconfigured, ExpAlerts: exp}}
 	return t, nil
+}
+
+// absentBuckets lists the labels of the SLIMisconfigured alerts an SLO
+// raises over the given series: per threshold bucket, and per group of a
+// grouped SLO, the bucket's series missing while its histogram's count is
+// there. The labels are the bucket's le with the group's labels, or the
+// selector's equality matchers when the SLO is not grouped. With no series
+// it lists the labels of every bucket, group labels left to the caller.
+func absentBuckets(slo model.SLO, series []labels.Labels) ([]map[string]string, error) {
+	p := query.NewParser()
+	var total parser.Expr
+	if series != nil {
+		if slo.SLI.Total == nil {
+			return nil, nil
+		}
+		var err error
+		if total, err = p.ParseExpr(slo.SLI.Total.Expr); err != nil {
+			return nil, err
+		}
+	}
+	var out []map[string]string
+	for _, sel := range slo.SLI.ThresholdBuckets() {
+		ms, err := p.ParseMetricSelector(sel)
+		if err != nil {
+			return nil, err
+		}
+		lbls := map[string]string{}
+		for _, m := range ms {
+			if m.Type == labels.MatchEqual && m.Name != query.MetricNameLabel && (len(slo.GroupBy) == 0 || m.Name == "le") {
+				lbls[m.Name] = m.Value
+			}
+		}
+		if series == nil {
+			out = append(out, lbls)
+			continue
+		}
+		matching := func(ms []*labels.Matcher, group map[string]string) bool {
+			for _, ls := range series {
+				ok := true
+				for _, m := range ms {
+					ok = ok && m.Matches(ls.Get(m.Name))
+				}
+				for k, v := range group {
+					ok = ok && ls.Get(k) == v
+				}
+				if ok {
+					return true
+				}
+			}
+			return false
+		}
+		// The rule counts the events by the SLI's total query.
+		var counted []labels.Labels
+		for _, ls := range series {
+			for _, vs := range query.Selectors(total) {
+				ok := true
+				for _, m := range vs.LabelMatchers {
+					ok = ok && m.Matches(ls.Get(m.Name))
+				}
+				if ok {
+					counted = append(counted, ls)
+					break
+				}
+			}
+		}
+		for _, g := range groupsOf(slo, counted) {
+			if matching(ms, g.labels) {
+				continue
+			}
+			a := maps.Clone(lbls)
+			for k, v := range g.labels {
+				if v != "" {
+					a[k] = v
+				}
+			}
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }
 
 func scrapeOf(slo model.SLO) time.Duration {
