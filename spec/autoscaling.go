@@ -205,6 +205,12 @@ func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path st
 		return ps
 	}
 	o := objects[first.Name]
+	burns := first.Autoscaling.BurnRateTrigger && slices.ContainsFunc(slos, func(s model.SLO) bool { return s.ScaleOnBurn })
+	ttft := slices.ContainsFunc(slos, func(s model.SLO) bool { return s.Inference != nil && s.Inference.Role == "ttft" })
+	if !ttft && !burns && !slices.ContainsFunc(slos, readsQueue) {
+		return append(ps, o.errorf(path, "%s %s would get no trigger: it needs a ttft SLO, an engine queue-depth series, or burnRateTrigger with an SLO that scales on burn (interactive latency SLOs do by default; others with scaleOnBurn: true)",
+			first.Autoscaling.TargetKind, first.Autoscaling.TargetName))
+	}
 	plan, ok, err := capacity.ForService(slos)
 	if err != nil {
 		return append(ps, o.errorf(path+".capacity", "%v", err))
