@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
@@ -107,7 +108,7 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		ps = append(ps, d.errorf("spec.ttftDenominator", "%q is not valid: histogram (pair TTFT with an errors objective) or requests (failed requests count as slow)", denominator))
 	}
 	if len(s.Spec.Objectives) == 0 {
-		ps = append(ps, d.errorf("spec.objectives", "required: at least one objective, such as {sli: ttft, threshold: 500ms, target: 99%%}"))
+		ps = append(ps, d.errorf("spec.objectives", "required: at least one objective, such as {sli: ttft, threshold: 500ms, target: %s}", "99%"))
 	}
 	if eng == nil {
 		return nil, ps
@@ -131,9 +132,10 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 	out := []expanded{{obj: v1.NewService(v1.Metadata{Name: service, DisplayName: s.Metadata.DisplayName},
 		v1.ServiceSpec{Description: s.Spec.Description}), mapPath: func(string) string { return "spec.service" }}}
 	names := map[string]int{}
-	hasErrors := false
+	hasErrors, hasTTFT := false, false
 	for _, o := range s.Spec.Objectives {
 		hasErrors = hasErrors || o.SLI == "errors"
+		hasTTFT = hasTTFT || o.SLI == "ttft"
 	}
 	for i, o := range s.Spec.Objectives {
 		path := fmt.Sprintf("spec.objectives[%d]", i)
@@ -161,6 +163,10 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		ext.Selector, ext.GroupBy = selectorText(sel), s.Spec.GroupBy
 		ext.HistogramType, ext.Buckets, ext.NativeSchema = histType, buckets, s.Spec.NativeSchema
 		ext.Autoscaling = s.Spec.Autoscaling
+		// The backlog warning and load shedding are TTFT signals: they go
+		// to the ttft objectives, or to every objective when there is none,
+		// where validation names what is missing.
+		expandSignals(s.Spec.Alerting, ext, o.SLI == "ttft" || !hasTTFT)
 		policies, aPs := expandAlerting(d, s, slo, ext, scrape, evaluation)
 		ps = append(ps, aPs...)
 		slo.Spec.AlertPolicies = policies
@@ -172,6 +178,17 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		out = append(out, expanded{obj: *slo, mapPath: objectivePaths(path), ext: ext})
 	}
 	return out, ps
+}
+
+// countsRejections tells whether a spec has a rejections objective on the
+// engine's own counters (a gateway's total or bad counts other series).
+func countsRejections(s *Shorthand) bool {
+	for _, o := range s.Spec.Objectives {
+		if o.SLI == "rejections" && o.Total == "" && o.Good == "" && o.Bad == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // objectivePaths maps the paths of an expanded SLO to the shorthand's.
@@ -227,7 +244,7 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 	}
 	target, err := model.ParseDecimal(o.Target)
 	if o.Target == "" {
-		ps = append(ps, d.errorf(path+".target", "required: the share of good events, such as 99%% or 0.99"))
+		ps = append(ps, d.errorf(path+".target", "required: the share of good events, such as %s or 0.99", "99%"))
 	} else if err != nil {
 		ps = append(ps, d.errorf(path+".target", "%q is not a target: write a percentage such as 99.9%% or a ratio such as 0.999", o.Target))
 	} else if err := model.CheckObjective(target); err != nil {
@@ -244,6 +261,10 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 			total, bad = f.Total, f.Bad
 		} else if o.SLI != "errors" {
 			total, bad = "", ""
+		} else if r := eng.Failures["rejections"]; r != nil && countsRejections(s) {
+			// A refused request is the rejections SLO's: the errors SLI
+			// leaves it out, so a rejection storm pages once.
+			bad, _ = query.Excluding(bad, r.Bad)
 		}
 		if total == "" && o.Total == "" {
 			ps = append(ps, d.errorf(path+".total", "engine %s counts no requests for %s; set total (and bad) from the gateway", engineName(eng), o.SLI))

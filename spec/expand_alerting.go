@@ -26,7 +26,6 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, ext *Extensions, scrape, 
 		}
 		ext.MinEvents = a.MinEventsPerSecond
 	}
-	expandSignals(a, ext)
 	tiers := map[string]ShorthandTier{"page": a.Page, "ticket": a.Ticket}
 	// on tells whether a tier is enabled: by the spec, else by the SLO
 	// tier's defaults (a batch SLO raises tickets only).

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +89,41 @@ func (l *loader) inferEngine(sli object[v1.SLI], s *model.SLO, ps *Problems) *mo
 		return inf
 	}
 	return nil
+}
+
+// engineSelector is the selector a plain OpenSLO SLO that names its engine
+// but no inferslo.dev/selector scopes that engine's series by: the equality
+// matchers (le aside) every selector of the SLI's total query puts on the
+// engine's own series, so its dashboard panels draw the SLO's traffic
+// alone. It is empty when the total reads none of the engine's series.
+func (l *loader) engineSelector(engineID, total string) (string, []string) {
+	var common map[string]string
+	for _, vs := range selectorsOf(total) {
+		info, ok := l.cat.Metric(engine.SelectedName(vs))
+		if !ok || !slices.ContainsFunc(info.Uses, func(u engine.MetricUse) bool { return u.Engine == engineID }) {
+			continue
+		}
+		these := map[string]string{}
+		for _, m := range vs.LabelMatchers {
+			if m.Name != query.MetricNameLabel && m.Name != "le" && m.Type == labels.MatchEqual {
+				these[m.Name] = m.String()
+			}
+		}
+		if common == nil {
+			common = these
+			continue
+		}
+		for k, v := range common {
+			if these[k] != v {
+				delete(common, k)
+			}
+		}
+	}
+	var sel, names []string
+	for _, k := range sortedKeys(common) {
+		sel, names = append(sel, common[k]), append(names, k)
+	}
+	return strings.Join(sel, ","), names
 }
 
 // nearestLe names the bounds around a threshold as le values.

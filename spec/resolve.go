@@ -114,6 +114,9 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	}
 	base.GroupBy = groupBy(o, base.SLI, &ps)
 	base.Inference = l.inference(o, &ps)
+	if inf := base.Inference; inf != nil && ext.Selector == "" && base.SLI.Total != nil {
+		inf.Selector, inf.SelectorLabels = l.engineSelector(inf.Engine, base.SLI.Total.Expr)
+	}
 	if ext.Engine == "" && sliObj != nil {
 		base.Inference = l.inferEngine(*sliObj, &base, &ps)
 	}

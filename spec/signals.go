@@ -47,11 +47,15 @@ type ShorthandSignal struct {
 }
 
 // expandSignals sets the shorthand's signal settings: off, tuned, or left
-// to the defaults (nil).
-func expandSignals(a ShorthandAlerting, ext *Extensions) {
+// to the defaults (nil). The outage tier goes to every objective; the
+// queue-backlog and load-shedding settings only where ttft is true.
+func expandSignals(a ShorthandAlerting, ext *Extensions, ttft bool) {
 	off := false
 	if a.Outage != nil && !boolOr(a.Outage.Enabled, true) {
 		ext.Outage = &off
+	}
+	if !ttft {
+		return
 	}
 	if b := a.QueueBacklog; b != nil {
 		switch {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 
 	"github.com/alecthomas/kong"
 	kongcompletion "github.com/jotaen/kong-completion"
@@ -92,7 +93,7 @@ func runIn(scratch string, args []string, stdout, stderr io.Writer) int {
 		run([]string{"--help"}, stderr, stderr)
 		return exitUsage
 	}
-	ctx, err := parser.Parse(args)
+	ctx, err := parser.Parse(timeValues(args))
 	if exit >= 0 {
 		return exit
 	}
@@ -107,4 +108,29 @@ func runIn(scratch string, args []string, stdout, stderr io.Writer) int {
 		return exitProblems
 	}
 	return exitOK
+}
+
+// relativeTime is a duration back from now, such as -30d or -1h30m.
+var relativeTime = regexp.MustCompile(`^-[0-9]+[a-z]`)
+
+// timeFlags take a time that may be a duration back from now.
+var timeFlags = map[string]bool{"--from": true, "--to": true}
+
+// timeValues joins a time flag and a value back from now (--from -30d) into
+// one argument (--from=-30d), which the parser would otherwise read as a
+// short flag; arguments after "--" are left alone.
+func timeValues(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if timeFlags[a] && i+1 < len(args) && relativeTime.MatchString(args[i+1]) {
+			a += "=" + args[i+1]
+			i++
+		}
+		out = append(out, a)
+	}
+	return out
 }

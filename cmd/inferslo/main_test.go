@@ -126,3 +126,25 @@ func TestASpecPathWithANewlineWritesNothing(t *testing.T) {
 		t.Fatalf("output written: %v", err)
 	}
 }
+
+// TestBacktestTakesATimeBackFromNowAsTheNextArgument runs backtest with
+// --from -30d, the help's own form: the value reaches the command (which
+// then fails to reach Prometheus), never the parser as a short flag.
+func TestBacktestTakesATimeBackFromNowAsTheNextArgument(t *testing.T) {
+	for _, args := range [][]string{
+		{"--from", "-30d"},
+		{"--from=-30d"},
+		{"--from", "-30d", "--to", "-1d"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"backtest", "../../testdata/calendar", "--prometheus", "http://127.0.0.1:1"}, args...), &stdout, &stderr)
+			if code == exitOK || strings.Contains(stderr.String(), "short flag") || !strings.Contains(stderr.String(), "127.0.0.1:1") {
+				t.Errorf("exit %d:\n%s", code, stderr.String())
+			}
+		})
+	}
+	if got := strings.Join(timeValues([]string{"backtest", "--from", "-30d", "--", "--to", "-1d"}), " "); got != "backtest --from=-30d -- --to -1d" {
+		t.Errorf("timeValues: %s", got)
+	}
+}

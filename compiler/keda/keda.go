@@ -226,9 +226,12 @@ func scaledObjectOf(u unit) (scaledObject, error) {
 			Fallback: &fallback{
 				FailureThreshold: FallbackFailureThreshold,
 				Replicas:         fallbackReplicas(a, plan, planned),
-				// A failing query never shrinks the fleet: KEDA keeps the
-				// current count when it is above the fallback's.
-				Behavior: "currentReplicasIfHigher",
+				// A failing query holds the fleet where it is, neither
+				// shrinking nor growing it: KEDA 2.17+ reads behavior, and
+				// currentReplicasIfHigher would take it to max(current,
+				// replicas) on every trigger from 2.18. Replicas is what
+				// a KEDA without behavior holds the queue trigger at.
+				Behavior: "currentReplicas",
 			},
 			Advanced: &advanced{HorizontalPodAutoscalerConfig: &hpaConfig{Behavior: &behavior{
 				ScaleUp:   &scalingRules{StabilizationWindowSeconds: int(a.ScaleUpStabilization / time.Second)},
@@ -271,11 +274,11 @@ const maxBurnStep = 2
 // Every query reads 0 without traffic and returns nothing only when its
 // series vanished; ignoreNullValues is false so that KEDA reports an error
 // then instead of reading 0 and scaling in: the HPA skips any scale-in
-// while a metric fails, KEDA's fallback holds the queue trigger at
-// max(current, fallback), and the rules' no-data alert names the cause.
-// So at minReplicas 0 too: the fleet scales to zero on queries reading 0
-// (an explicit signal of no load), never because its series vanished (a
-// broken scrape or relabel would take a serving fleet to zero).
+// while a metric fails, KEDA's fallback holds the current replica count,
+// and the rules' no-data alert names the cause. So at minReplicas 0 too:
+// the fleet scales to zero on queries reading 0 (an explicit signal of no
+// load), never because its series vanished (a broken scrape or relabel
+// would take a serving fleet to zero).
 func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, error) {
 	a, slos := u.a, u.slos
 	headroom := a.Headroom

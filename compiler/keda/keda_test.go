@@ -277,8 +277,8 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 			}
 		}
 	}
-	if got := d.Spec.Fallback; got.Replicas != 72 || got.FailureThreshold != 3 || got.Behavior != "currentReplicasIfHigher" {
-		t.Errorf("fallback = %+v, want the plan's 72 replicas after 3 failures, never below the current count", got)
+	if got := d.Spec.Fallback; got.Replicas != 72 || got.FailureThreshold != 3 || got.Behavior != "currentReplicas" {
+		t.Errorf("fallback = %+v, want the plan's 72 replicas after 3 failures for a KEDA without behavior, and the current count held", got)
 	}
 	b := d.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior
 	if b["scaleUp"]["stabilizationWindowSeconds"] != 30 || b["scaleDown"]["stabilizationWindowSeconds"] != 120 {
@@ -818,8 +818,8 @@ func TestAVanishedSeriesIsAnErrorEvenWhereTheFleetScalesToZero(t *testing.T) {
 					t.Errorf("trigger %s ignoreNullValues = %v, want %s", tr.Name, got, tt.want)
 				}
 			}
-			if f := d.Spec.Fallback; f.Replicas < tt.minReplicas || f.Behavior != "currentReplicasIfHigher" {
-				t.Errorf("fallback = %+v, want at least %d replicas and never below the current count", f, tt.minReplicas)
+			if f := d.Spec.Fallback; f.Replicas < tt.minReplicas || f.Behavior != "currentReplicas" {
+				t.Errorf("fallback = %+v, want at least %d replicas and the current count held", f, tt.minReplicas)
 			}
 		})
 	}

@@ -19,8 +19,9 @@ var (
 )
 
 // guarded finds a label a template reads in an action that handles its
-// absence: if, with, or a fallback with or/and ({{ or $labels.pod $labels.instance }}).
-var guarded = regexp.MustCompile(`\{\{-?[^}]*\b(?:if|with|or|and)\s[^}]*?(?:\$labels|\.Labels)\.([A-Za-z_]\w*)`)
+// absence: if, with, or a fallback with or/and ({{ or $labels.pod $labels.instance }}),
+// by field or by index ({{ if index $labels "model_name" }}).
+var guarded = regexp.MustCompile(`\{\{-?[^}]*\b(?:if|with|or|and)\s[^}]*?(?:(?:\$labels|\.Labels)\.[A-Za-z_]\w*|index\s+(?:\$labels|\.Labels)\s+")`)
 
 // A template that reads a label the query's result cannot carry renders
 // empty: the page says "instance " and nobody knows where to look.

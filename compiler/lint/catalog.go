@@ -37,6 +37,9 @@ type catalog struct {
 	declared map[string][][]float64
 	// older are bucket sets of older releases, by family.
 	older map[string][]olderBuckets
+	// pinned are the families a spec in the lint set reads from an older
+	// release it names (engineVersion): not renamed for this set.
+	pinned map[string]bool
 }
 
 // olderBuckets is a bucket set an older release of an engine used.
@@ -77,7 +80,7 @@ func (c *catalog) isBucket(f metricFacts, v float64) bool {
 }
 
 func newCatalog(c *engine.Catalog) *catalog {
-	cat := &catalog{families: map[string]*metricFacts{}, prefixes: map[string]string{}, declared: map[string][][]float64{}, older: map[string][]olderBuckets{}}
+	cat := &catalog{families: map[string]*metricFacts{}, prefixes: map[string]string{}, declared: map[string][][]float64{}, older: map[string][]olderBuckets{}, pinned: map[string]bool{}}
 	add := func(e *engine.Engine, name, kind string, buckets []float64) {
 		if name == "" {
 			return
@@ -91,28 +94,13 @@ func newCatalog(c *engine.Catalog) *catalog {
 	}
 	for _, id := range c.IDs() {
 		e := c.Engines[id]
-		for _, role := range slices.Sorted(maps.Keys(e.Histograms)) {
-			h := e.Histograms[role]
-			add(e, h.Metric, kindHistogram, h.Buckets)
-		}
-		for _, role := range slices.Sorted(maps.Keys(e.Gauges)) {
-			for _, n := range engine.MetricNames(e.Gauges[role]) {
-				add(e, n, kindGauge, nil)
+		eachMetric(e, func(name, kind string, buckets []float64) {
+			// Counters named by a histogram's _count are the histogram's.
+			if _, ok := cat.lookup(name); kind == kindCounter && ok {
+				return
 			}
-		}
-		// Histograms no SLI reads: known names, buckets not listed.
-		for _, role := range slices.Sorted(maps.Keys(e.Distributions)) {
-			add(e, e.Distributions[role], kindHistogram, nil)
-		}
-		// Means are cumulative time and count counters.
-		for _, role := range slices.Sorted(maps.Keys(e.Means)) {
-			m := e.Means[role]
-			for _, n := range []string{m.Sum, m.Count} {
-				if _, ok := cat.lookup(n); !ok {
-					add(e, n, kindCounter, nil)
-				}
-			}
-		}
+			add(e, name, kind, buckets)
+		})
 		// Older releases' histograms, gauges and bucket sets are real too.
 		for _, v := range e.Variants {
 			for _, role := range slices.Sorted(maps.Keys(v.Histograms)) {
@@ -136,17 +124,6 @@ func newCatalog(c *engine.Catalog) *catalog {
 				}
 			}
 		}
-		queries := []string{e.Requests, e.Errors.Total, e.Errors.Bad}
-		for _, role := range slices.Sorted(maps.Keys(e.Counters)) {
-			queries = append(queries, e.Counters[role])
-		}
-		for _, q := range queries {
-			for _, n := range engine.MetricNames(q) {
-				if _, ok := cat.lookup(n); !ok {
-					add(e, n, kindCounter, nil)
-				}
-			}
-		}
 	}
 	// Renamed and removed metrics resolve to what they were: the kind and
 	// buckets of their replacement, and the change itself.
@@ -162,6 +139,40 @@ func newCatalog(c *engine.Catalog) *catalog {
 		}
 	}
 	return cat
+}
+
+// eachMetric calls add with every series family an engine's catalog entry
+// names (its current release): histograms with their buckets, gauges,
+// histograms no SLI reads, and counters (means, requests, errors, failure
+// kinds).
+func eachMetric(e *engine.Engine, add func(name, kind string, buckets []float64)) {
+	for _, role := range slices.Sorted(maps.Keys(e.Histograms)) {
+		h := e.Histograms[role]
+		add(h.Metric, kindHistogram, h.Buckets)
+	}
+	for _, role := range slices.Sorted(maps.Keys(e.Gauges)) {
+		for _, n := range engine.MetricNames(e.Gauges[role]) {
+			add(n, kindGauge, nil)
+		}
+	}
+	for _, role := range slices.Sorted(maps.Keys(e.Distributions)) {
+		add(e.Distributions[role], kindHistogram, nil)
+	}
+	var counters []string
+	for _, role := range slices.Sorted(maps.Keys(e.Means)) {
+		m := e.Means[role]
+		counters = append(counters, m.Sum, m.Count)
+	}
+	queries := []string{e.Requests, e.Errors.Total, e.Errors.Bad}
+	for _, role := range slices.Sorted(maps.Keys(e.Counters)) {
+		queries = append(queries, e.Counters[role])
+	}
+	for _, q := range queries {
+		counters = append(counters, engine.MetricNames(q)...)
+	}
+	for _, n := range counters {
+		add(n, kindCounter, nil)
+	}
 }
 
 // lookup resolves a series name, histogram suffixes included.

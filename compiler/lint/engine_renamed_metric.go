@@ -10,7 +10,7 @@ var checkRenamedMetric = Check{
 	Query: func(r *reporter, q *Query) {
 		for _, vs := range query.Selectors(q.Expr) {
 			facts, ok := r.catalog.lookup(metricName(vs))
-			if !ok || (facts.ReplacedBy == "" && facts.Removed == "") {
+			if !ok || (facts.ReplacedBy == "" && facts.Removed == "") || r.catalog.pinned[facts.Family] {
 				continue
 			}
 			var msg string

@@ -3,6 +3,7 @@ package lint
 import (
 	"strings"
 
+	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/query"
 
 	"github.com/prometheus/prometheus/promql/parser"
@@ -27,11 +28,28 @@ var checkAverageOfRatios = Check{
 					arg = v.Args[0]
 				}
 			}
-			if arg != nil && isRatio(arg) {
+			if arg != nil && isRatio(arg) && !rawErrorRatio(n, arg) {
 				r.atNode(q, n, "an average of ratios is not weighted by events; sum the events over the window and divide once")
 			}
 		})
 	},
+}
+
+// rawErrorRatio tells inferslo's time average of its own error ratio: it
+// records one over time only for a raw SLI (OpenSLO's rawMetric), a ratio
+// without events whose spec weights each evaluation alike, so the average
+// is the SLI itself.
+func rawErrorRatio(n parser.Node, arg parser.Expr) bool {
+	call, ok := n.(*parser.Call)
+	if !ok || call.Func.Name != "avg_over_time" {
+		return false
+	}
+	m, ok := query.Unparen(arg).(*parser.MatrixSelector)
+	if !ok {
+		return false
+	}
+	vs, ok := m.VectorSelector.(*parser.VectorSelector)
+	return ok && metricName(vs) == model.ErrorRatio
 }
 
 // isRatio says whether an expression yields a ratio: a division of

@@ -44,21 +44,63 @@ type use struct {
 func (c *SpecChecker) Check(s model.SLO) []spec.Problem {
 	var out []spec.Problem
 	seen := map[string]bool{}
+	add := func(fs []spec.Problem) {
+		for _, f := range fs {
+			if key := f.Path + f.Message; !seen[key] {
+				seen[key] = true
+				out = append(out, f)
+			}
+		}
+	}
 	for _, u := range c.uses(s) {
 		expr, err := query.NewParser().ParseExpr(u.query)
 		if err != nil {
 			continue // reported where the query is read
 		}
-		for _, vs := range query.Selectors(expr) {
-			for _, f := range c.selector(s, u, vs) {
-				if key := f.Path + f.Message; !seen[key] {
-					seen[key] = true
-					out = append(out, f)
+		terms := addends(expr)
+		if len(terms) < 2 {
+			for _, vs := range query.Selectors(expr) {
+				add(c.selector(s, u, vs))
+			}
+			continue
+		}
+		// A sum of counters (success + admission rejections): the rules
+		// read an absent term as 0 while another is there, so a term the
+		// scrape lacks is a warning, unless every term is missing.
+		optional := u
+		optional.warn = true
+		var found [][]spec.Problem
+		missing := 0
+		for _, t := range terms {
+			var fs []spec.Problem
+			for _, vs := range query.Selectors(t) {
+				fs = append(fs, c.selector(s, optional, vs)...)
+			}
+			if len(fs) > 0 {
+				missing++
+			}
+			found = append(found, fs)
+		}
+		for _, fs := range found {
+			for i := range fs {
+				if missing == len(terms) && !u.warn {
+					fs[i].Severity = spec.Error
+				} else if missing < len(terms) {
+					fs[i].Message += "; the rules read the term as 0 while it is absent"
 				}
 			}
+			add(fs)
 		}
 	}
 	return out
+}
+
+// addends flattens a top-level sum of terms (a + b + c) into its terms.
+func addends(e parser.Expr) []parser.Expr {
+	if b, ok := query.Unparen(e).(*parser.BinaryExpr); ok && b.Op == parser.ADD && b.VectorMatching == nil || ok && b.Op == parser.ADD && len(b.VectorMatching.MatchingLabels) == 0 {
+		return append(addends(b.LHS), addends(b.RHS)...)
+	}
+	return []parser.Expr{e}
 }
 
 func (c *SpecChecker) uses(s model.SLO) []use {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/query"
 
-	promModel "github.com/prometheus/common/model"
 	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
@@ -202,26 +201,23 @@ func (b builder) expand(alert, text string, id map[string]string, burn float64, 
 }
 
 // seriesName prints a series the way promtool's input_series reads it:
-// metric name, then the labels in order.
+// metric name, then the labels in order; a UTF-8 name that is not a
+// legacy Prometheus name goes quoted (inside the braces, for a metric).
 func seriesName(ls labels.Labels) string {
 	var parts []string
 	ls.Range(func(l labels.Label) {
-		if l.Name != query.MetricNameLabel {
-			parts = append(parts, fmt.Sprintf("%s=%q", quotedName(l.Name), l.Value))
+		if l.Name == query.MetricNameLabel {
+			return
 		}
+		name := l.Name
+		if !query.ValidLabelName(name) {
+			name = strconv.Quote(name)
+		}
+		parts = append(parts, fmt.Sprintf("%s=%q", name, l.Value))
 	})
-	name := ls.Get(query.MetricNameLabel)
-	if !promModel.LegacyValidation.IsValidMetricName(name) {
-		// OpenTelemetry's dotted names: Prometheus 3's quoted form.
-		return "{" + strings.Join(append([]string{strconv.Quote(name)}, parts...), ", ") + "}"
+	metric := ls.Get(query.MetricNameLabel)
+	if !query.ValidMetricName(metric) {
+		return "{" + strings.Join(append([]string{strconv.Quote(metric)}, parts...), ", ") + "}"
 	}
-	return name + "{" + strings.Join(parts, ", ") + "}"
-}
-
-// quotedName quotes a label name only legacy-invalid names need quoted.
-func quotedName(n string) string {
-	if promModel.LegacyValidation.IsValidLabelName(n) {
-		return n
-	}
-	return strconv.Quote(n)
+	return metric + "{" + strings.Join(parts, ", ") + "}"
 }

@@ -268,3 +268,56 @@ func TestAMissingThresholdBucketPagesNobody(t *testing.T) {
 		t.Errorf("without the hold the missing-bucket test still passed; failures:\n%s", fails)
 	}
 }
+
+// TestATritonServiceWithErrorsAndRejectionsPassesPromtool runs the tests
+// of a service whose errors and rejections SLOs read the same failure
+// counter in promtool (in process without INFERSLO_PROMTOOL): the traffic
+// of the rejections tests counts no failure the errors SLO sees, so its
+// silent cases stay silent.
+func TestATritonServiceWithErrorsAndRejectionsPassesPromtool(t *testing.T) {
+	set := parseSet(t, `
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: triton-chat}
+spec:
+  engine: triton
+  selector: {model: ensemble}
+  window: 28d
+  objectives:
+    - {sli: ttft, threshold: 500ms, target: 99%}
+    - {sli: errors, target: 99.9%}
+    - {sli: rejections, target: 99.9%}
+`)
+	dir, tests := writeOut(t, set, nil)
+	if len(tests) != 1 {
+		t.Fatalf("%d test files", len(tests))
+	}
+	if !bytes.Contains(tests[0].Data, []byte("triton-chat-rejections: the page alert is silent at half the budget rate")) {
+		t.Fatalf("no silent case of the rejections SLO:\n%s", tests[0].Data)
+	}
+	// A rejection storm pages once: every alert a rejections test expects,
+	// up to every request refused, is the rejections SLO's.
+	var f File
+	if err := yaml.Unmarshal(tests[0].Data, &f); err != nil {
+		t.Fatal(err)
+	}
+	storms := 0
+	for _, tt := range f.Tests {
+		if !strings.HasPrefix(tt.Name, "triton-chat-rejections: ") {
+			continue
+		}
+		for _, at := range tt.Alerts {
+			for _, a := range at.ExpAlerts {
+				storms++
+				if a.Labels["slo"] != "triton-chat-rejections" {
+					t.Errorf("%s: %s also fires for %s", tt.Name, at.Alertname, a.Labels["slo"])
+				}
+			}
+		}
+	}
+	if storms == 0 {
+		t.Error("no rejections test expects an alert")
+	}
+	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+	mustPass(t, filepath.Dir(path), path)
+}

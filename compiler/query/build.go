@@ -305,3 +305,47 @@ func BucketBound(sel string) string {
 	}
 	return ""
 }
+
+// Excluding narrows query so it no longer counts the series other selects:
+// other must be one selector whose metric query reads, told apart by one
+// equality matcher (tgi_request_failure{err="overloaded"}); each of query's
+// selectors of that metric then gets the matcher negated. It reports false,
+// with query unchanged, when other is not such a selector or query reads
+// no series of its metric.
+func Excluding(query, other string) (string, bool) {
+	ms, err := NewParser().ParseMetricSelector(other)
+	if err != nil {
+		return query, false
+	}
+	var name string
+	var by *labels.Matcher
+	for _, m := range ms {
+		switch {
+		case m.Name == MetricNameLabel && m.Type == labels.MatchEqual:
+			name = m.Value
+		case m.Type == labels.MatchEqual && by == nil:
+			by = m
+		default:
+			return query, false
+		}
+	}
+	if name == "" || by == nil {
+		return query, false
+	}
+	expr, err := NewParser().ParseExpr(query)
+	if err != nil {
+		return query, false
+	}
+	found := false
+	for _, vs := range Selectors(expr) {
+		if vs.Name != name {
+			continue
+		}
+		found = true
+		vs.LabelMatchers = append(vs.LabelMatchers, labels.MustNewMatcher(labels.MatchNotEqual, by.Name, by.Value))
+	}
+	if !found {
+		return query, false
+	}
+	return expr.String(), true
+}

@@ -26,8 +26,8 @@ func TestEachEngineSpecSelectsTheEnginesSeriesAndPassesSimulation(t *testing.T) 
 		want []string
 	}{
 		{"vllm.yaml", []string{}, []string{`vllm:time_to_first_token_seconds_bucket{le="0.5",model_name="llama-3-8b"}`, `vllm:request_queue_time_seconds_bucket{le="1.0",model_name="llama-3-8b"}`, `vllm:request_success_total{finished_reason="error",model_name="llama-3-8b"}`}},
-		{"vllm-0.10.1.yaml", []string{}, []string{`vllm:time_per_output_token_seconds_bucket{le="0.05"}`, `http_requests_total{status="5xx"}`}},
-		{"sglang.yaml", []string{}, []string{`sglang:time_to_first_token_seconds_bucket{le="0.4"}`, `sglang:queue_time_seconds_bucket{le="0.5"}`, `sglang:http_responses_total{status_code=~"5.."}`}},
+		{"vllm-0.10.1.yaml", []string{}, []string{`vllm:time_per_output_token_seconds_bucket{le="0.05",model_name="llama-3-70b-instruct"}`, `http_requests_total{status="5xx"}`}},
+		{"sglang.yaml", []string{}, []string{`sglang:time_to_first_token_seconds_bucket{le="0.4",model_name="mixtral-8x7b"}`, `sglang:queue_time_seconds_bucket{le="0.5",model_name="mixtral-8x7b"}`, `sglang:http_responses_total{status_code=~"5.."}`}},
 		{"tgi.yaml", []string{"tgi-chat-e2e"}, []string{`tgi_request_duration_bucket{job="tgi",le="1.683411219602823"}`, `tgi_request_failure{job="tgi"}`, `tgi_request_count{job="tgi"}`}},
 		{"triton.yaml", []string{"triton-chat-ttft"}, []string{`nv_inference_first_response_histogram_ms_bucket{le="500.0",model="ensemble"}`, `nv_inference_request_failure{model="ensemble",reason!="CANCELED"}`}},
 		{"tensorrtllm-backend.yaml", []string{}, []string{`nv_inference_request_failure{model="tensorrt_llm",reason!="CANCELED"}`}},

@@ -36,9 +36,11 @@ type Autoscaler struct {
 	Name                     string
 	MinReplicas, MaxReplicas int
 	// FallbackReplicas after FailureThreshold failed queries in a row, for
-	// AverageValue triggers only (as KEDA); never below the current count
-	// (behavior currentReplicasIfHigher).
+	// AverageValue triggers only (as KEDA before 2.18); never below the
+	// current count (behavior currentReplicasIfHigher), or the current
+	// count itself (HoldOnFallback: behavior currentReplicas).
 	FallbackReplicas, FailureThreshold int
+	HoldOnFallback                     bool
 	ScaleUpWindow, ScaleDownWindow     time.Duration
 	Triggers                           []Trigger
 }
@@ -82,7 +84,7 @@ func ParseScaledObject(data []byte) (Autoscaler, error) {
 	if err := yaml.Unmarshal(data, &o); err != nil {
 		return Autoscaler{}, fmt.Errorf("read ScaledObject: %w", err)
 	}
-	if b := o.Spec.Fallback.Behavior; b != "" && b != "currentReplicasIfHigher" {
+	if b := o.Spec.Fallback.Behavior; b != "" && b != "currentReplicasIfHigher" && b != "currentReplicas" {
 		return Autoscaler{}, fmt.Errorf("fallback behavior %s is not simulated", b)
 	}
 	b := o.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior
@@ -90,6 +92,7 @@ func ParseScaledObject(data []byte) (Autoscaler, error) {
 		Name:        o.Metadata.Name,
 		MinReplicas: o.Spec.MinReplicaCount, MaxReplicas: o.Spec.MaxReplicaCount,
 		FallbackReplicas: o.Spec.Fallback.Replicas, FailureThreshold: o.Spec.Fallback.FailureThreshold,
+		HoldOnFallback:  o.Spec.Fallback.Behavior == "currentReplicas",
 		ScaleUpWindow:   time.Duration(b["scaleUp"].StabilizationWindowSeconds) * time.Second,
 		ScaleDownWindow: time.Duration(b["scaleDown"].StabilizationWindowSeconds) * time.Second,
 	}
@@ -485,7 +488,11 @@ func (s *fleetSim) sync(t time.Duration, values []float64) {
 		if math.IsNaN(v) {
 			s.failures[j]++
 			if tr.Average && a.FailureThreshold > 0 && s.failures[j] >= a.FailureThreshold {
-				desired, valid = max(desired, cur, a.FallbackReplicas), true
+				fallback := max(cur, a.FallbackReplicas)
+				if a.HoldOnFallback {
+					fallback = cur
+				}
+				desired, valid = max(desired, fallback), true
 				continue
 			}
 			failed = true

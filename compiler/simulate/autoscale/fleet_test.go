@@ -256,3 +256,30 @@ func TestAnotherModelBurningChangesNothingForThisModelsAutoscaler(t *testing.T) 
 		}
 	}
 }
+
+// When every trigger's series vanish, a fallback that holds keeps the
+// fleet where it is; currentReplicasIfHigher takes it to the fallback's
+// replicas, as KEDA 2.18+ does for every trigger.
+func TestAVanishedSeriesHoldsTheFleetUnderTheHoldingFallback(t *testing.T) {
+	tests := []struct {
+		name string
+		hold bool
+		want int
+	}{
+		{"behavior currentReplicas holds 2 replicas", true, 2},
+		{"behavior currentReplicasIfHigher scales 2 to the fallback's 8", false, 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := Autoscaler{MinReplicas: 2, MaxReplicas: 16, FallbackReplicas: 8, FailureThreshold: 3, HoldOnFallback: tt.hold,
+				Triggers: []Trigger{{Name: "queue", Average: true, Target: 2}}}
+			s := &fleetSim{f: Fleet{Autoscaler: a}, replicas: 2, failures: make([]int, 1)}
+			for i := range 6 {
+				s.sync(time.Duration(i)*15*time.Second, []float64{math.NaN()})
+			}
+			if got := s.replicas + len(s.pending); got != tt.want {
+				t.Errorf("%d replicas after the series vanished, want %d", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,24 @@
+package query
+
+import "testing"
+
+func TestExcludingLeavesOutTheSeriesOfAnotherSelector(t *testing.T) {
+	tests := []struct {
+		name, query, other, want string
+		ok                       bool
+	}{
+		{"a bare counter loses the other's reason", "tgi_request_failure", `tgi_request_failure{err="overloaded"}`, `tgi_request_failure{err!="overloaded"}`, true},
+		{"a negated reason gains a second one", `nv_inference_request_failure{reason!="CANCELED"}`, `nv_inference_request_failure{reason="REJECTED"}`, `nv_inference_request_failure{reason!="CANCELED",reason!="REJECTED"}`, true},
+		{"another metric is left alone", `vllm:request_success_total{finished_reason="error"}`, "vllm:admission_rejections_total", `vllm:request_success_total{finished_reason="error"}`, false},
+		{"two matchers cannot be negated one by one", "tgi_request_failure", `tgi_request_failure{err="overloaded",shard="0"}`, "tgi_request_failure", false},
+		{"a query that does not parse is kept", "sum(", `x{a="b"}`, "sum(", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Excluding(tt.query, tt.other)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("Excluding(%q, %q) = %q, %v; want %q, %v", tt.query, tt.other, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
