@@ -131,9 +131,10 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 	out := []expanded{{obj: v1.NewService(v1.Metadata{Name: service, DisplayName: s.Metadata.DisplayName},
 		v1.ServiceSpec{Description: s.Spec.Description}), mapPath: func(string) string { return "spec.service" }}}
 	names := map[string]int{}
-	hasErrors := false
+	hasErrors, hasTTFT := false, false
 	for _, o := range s.Spec.Objectives {
 		hasErrors = hasErrors || o.SLI == "errors"
+		hasTTFT = hasTTFT || o.SLI == "ttft"
 	}
 	for i, o := range s.Spec.Objectives {
 		path := fmt.Sprintf("spec.objectives[%d]", i)
@@ -163,6 +164,12 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		ext.Autoscaling = s.Spec.Autoscaling
 		policies, aPs := expandAlerting(d, s, slo, ext, scrape, evaluation)
 		ps = append(ps, aPs...)
+		if hasTTFT && o.SLI != "ttft" {
+			// The backlog warning and load shedding read the TTFT histogram:
+			// the spec-wide settings tune the spec's ttft objectives, and a
+			// spec without one is told they have nothing to read.
+			ext.QueueBacklog, ext.LoadShedding = nil, nil
+		}
 		slo.Spec.AlertPolicies = policies
 		ann, err := ext.annotations()
 		if err != nil {

@@ -40,3 +40,46 @@ spec:
 		t.Errorf("backlog %+v", a.Backlog)
 	}
 }
+
+// The shorthand's alerting section is spec-wide: its backlog and shedding
+// settings tune the spec's ttft objectives and leave its others alone,
+// while a spec without a ttft objective is told they read nothing.
+func TestBacklogAndSheddingSettingsGoToTheSpecsTTFTObjectives(t *testing.T) {
+	cases := []struct {
+		name       string
+		objectives string
+		wantErrors int
+	}{
+		{"beside itl and errors objectives they tune the ttft one", `[{sli: ttft, threshold: 250ms, target: 99%}, {sli: itl, threshold: 50ms, target: 99%}, {sli: errors, target: 99.9%}]`, 0},
+		{"without a ttft objective each setting is an error per SLO", `[{sli: errors, target: 99.9%}]`, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := spec.Parse(spec.Source{Name: "chat.yaml", Data: []byte(`
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: chat}
+spec:
+  engine: vllm
+  window: 28d
+  objectives: ` + c.objectives + `
+  alerting:
+    queueBacklog: {perReplica: "6"}
+    loadShedding: {shed: {above: "2", for: 30s}}
+`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(res.Problems.Errors()); got != c.wantErrors {
+				t.Fatalf("%d errors, want %d: %v", got, c.wantErrors, res.Problems)
+			}
+			for _, s := range res.Set.SLOs {
+				a := s.Alerting
+				ttft := s.Inference != nil && s.Inference.Role == "ttft"
+				if ttft != (a.Backlog != nil) || ttft != (a.Shedding != nil) {
+					t.Errorf("SLO %s: backlog %+v, shedding %+v", s.Name, a.Backlog, a.Shedding)
+				}
+			}
+		})
+	}
+}
