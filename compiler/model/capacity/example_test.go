@@ -8,8 +8,9 @@ import (
 	"github.com/inferslo/inferslo/compiler/model/capacity"
 )
 
-// The worked example of the README: 1,000 requests/s at 40ms mean service time
-// against a 400ms TTFT target needs 58 replicas.
+// The worked example of docs/kubernetes.md (Autoscaling and capacity): 1,000
+// requests/s at 40ms mean service time against a 400ms TTFT target needs 58
+// replicas.
 func ExampleResult_Explain() {
 	slo := model.SLO{
 		Name:    "chat-ttft",
