@@ -48,8 +48,8 @@ func withScratch(f func(dir string) int) int {
 }
 
 // removeScratch removes the scratch folder, on an interrupt while replays
-// may still be starting: renamed first, so that no replay can create
-// a folder in it any more (their scratch folder is gone), then removed until nothing
+// may still be starting: renamed first, so that no new replay can create
+// a folder in it (their scratch folder is gone), then removed until nothing
 // is left, since a replay already running may add a file while RemoveAll
 // walks the tree. The ".old" name is one the next run's RemoveUnlocked
 // still recognises, should this run be killed while removing.
@@ -58,8 +58,12 @@ func removeScratch(dir string) {
 	if os.Rename(dir, gone) != nil {
 		gone = dir
 	}
+	// A replay that chose its folder before the rename may still create
+	// it below the old name (its storage makes the folders it opens), so
+	// the old name is removed too, until neither is there.
 	for range 100 {
-		if os.RemoveAll(gone) == nil {
+		errGone, errDir := os.RemoveAll(gone), os.RemoveAll(dir)
+		if _, err := os.Lstat(dir); errGone == nil && errDir == nil && os.IsNotExist(err) {
 			return
 		}
 	}
