@@ -345,36 +345,15 @@ func filteredFlow(e parser.Expr, keeps func(float64) bool) resultLabels {
 // constValue is the value every series of e has, when it is known: a
 // number, absent()'s 1, vector(n), and arithmetic of those.
 func constValue(e parser.Expr) (float64, bool) {
-	switch v := query.Unparen(e).(type) {
-	case *parser.NumberLiteral:
-		return v.Val, true
-	case *parser.Call:
-		switch v.Func.Name {
-		case "absent", "absent_over_time":
-			return 1, true
-		case "vector":
-			if len(v.Args) == 1 {
-				return constValue(v.Args[0])
+	return arithmetic(e, func(e parser.Expr) (float64, bool) {
+		if c, ok := e.(*parser.Call); ok {
+			switch {
+			case c.Func.Name == "absent" || c.Func.Name == "absent_over_time":
+				return 1, true
+			case c.Func.Name == "vector" && len(c.Args) == 1:
+				return constValue(c.Args[0])
 			}
 		}
-	case *parser.BinaryExpr:
-		a, okA := constValue(v.LHS)
-		b, okB := constValue(v.RHS)
-		if !okA || !okB {
-			return 0, false
-		}
-		switch v.Op {
-		case parser.ADD:
-			return a + b, true
-		case parser.SUB:
-			return a - b, true
-		case parser.MUL:
-			return a * b, true
-		case parser.DIV:
-			if b != 0 {
-				return a / b, true
-			}
-		}
-	}
-	return 0, false
+		return 0, false
+	})
 }

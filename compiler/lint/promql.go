@@ -45,19 +45,23 @@ func walk(e parser.Expr, fn func(n parser.Node, path []parser.Node)) {
 }
 
 // constant evaluates an expression made of numbers only.
-func constant(e parser.Expr) (float64, bool) {
+func constant(e parser.Expr) (float64, bool) { return arithmetic(e, nil) }
+
+// arithmetic evaluates numbers and the arithmetic between them; leaf, when
+// given, values what else may stand in it.
+func arithmetic(e parser.Expr, leaf func(parser.Expr) (float64, bool)) (float64, bool) {
 	switch v := query.Unparen(e).(type) {
 	case *parser.NumberLiteral:
 		return v.Val, true
 	case *parser.UnaryExpr:
-		x, ok := constant(v.Expr)
+		x, ok := arithmetic(v.Expr, leaf)
 		if v.Op == parser.SUB {
 			x = -x
 		}
 		return x, ok
 	case *parser.BinaryExpr:
-		a, ok1 := constant(v.LHS)
-		b, ok2 := constant(v.RHS)
+		a, ok1 := arithmetic(v.LHS, leaf)
+		b, ok2 := arithmetic(v.RHS, leaf)
 		if !ok1 || !ok2 {
 			return 0, false
 		}
@@ -70,6 +74,10 @@ func constant(e parser.Expr) (float64, bool) {
 			return a * b, true
 		case parser.DIV:
 			return a / b, true
+		}
+	default:
+		if leaf != nil {
+			return leaf(v)
 		}
 	}
 	return 0, false
