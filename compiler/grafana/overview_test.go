@@ -60,33 +60,14 @@ func TestOverviewQueriesSelectEverySLOOnce(t *testing.T) {
 			fmt.Fprintf(&load, "  %s{%s} %v\n", r.Record, strings.Join(ls, ","), v)
 		}
 	}
-	ll, err := promqltest.NewLazyLoader(load.String(), promqltest.LazyLoaderOpts{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ll.Close() })
-	at := time.Unix(0, 0).UTC()
+	query := instantQueries(t, load.String())
 	var result promql.Vector
 	run := func(q string) {
 		t.Helper()
-		ll.WithSamplesTill(at, func(err error) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			query, err := ll.QueryEngine().NewInstantQuery(context.Background(), ll.Storage(), nil, q, at)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer query.Close()
-			res := query.Exec(context.Background())
-			if res.Err != nil {
-				t.Fatal(res.Err)
-			}
-			result, err = res.Vector()
-			if err != nil {
-				t.Fatal(err)
-			}
-		})
+		var err error
+		if result, err = query(q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	matcher := serviceRegexMatcher(set.Services())
 	for _, tt := range []struct {
@@ -166,33 +147,7 @@ func TestOverviewQueriesInAGlobalViewGiveOneSeriesPerSLOAndCluster(t *testing.T)
 			want[slo.Name+"/"+cluster] = ratio / (1 - objective)
 		}
 	}
-	ll, err := promqltest.NewLazyLoader(load.String(), promqltest.LazyLoaderOpts{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ll.Close() })
-	at := time.Unix(0, 0).UTC()
-	run := func(q string) (promql.Vector, error) {
-		var out promql.Vector
-		var qerr error
-		ll.WithSamplesTill(at, func(err error) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			query, err := ll.QueryEngine().NewInstantQuery(context.Background(), ll.Storage(), nil, q, at)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer query.Close()
-			res := query.Exec(context.Background())
-			if res.Err != nil {
-				qerr = res.Err
-				return
-			}
-			out, qerr = res.Vector()
-		})
-		return out, qerr
-	}
+	run := instantQueries(t, load.String())
 	matcher := serviceRegexMatcher(set.Services())
 	if _, err := run(baseBurnQuery(matcher, nil)); err == nil {
 		t.Error("the burn query without the cluster label joins two clusters' objectives, yet Prometheus answered")
@@ -225,5 +180,37 @@ func TestOverviewQueriesInAGlobalViewGiveOneSeriesPerSLOAndCluster(t *testing.T)
 	}
 	if !strings.Contains(string(files[0].Data), `{{cluster}}`) {
 		t.Error("the overview's legends do not name the cluster")
+	}
+}
+
+// instantQueries loads a promqltest series text and returns what runs an
+// instant query at its first sample, with the engine's error.
+func instantQueries(t *testing.T, load string) func(q string) (promql.Vector, error) {
+	ll, err := promqltest.NewLazyLoader(load, promqltest.LazyLoaderOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ll.Close() })
+	at := time.Unix(0, 0).UTC()
+	return func(q string) (promql.Vector, error) {
+		var out promql.Vector
+		var qerr error
+		ll.WithSamplesTill(at, func(err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			query, err := ll.QueryEngine().NewInstantQuery(context.Background(), ll.Storage(), nil, q, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer query.Close()
+			res := query.Exec(context.Background())
+			if res.Err != nil {
+				qerr = res.Err
+				return
+			}
+			out, qerr = res.Vector()
+		})
+		return out, qerr
 	}
 }
