@@ -4,13 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/compiler/artifact"
-	"github.com/inferslo/inferslo/compiler/kube"
-	"github.com/inferslo/inferslo/compiler/query"
 )
 
 type compileCmd struct {
@@ -22,10 +19,7 @@ type compileCmd struct {
 	Check     bool          `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
 	Tests     bool          `help:"Also write promtool unit tests (prometheus/<service>.test.yaml) for every alert tier."`
 
-	Namespace       string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
-	RuleLabel       map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`
-	ExternalLabels  []string          `name:"external-labels" help:"Names of the external labels your Prometheus servers add (such as cluster,env), repeatable: the Alertmanager inhibit rules mute only alerts with the same values, so one environment never mutes another's (cluster, env, environment and region are always held), and every dashboard splits, joins and names its series by them, for a global view (Thanos Query, Mimir, federation)." placeholder:"NAME,..."`
-	PartialResponse string            `name:"thanos-partial-response" help:"Thanos partial_response_strategy of the ruler groups: abort or warn." enum:",abort,warn" default:""`
+	shapeFlags `embed:""`
 
 	Format formatFlag `embed:""`
 }
@@ -63,18 +57,7 @@ func (c *compileCmd) options() (compiler.Options, error) {
 	if err != nil {
 		return compiler.Options{}, err
 	}
-	for _, l := range c.ExternalLabels {
-		if !query.ValidLabelName(l) {
-			return compiler.Options{}, fmt.Errorf("--external-labels: %q is not a label name", l)
-		}
-	}
-	return compiler.Options{
-		Tests:          c.Tests,
-		Kube:           kube.Options{Namespace: c.Namespace, Labels: c.RuleLabel, PartialResponseStrategy: c.PartialResponse},
-		ExternalLabels: c.ExternalLabels,
-		Ruler:          kube.RulerOptions{PartialResponseStrategy: c.PartialResponse},
-		Text:           text,
-	}, nil
+	return c.shapeFlags.options(c.Tests, text)
 }
 
 func (c *compileCmd) Run(e *env) error {
@@ -102,7 +85,7 @@ func (c *compileCmd) run(e *env, doc *compileJSON) error {
 	// specs are reported before any of the output folder.
 	var st *artifact.Stage
 	var stageErr error
-	res, err := check(e, c.Specs, c.Catalogs, c.Metrics, opts, func(f artifact.File) error {
+	res, err := check(e, c.Specs, c.Catalogs, c.Metrics, c.shapeFlags, opts, func(f artifact.File) error {
 		if st == nil {
 			if st, stageErr = artifact.NewStage(c.Output, c.recorded()); stageErr != nil {
 				return stageErr
@@ -154,7 +137,7 @@ func (c *compileCmd) check(e *env, opts compiler.Options, doc *compileJSON) erro
 			return cmp.Add(f)
 		}
 	}
-	res, err := check(e, c.Specs, c.Catalogs, c.Metrics, opts, add)
+	res, err := check(e, c.Specs, c.Catalogs, c.Metrics, c.shapeFlags, opts, add)
 	if doc != nil {
 		doc.SLOs = len(res.Set.SLOs)
 	}
@@ -205,23 +188,7 @@ func (c *compileCmd) flags() []string {
 	if c.Tests {
 		args = append(args, "--tests")
 	}
-	if c.Namespace != "" {
-		args = append(args, "--namespace", c.Namespace)
-	}
-	keys := make([]string, 0, len(c.RuleLabel))
-	for k := range c.RuleLabel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		args = append(args, "--rule-label", k+"="+c.RuleLabel[k])
-	}
-	if len(c.ExternalLabels) > 0 {
-		args = append(args, "--external-labels", strings.Join(c.ExternalLabels, ","))
-	}
-	if c.PartialResponse != "" {
-		args = append(args, "--thanos-partial-response", c.PartialResponse)
-	}
+	args = append(args, c.shapeFlags.args()...)
 	if c.Templates.Templates != "" {
 		args = append(args, "--templates", c.Templates.Templates)
 	}

@@ -23,7 +23,7 @@ type lintCmd struct {
 	ScrapeInterval time.Duration `name:"scrape-interval" help:"Scrape interval of the engines; burn-rate windows need four of them." default:"30s"`
 	Config         string        `help:"Lint configuration (default: .inferslo.yaml in the current folder when it exists); see docs/lint.md." placeholder:"FILE"`
 	Prometheus     int           `help:"Prometheus major version the rules run on: 2 keeps le=\"1\" as exposed, 3 stores le=\"1.0\" (default: the config's, else 3)." enum:"0,2,3" default:"0"`
-	Ruler          string        `help:"Rule evaluator the rule files are for: prometheus, thanos, mimir or cortex; the group keys it adds are accepted (default: the config's, else prometheus)." enum:",prometheus,thanos,mimir,cortex" default:""`
+	Ruler          string        `help:"Rule evaluator the rule files are for: prometheus, thanos, mimir, cortex or vmalert; the group keys it adds are accepted, and vmalert's MetricsQL (default: the config's, else prometheus)." enum:",prometheus,thanos,mimir,cortex,vmalert" default:""`
 	Verbose        bool          `short:"v" hidden:"" help:"Kept for scripts: skipped files are always listed, as lint/skipped info findings."`
 	Catalogs       catalogFlag   `embed:""`
 }

@@ -89,18 +89,18 @@ func (f metricsFlag) checker(cat *engine.Catalog) (spec.Checker, error) {
 // prints every problem with its snippet. It returns errReported when any
 // problem is an error.
 func load(e *env, paths []string, catalogs catalogFlag, checks ...spec.Check) (spec.Result, error) {
-	return loadScraped(e, paths, catalogs, metricsFlag{}, checks...)
+	checkers := make([]spec.Checker, len(checks))
+	for i, c := range checks {
+		checkers[i] = c.Checker()
+	}
+	return loadScraped(e, paths, catalogs, metricsFlag{}, checkers...)
 }
 
 // loadScraped is load that also checks every SLO against the scrapes.
-func loadScraped(e *env, paths []string, catalogs catalogFlag, metrics metricsFlag, checks ...spec.Check) (spec.Result, error) {
+func loadScraped(e *env, paths []string, catalogs catalogFlag, metrics metricsFlag, checkers ...spec.Checker) (spec.Result, error) {
 	cat, err := spec.Catalog(catalogs.Catalog...)
 	if err != nil {
 		return spec.Result{}, err
-	}
-	var checkers []spec.Checker
-	for _, c := range checks {
-		checkers = append(checkers, c.Checker())
 	}
 	sc, err := metrics.checker(cat)
 	if err != nil {

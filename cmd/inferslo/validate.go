@@ -3,17 +3,17 @@ package main
 import (
 	"fmt"
 
-	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/spec"
 )
 
 type validateCmd struct {
-	Specs     []string      `arg:"" name:"spec" help:"Spec files or folders."`
-	Catalogs  catalogFlag   `embed:""`
-	Metrics   metricsFlag   `embed:""`
-	Templates templatesFlag `embed:""`
-	Tests     bool          `help:"Also build and check the promtool unit tests that compile --tests writes."`
-	Format    formatFlag    `embed:""`
+	Specs      []string      `arg:"" name:"spec" help:"Spec files or folders."`
+	Catalogs   catalogFlag   `embed:""`
+	Metrics    metricsFlag   `embed:""`
+	Templates  templatesFlag `embed:""`
+	Tests      bool          `help:"Also build and check the promtool unit tests that compile --tests writes."`
+	Format     formatFlag    `embed:""`
+	shapeFlags `embed:""`
 }
 
 // validateJSON is validate's --format json document
@@ -46,5 +46,9 @@ func (c *validateCmd) validate(e *env) (spec.Result, error) {
 	if err != nil {
 		return spec.Result{}, err
 	}
-	return check(e, c.Specs, c.Catalogs, c.Metrics, compiler.Options{Tests: c.Tests, Text: text}, nil)
+	opts, err := c.shapeFlags.options(c.Tests, text)
+	if err != nil {
+		return spec.Result{}, err
+	}
+	return check(e, c.Specs, c.Catalogs, c.Metrics, c.shapeFlags, opts, nil)
 }

@@ -15,10 +15,14 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/VictoriaMetrics/metricsql"
+	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/rulefmt"
 	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/ruler"
 	"github.com/inferslo/inferslo/compiler/rules"
 )
 
@@ -47,12 +51,20 @@ type Options struct {
 	PartialResponseStrategy string
 }
 
-// RulerOptions shape the rule-group files for Mimir and Thanos.
+// RulerOptions shape the rule-group files for Mimir, Cortex, Thanos and
+// vmalert.
 type RulerOptions struct {
 	// PartialResponseStrategy ("abort" or "warn") is set on every group. It
 	// is a Thanos field: Prometheus and mimirtool reject files that carry it,
 	// so leave it empty for them.
 	PartialResponseStrategy string
+	// Target is the evaluator the files are for; the zero Target is
+	// Prometheus. vmalert's expressions are checked by its own MetricsQL
+	// parser.
+	Target ruler.Target
+	// MaxRulesPerGroup chains larger groups into parts of at most this
+	// many rules (see rules.Service.Chained); 0 keeps them whole.
+	MaxRulesPerGroup int
 }
 
 type objectMeta struct {
@@ -103,6 +115,9 @@ func PrometheusRules(services []ServiceRules, opts Options) (artifact.Set, error
 func RulerGroups(services []ServiceRules, opts RulerOptions) (artifact.Set, error) {
 	if !strategy.MatchString(opts.PartialResponseStrategy) {
 		return nil, fmt.Errorf("partial response strategy %q is not abort or warn", opts.PartialResponseStrategy)
+	}
+	if opts.MaxRulesPerGroup < 0 {
+		return nil, fmt.Errorf("max rules per group %d is negative", opts.MaxRulesPerGroup)
 	}
 	var files artifact.Set
 	for _, s := range sorted(services) {
@@ -180,7 +195,9 @@ func prometheusRuleFile(s ServiceRules, opts Options) ([]byte, error) {
 }
 
 // rulerFile is a rule file as Prometheus and mimirtool load it, plus the
-// Thanos field when asked for.
+// Thanos field when asked for, its groups chained within the target's
+// limit. A chained file says, in a comment under the header, how late its
+// alerts may read what an earlier part recorded.
 func rulerFile(s ServiceRules, opts RulerOptions) ([]byte, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
@@ -189,7 +206,33 @@ func rulerFile(s ServiceRules, opts RulerOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	s, chain, err := s.Chained(opts.MaxRulesPerGroup)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Target.MetricsQL {
+		if err := checkMetricsQL(s.Groups, opts.Target.Name); err != nil {
+			return nil, err
+		}
+	}
+	if chain.Split > 0 {
+		b = fmt.Appendf(b, "# %d groups over %d rules are chained into parts (<group>/2, ...): a part reads what an earlier one\n"+
+			"# records up to one evaluation interval late, so an alert fires up to %s later than in one group.\n",
+			chain.Split, opts.MaxRulesPerGroup, prommodel.Duration(chain.Lag))
+	}
 	return append(b, s.Encoded(0, rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy})...), nil
+}
+
+// checkMetricsQL parses every expression as vmalert does.
+func checkMetricsQL(groups []rulefmt.RuleGroup, target string) error {
+	for _, g := range groups {
+		for _, r := range g.Rules {
+			if _, err := metricsql.Parse(r.Expr); err != nil {
+				return fmt.Errorf("group %s, rule %s: %s cannot evaluate the expression: %w", g.Name, r.Record+r.Alert, target, err)
+			}
+		}
+	}
+	return nil
 }
 
 func encode(v any) ([]byte, error) {

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/inferslo/inferslo/compiler/ruler"
 )
 
 // ConfigFile is the name lint looks for in the current folder.
@@ -56,8 +57,10 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("%s: lint.prometheus: %d is not a Prometheus major version; write 2 or 3", name, c.Prometheus)
 	}
-	if c.Ruler != "" && !slices.Contains(Rulers, c.Ruler) {
-		return nil, fmt.Errorf("%s: lint.ruler: %q is not a ruler lint knows; write one of %s", name, c.Ruler, strings.Join(Rulers, ", "))
+	if c.Ruler != "" {
+		if _, err := ruler.Lookup(c.Ruler); err != nil {
+			return nil, fmt.Errorf("%s: lint.ruler: %w", name, err)
+		}
 	}
 	known := map[string]bool{}
 	for _, ch := range Checks() {

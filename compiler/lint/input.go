@@ -11,6 +11,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/query"
 
+	"github.com/VictoriaMetrics/metricsql"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
 	"gopkg.in/yaml.v3"
@@ -313,6 +314,14 @@ func (f *File) query(p *pass, n *yaml.Node, r *Rule, grafana bool) *Query {
 			}
 		}
 	}
+	if err != nil && !grafana && p.rulerOf() == "vmalert" {
+		// vmalert reads MetricsQL; what its parser takes is not a bug,
+		// though lint's PromQL checks cannot read it.
+		if _, merr := metricsql.Parse(q.Text); merr == nil {
+			f.queries = append(f.queries, q)
+			return q
+		}
+	}
 	if err != nil {
 		off := 0
 		msg := err.Error()
@@ -326,7 +335,7 @@ func (f *File) query(p *pass, n *yaml.Node, r *Rule, grafana bool) *Query {
 		if v, ok := nearVariable(subs, q.orig, off); ok {
 			c = checkVariablePosition
 			msg = "$" + v + " stands where lint cannot tell what it expands to, and the query does not parse with a guess: " + msg
-		} else if fn := unknownFunction.FindStringSubmatch(msg); fn != nil && metricsQLFunctions[fn[1]] {
+		} else if fn := unknownFunction.FindStringSubmatch(msg); fn != nil && isMetricsQLFunction(fn[1]) {
 			c = checkNotPromQL
 			msg = fn[1] + " is a MetricsQL (VictoriaMetrics) function, not PromQL: " + msg
 		}

@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/ruler"
 )
 
 var checkRuleFormat = Check{
@@ -27,18 +28,6 @@ var checkRuleFormat = Check{
 var checkOtherRuler = Check{
 	ID: "rules/other-ruler", Severity: Error,
 	Summary: "A rule file uses a key another ruler adds to Prometheus' format (Thanos' partial_response_strategy, Mimir's and Cortex's source_tenants, mimirtool's namespace): Prometheus refuses it; set `ruler:` in .inferslo.yaml (or --ruler) when the file is for that ruler.",
-}
-
-// Rulers are the rule evaluators lint knows the file format of.
-var Rulers = []string{"prometheus", "thanos", "mimir", "cortex"}
-
-// rulerKeys lists, per place in a rule file (file, group, rule), the keys
-// each ruler reads beyond Prometheus' own.
-func rulerKeys() map[string]map[string][]string {
-	return map[string]map[string][]string{
-		"file":  {"mimir": {"namespace"}, "cortex": {"namespace"}},
-		"group": {"thanos": {"partial_response_strategy"}, "mimir": {"source_tenants", "evaluation_delay", "align_evaluation_time_on_interval"}, "cortex": {"source_tenants"}},
-	}
 }
 
 // yamlKeys lists the keys a rulefmt type reads, so the known keys follow
@@ -70,7 +59,7 @@ func (f *File) strictKeys(p *pass, n *yaml.Node, place string, known map[string]
 		return
 	}
 	seen := map[string]int{}
-	ruler := p.rulerOf()
+	target := p.rulerOf()
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if k.Value == "<<" {
@@ -86,17 +75,17 @@ func (f *File) strictKeys(p *pass, n *yaml.Node, place string, known map[string]
 			continue
 		}
 		var others []string
-		for _, r := range Rulers {
-			if slices.Contains(rulerKeys()[place][r], k.Value) {
-				others = append(others, r)
+		for _, r := range ruler.Targets() {
+			if r.Reads(place, k.Value) {
+				others = append(others, r.Name)
 			}
 		}
 		switch {
-		case k.Value == "partial_response_strategy" && (ruler == "thanos" || object):
+		case k.Value == "partial_response_strategy" && (target == "thanos" || object):
 			if v := n.Content[i+1]; v.Value != "warn" && v.Value != "abort" {
 				p.with(checkRuleFormat).atYAML(f, v, "partial_response_strategy %q is not warn or abort, the values Thanos reads", v.Value)
 			}
-		case slices.Contains(others, ruler):
+		case slices.Contains(others, target):
 		case len(others) > 0:
 			p.with(checkOtherRuler).atYAML(f, k, "%s key %q is read by %s, not Prometheus, which refuses the file; set ruler: %s in .inferslo.yaml if the file is for that ruler", place, k.Value, strings.Join(others, " and "), others[0])
 		default:

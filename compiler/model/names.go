@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -138,4 +139,29 @@ func (s SLI) ThresholdBuckets() []string {
 		return nil
 	}
 	return query.BucketSelectors(s.Good.Expr)
+}
+
+// chainMark separates a rule group's name from its part number when a
+// ruler's limit on rules per group chains it into parts. SLO names are DNS
+// labels, so no group name of inferslo's own holds one.
+const chainMark = "/"
+
+// ChainPart names part (2 or more) of a chained rule group; part 1 keeps
+// the group's name.
+func ChainPart(group string, part int) string {
+	if part < 2 {
+		return group
+	}
+	return group + chainMark + strconv.Itoa(part)
+}
+
+// ChainOf splits a rule group's name into the name of the group it was cut
+// from and its part: the name itself and 1 for a group not chained.
+func ChainOf(name string) (group string, part int) {
+	if i := strings.LastIndex(name, chainMark); i > 0 {
+		if n, err := strconv.Atoi(name[i+1:]); err == nil && n >= 2 && name[i+1:] == strconv.Itoa(n) {
+			return name[:i], n
+		}
+	}
+	return name, 1
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -393,6 +394,14 @@ func (s *sloSim) dayNight() ([]Check, error) {
 	}
 	defer func() { s.only = nil }()
 	var c Check
+	// Rules chained for a ruler's limit read an earlier part's recordings
+	// late: the ratio read lag later is the period's.
+	lag, err := s.lag(func(r rulefmt.Rule) bool {
+		return r.Record == model.ErrorRatio && r.Labels[model.LabelWindow] == window
+	})
+	if err != nil {
+		return nil, err
+	}
 	run := func() error {
 		// A window built from tiles ends at the last whole tile: the run
 		// ends on one, a period after the first evaluation.
@@ -400,11 +409,12 @@ func (s *sloSim) dayNight() ([]Check, error) {
 		if irules.TileWindow(s.slo) > 0 {
 			end = period
 		}
-		return s.run(load, nil, end, nil, func(h *prom.Harness, d *workload.Driver, t time.Duration) error {
+		return s.run(load, nil, end+lag, nil, func(h *prom.Harness, d *workload.Driver, t time.Duration) error {
 			v, err := h.Query(model.Selector(model.ErrorRatio, s.slo, s.slo.Window), t)
 			if err != nil {
 				return err
 			}
+			t -= lag
 			truth, ok := d.Truth(-s.evalOrDefault(), t)
 			weighting := "count-weighted"
 			if s.slo.Timeslices != nil {

@@ -48,6 +48,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
@@ -223,6 +224,29 @@ func (s *sloSim) scrape() time.Duration {
 }
 
 func (s *sloSim) budget() float64 { return s.slo.ErrorBudget().Float() }
+
+// lag is how late, at most, the rules keep selects give their value when
+// the SLO's group is chained into parts (rules.Links): a whole number of
+// evaluation intervals, 0 for one group.
+func (s *sloSim) lag(keep func(rulefmt.Rule) bool) (time.Duration, error) {
+	groups := s.rules.Groups()
+	if len(groups) < 2 {
+		return 0, nil
+	}
+	links, err := irules.Links(groups)
+	if err != nil {
+		return 0, err
+	}
+	most := 0
+	for i, g := range groups {
+		for j, r := range g.Rules {
+			if keep(r) {
+				most = max(most, links[i][j])
+			}
+		}
+	}
+	return time.Duration(most) * s.evalOrDefault(), nil
+}
 
 // groupName is the name of the SLO's rule group.
 func (s *sloSim) groupName() string { return irules.GroupName(s.slo) }

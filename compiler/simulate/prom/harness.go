@@ -141,11 +141,22 @@ func (x RuleIndex) Selected(keep func(name string) bool) RuleIndex {
 	return out
 }
 
-// ByName indexes the groups by name.
+// Groups lists the groups, in index order.
+func (x RuleIndex) Groups() []rulefmt.RuleGroup {
+	out := make([]rulefmt.RuleGroup, len(x))
+	for i, g := range x {
+		out[i] = g.group
+	}
+	return out
+}
+
+// ByName indexes the groups by name; the parts of a chained group
+// (model.ChainPart) index under the group's name.
 func (x RuleIndex) ByName() map[string]RuleIndex {
 	out := map[string]RuleIndex{}
 	for _, g := range x {
-		out[g.group.Name] = append(out[g.group.Name], g)
+		name, _ := model.ChainOf(g.group.Name)
+		out[name] = append(out[name], g)
 	}
 	return out
 }
@@ -256,29 +267,33 @@ func (h *Harness) Restrict(target func(*rules.RecordingRule) bool) {
 
 // restrictRules is restrict for any rule, alerting ones included.
 func (h *Harness) restrictRules(target func(rules.Rule) bool) {
-	for i, g := range h.Groups {
-		all := g.Rules()
-		need := make([]bool, len(all))
-		for j, r := range all {
-			need[j] = target(r)
-		}
-		for changed := true; changed; {
-			changed = false
-			for j := len(all) - 1; j >= 0; j-- {
-				if !need[j] {
-					continue
-				}
-				for k, r := range all {
-					rr, ok := r.(*rules.RecordingRule)
-					if ok && !need[k] && reads(all[j].Query(), rr) {
-						need[k], changed = true, true
-					}
+	// The closure spans groups: a chained group's parts read each other.
+	var all []rules.Rule
+	for _, g := range h.Groups {
+		all = append(all, g.Rules()...)
+	}
+	need := make(map[rules.Rule]bool, len(all))
+	for _, r := range all {
+		need[r] = target(r)
+	}
+	for changed := true; changed; {
+		changed = false
+		for j := len(all) - 1; j >= 0; j-- {
+			if !need[all[j]] {
+				continue
+			}
+			for _, r := range all {
+				rr, ok := r.(*rules.RecordingRule)
+				if ok && !need[r] && reads(all[j].Query(), rr) {
+					need[r], changed = true, true
 				}
 			}
 		}
+	}
+	for i, g := range h.Groups {
 		var kept []rules.Rule
-		for j, r := range all {
-			if need[j] {
+		for _, r := range g.Rules() {
+			if need[r] {
 				kept = append(kept, r)
 			}
 		}
@@ -479,6 +494,17 @@ func projectRange(qs string) Reach {
 	return longest
 }
 
+// sortGroups orders groups by name, and the parts of a chained group last
+// part first: each part then reads what the part before it recorded at the
+// previous evaluation, as late as a ruler evaluating the groups on their
+// own schedules ever reads it.
 func sortGroups(g []*rules.Group) {
-	sort.Slice(g, func(i, j int) bool { return g[i].Name() < g[j].Name() })
+	sort.Slice(g, func(i, j int) bool {
+		a, pa := model.ChainOf(g[i].Name())
+		b, pb := model.ChainOf(g[j].Name())
+		if a != b {
+			return a < b
+		}
+		return pa > pb
+	})
 }

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/VictoriaMetrics/metricsql"
+
+	"github.com/inferslo/inferslo/compiler"
+	"github.com/inferslo/inferslo/compiler/kube"
+	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/ruler"
+	"github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/spec"
+	"github.com/inferslo/inferslo/templates"
+)
+
+// shapeFlags shape the artifacts; compile and validate both take them, so
+// validate checks what compile would write with the same flags.
+type shapeFlags struct {
+	Namespace        string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
+	RuleLabel        map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`
+	ExternalLabels   []string          `name:"external-labels" help:"Names of the external labels your Prometheus servers add (such as cluster,env), repeatable: the Alertmanager inhibit rules mute only alerts with the same values, so one environment never mutes another's (cluster, env, environment and region are always held), and every dashboard splits, joins and names its series by them, for a global view (Thanos Query, Mimir, federation)." placeholder:"NAME,..."`
+	PartialResponse  string            `name:"thanos-partial-response" help:"Thanos partial_response_strategy of the ruler groups: abort or warn." enum:",abort,warn" default:""`
+	Ruler            string            `help:"Rule evaluator the ruler/ files are for: prometheus, thanos, mimir, cortex or vmalert. mimir chains groups within its 20-rule limit and warns past its 70 groups per tenant; vmalert refuses SLOs on native histograms, which MetricsQL cannot read." enum:",prometheus,thanos,mimir,cortex,vmalert" default:""`
+	MaxRulesPerGroup int               `name:"max-rules-per-group" help:"Chain ruler groups into parts of at most this many rules (default: the ruler's own limit; 0: none)." default:"-1" placeholder:"N"`
+}
+
+// options are the compiler's options for these flags.
+func (f shapeFlags) options(tests bool, text *templates.Text) (compiler.Options, error) {
+	for _, l := range f.ExternalLabels {
+		if !query.ValidLabelName(l) {
+			return compiler.Options{}, fmt.Errorf("--external-labels: %q is not a label name", l)
+		}
+	}
+	target, err := ruler.Lookup(f.Ruler)
+	if err != nil {
+		return compiler.Options{}, fmt.Errorf("--ruler: %w", err)
+	}
+	return compiler.Options{
+		Tests:          tests,
+		Kube:           kube.Options{Namespace: f.Namespace, Labels: f.RuleLabel, PartialResponseStrategy: f.PartialResponse},
+		ExternalLabels: f.ExternalLabels,
+		Ruler:          kube.RulerOptions{PartialResponseStrategy: f.PartialResponse, Target: target, MaxRulesPerGroup: f.maxRules(target)},
+		Text:           text,
+	}, nil
+}
+
+// maxRules is --max-rules-per-group, the target's limit when not given.
+func (f shapeFlags) maxRules(t ruler.Target) int {
+	if f.MaxRulesPerGroup < 0 {
+		return t.MaxRulesPerGroup
+	}
+	return f.MaxRulesPerGroup
+}
+
+// args lists the flags as given, in a fixed order, for the output
+// folder's record of how it was made.
+func (f shapeFlags) args() []string {
+	var args []string
+	if f.Namespace != "" {
+		args = append(args, "--namespace", f.Namespace)
+	}
+	keys := make([]string, 0, len(f.RuleLabel))
+	for k := range f.RuleLabel {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "--rule-label", k+"="+f.RuleLabel[k])
+	}
+	if len(f.ExternalLabels) > 0 {
+		args = append(args, "--external-labels", strings.Join(f.ExternalLabels, ","))
+	}
+	if f.PartialResponse != "" {
+		args = append(args, "--thanos-partial-response", f.PartialResponse)
+	}
+	if f.Ruler != "" {
+		args = append(args, "--ruler", f.Ruler)
+	}
+	if f.MaxRulesPerGroup >= 0 {
+		args = append(args, "--max-rules-per-group", fmt.Sprint(f.MaxRulesPerGroup))
+	}
+	return args
+}
+
+// rulerChecker checks each SLO against the ruler the files are for, at
+// the spec's lines: vmalert cannot evaluate an SLO whose rules MetricsQL
+// does not parse (native histograms), and a tenant past the ruler's group
+// limit is warned at the SLO whose groups cross it. nil when the ruler
+// has neither concern.
+func (f shapeFlags) rulerChecker() (spec.Checker, error) {
+	t, err := ruler.Lookup(f.Ruler)
+	if err != nil {
+		return nil, fmt.Errorf("--ruler: %w", err)
+	}
+	limit := f.maxRules(t)
+	if !t.MetricsQL && t.MaxGroupsPerTenant == 0 {
+		return nil, nil
+	}
+	groups := 0
+	return func(s model.SLO) []spec.Problem {
+		g, err := rules.Group(s, nil)
+		if err != nil {
+			// compile reports the error itself.
+			return nil
+		}
+		var out []spec.Problem
+		if t.MetricsQL {
+			for _, r := range g.Rules {
+				if _, err := metricsql.Parse(r.Expr); err != nil {
+					out = append(out, spec.Problem{Path: "spec.indicator", Severity: spec.Error,
+						Message: fmt.Sprintf("%s cannot evaluate this SLO's rules (%s: %v); native histograms have no MetricsQL form: use an engine exposing classic buckets, or another ruler", t.Name, r.Record+r.Alert, err)})
+					break
+				}
+			}
+		}
+		before := groups
+		groups++
+		if limit > 0 {
+			groups += (len(g.Rules) - 1) / limit
+		}
+		if n := t.MaxGroupsPerTenant; n > 0 && before <= n && groups > n {
+			out = append(out, spec.Problem{Path: "metadata.name", Severity: spec.Warning,
+				Message: fmt.Sprintf("with this SLO the ruler files hold %d groups, past %s's default of %d per tenant (-ruler.max-rule-groups-per-tenant): raise the tenant's limit or split the specs across tenants", groups, t.Name, n)})
+		}
+		return out
+	}, nil
+}
