@@ -90,7 +90,12 @@ func (h history) errorRatio(m string, t time.Time) float64 {
 
 // writeOpenMetrics writes the history at one sample every two minutes, series
 // after series, as promtool's backfill reads it.
-func (h history) writeOpenMetrics(path string) error {
+func (h history) writeOpenMetrics(path string) error { return h.write(path, false) }
+
+// write writes the history in OpenMetrics, or, with millis, in the
+// Prometheus text format with millisecond timestamps that VictoriaMetrics
+// imports.
+func (h history) write(path string, millis bool) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -110,13 +115,19 @@ func (h history) writeOpenMetrics(path string) error {
 					} else {
 						cum += n * ratio
 					}
+					ts := t.Unix()
+					if millis {
+						ts = t.UnixMilli()
+					}
 					fmt.Fprintf(w, "vllm:request_success_total{namespace=\"llm\",model_name=%q,pod=\"pod-%d\",finished_reason=%q} %g %d\n",
-						m, pod, reason, math.Floor(cum), t.Unix())
+						m, pod, reason, math.Floor(cum), ts)
 				}
 			}
 		}
 	}
-	fmt.Fprintln(w, "# EOF")
+	if !millis {
+		fmt.Fprintln(w, "# EOF")
+	}
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return err
@@ -251,24 +262,7 @@ func TestBacktestFindsTheKnownIncidentsAsPrometheusDoes(t *testing.T) {
 	t.Logf("backtest of %s: %s (read %s: %d requests, %d bytes, %d samples; replayed in %s)", h.end().Sub(rep.Evaluated), time.Since(began).Round(time.Millisecond),
 		rep.Stats.Read.Round(time.Millisecond), rep.Stats.Requests, rep.Stats.BytesRead, rep.Stats.Samples, rep.Stats.Replayed.Round(time.Millisecond))
 
-	type key struct{ alert, severity, model string }
-	got := map[key][]Alert{}
-	for _, a := range rep.Alerts {
-		k := key{a.AlertName, a.Severity, a.Labels["model_name"]}
-		got[k] = append(got[k], a)
-		t.Logf("backtest: %s %s %s fired %s resolved %v", a.AlertName, a.Severity, a.Labels["model_name"], a.FiredAt.Format(time.RFC3339), a.ResolvedAt)
-	}
-	page := key{model.AlertBurn, "page", "model-a"}
-	ticket := key{model.AlertBurn, "ticket", "model-b"}
-	if len(got) != 2 || len(got[page]) != 1 || len(got[ticket]) != 1 {
-		t.Fatalf("alerts: got %v, want exactly one page on model-a and one ticket on model-b", got)
-	}
-	if a := got[page][0]; a.FiredAt.Before(h.fast[0]) || a.FiredAt.After(h.fast[1]) || a.ResolvedAt == nil {
-		t.Errorf("the page fired at %s, outside the fast burn %s to %s, or never resolved", a.FiredAt, h.fast[0], h.fast[1])
-	}
-	if a := got[ticket][0]; a.FiredAt.Before(h.slow[0]) || a.FiredAt.After(h.slow[1]) || a.ResolvedAt == nil {
-		t.Errorf("the ticket fired at %s, outside the slow burn %s to %s, or never resolved", a.FiredAt, h.slow[0], h.slow[1])
-	}
+	findsTheKnownIncidents(t, h, rep)
 	// The SLI and budget follow from the generated ratios.
 	for _, s := range rep.SLOs {
 		if s.SLI == nil || *s.SLI < 0.99 || *s.SLI > 1 || *s.BudgetSpent <= 0 {
@@ -319,6 +313,31 @@ func TestBacktestFindsTheKnownIncidentsAsPrometheusDoes(t *testing.T) {
 	}
 	if len(fired) > 0 {
 		t.Errorf("prometheus fired alerts the backtest did not: %v", fired)
+	}
+}
+
+// findsTheKnownIncidents holds a backtest of the history to its incidents:
+// exactly one page on model-a within the fast burn and one ticket on
+// model-b within the slow burn, each resolved.
+func findsTheKnownIncidents(t *testing.T, h history, rep *Report) {
+	t.Helper()
+	type key struct{ alert, severity, model string }
+	got := map[key][]Alert{}
+	for _, a := range rep.Alerts {
+		k := key{a.AlertName, a.Severity, a.Labels["model_name"]}
+		got[k] = append(got[k], a)
+		t.Logf("backtest: %s %s %s fired %s resolved %v", a.AlertName, a.Severity, a.Labels["model_name"], a.FiredAt.Format(time.RFC3339), a.ResolvedAt)
+	}
+	page := key{model.AlertBurn, "page", "model-a"}
+	ticket := key{model.AlertBurn, "ticket", "model-b"}
+	if len(got) != 2 || len(got[page]) != 1 || len(got[ticket]) != 1 {
+		t.Fatalf("alerts: got %v, want exactly one page on model-a and one ticket on model-b", got)
+	}
+	if a := got[page][0]; a.FiredAt.Before(h.fast[0]) || a.FiredAt.After(h.fast[1]) || a.ResolvedAt == nil {
+		t.Errorf("the page fired at %s, outside the fast burn %s to %s, or never resolved", a.FiredAt, h.fast[0], h.fast[1])
+	}
+	if a := got[ticket][0]; a.FiredAt.Before(h.slow[0]) || a.FiredAt.After(h.slow[1]) || a.ResolvedAt == nil {
+		t.Errorf("the ticket fired at %s, outside the slow burn %s to %s, or never resolved", a.FiredAt, h.slow[0], h.slow[1])
 	}
 }
 
