@@ -1,20 +1,16 @@
 package simulate
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/internal/exporter"
+	"github.com/inferslo/inferslo/compiler/internal/promserver"
 	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
@@ -56,17 +52,6 @@ func e2eSLOs(t *testing.T) model.Set {
 	return model.Set{SLOs: slos}
 }
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 // TestRealPrometheusPagesDuringABurnAndResolvesAfter runs the Prometheus
 // binary named by INFERSLO_PROMETHEUS (built from the pinned module) with
 // the generated rules, scraping a client_golang exporter with vLLM's
@@ -89,23 +74,9 @@ func TestRealPrometheusPagesDuringABurnAndResolvesAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
 	exp := exporter.New("llama-3-8b", 2, 0.1, 0.75)
 	exp.Set(0.005, 0.005)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: exp.Handler()}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); srv.Serve(ln) }()
-	go func() { defer wg.Done(); exp.Run(ctx, 100) }()
-	t.Cleanup(func() {
-		cancel()
-		srv.Close()
-		wg.Wait()
-	})
+	addr := exp.Serve(t, 100)
 
 	config := fmt.Sprintf(`global:
   scrape_interval: 1s
@@ -114,40 +85,8 @@ rule_files: [e2e.rules.yaml]
 scrape_configs:
   - job_name: vllm
     static_configs: [{targets: [%q]}]
-`, ln.Addr().String())
-	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	web := freePort(t)
-	logFile, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
-		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+web)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logFile.Close()
-		if t.Failed() {
-			if log, err := os.ReadFile(logFile.Name()); err == nil {
-				t.Logf("prometheus log (last lines):\n%s", tail(string(log), 8))
-			}
-		}
-	})
-	base := "http://" + web
-	waitFor(t, 60*time.Second, "prometheus ready", func() bool {
-		resp, err := http.Get(base + "/-/ready")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+`, addr)
+	base := promserver.Start(t, bin, dir, config)
 
 	start := time.Now()
 	states := map[string]string{}
@@ -184,7 +123,7 @@ scrape_configs:
 		}
 		return true
 	}
-	waitFor(t, 90*time.Second, "every page alert firing", func() bool {
+	promserver.WaitFor(t, 90*time.Second, "every page alert firing", func() bool {
 		now := logStates()
 		for slo, st := range now {
 			seen[slo][st] = true
@@ -198,7 +137,7 @@ scrape_configs:
 	}
 	t.Logf("+%5.1fs recovery: healthy traffic again", time.Since(start).Seconds())
 	exp.Set(0.005, 0.005)
-	waitFor(t, 90*time.Second, "every page alert resolved", func() bool {
+	promserver.WaitFor(t, 90*time.Second, "every page alert resolved", func() bool {
 		return len(logStates()) == 0
 	})
 	t.Logf("+%5.1fs all page alerts resolved", time.Since(start).Seconds())
@@ -236,28 +175,4 @@ func orInactive(s string) string {
 		return "inactive"
 	}
 	return s
-}
-
-func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s waiting for %s", limit, what)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	for i, l := range lines {
-		if len(l) > 400 {
-			lines[i] = l[:400] + " ..."
-		}
-	}
-	return strings.Join(lines, "\n")
 }

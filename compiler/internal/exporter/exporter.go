@@ -8,8 +8,10 @@ package exporter
 import (
 	"context"
 	"math"
+	"net"
 	"net/http"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -117,4 +119,26 @@ func (e *Exporter) Run(ctx context.Context, rps float64) {
 		}
 		e.mu.Unlock()
 	}
+}
+
+// Serve serves the metrics on 127.0.0.1 and drives rps requests a second
+// until the test ends; it returns the address to scrape.
+func (e *Exporter) Serve(t testing.TB, rps float64) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := &http.Server{Handler: e.Handler()}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); srv.Serve(ln) }()
+	go func() { defer wg.Done(); e.Run(ctx, rps) }()
+	t.Cleanup(func() {
+		cancel()
+		srv.Close()
+		wg.Wait()
+	})
+	return ln.Addr().String()
 }
