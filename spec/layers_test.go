@@ -57,6 +57,7 @@ func TestLayersImportOnlyWhatLiesBelowThem(t *testing.T) {
 		{"the model imports only itself and the PromQL leaf", "compiler/model", []string{"compiler/model", "compiler/query"}},
 		{"the PromQL leaf imports nothing of inferslo", "compiler/query", nil},
 		{"the safe-text leaf imports nothing of inferslo", "compiler/safetext", nil},
+		{"the ruler table imports nothing of inferslo", "compiler/ruler", nil},
 		{"the in-memory Prometheus imports no workload, prediction, proof or review code", "compiler/simulate/prom",
 			[]string{"compiler/simulate/prom", "compiler/model", "compiler/query", "compiler/artifact", "spec/input"}},
 		{"the synthetic series read only the model, the PromQL leaf and the engine catalog", "compiler/simulate/synth",
