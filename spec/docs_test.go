@@ -143,3 +143,65 @@ func TestTheReadmeGivesTheCommandsCIRuns(t *testing.T) {
 		t.Error(".ci/run does not run the README's test command, go test ./...")
 	}
 }
+
+// packagesOf lists the folders below root (relative, with slashes) that
+// hold a Go package: a .go file that is not a test. Hidden folders,
+// testdata and other modules (a go.mod of their own) are not this
+// module's.
+func packagesOf(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if p != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && p != root {
+			return filepath.SkipDir
+		}
+		files, err := filepath.Glob(filepath.Join(p, "*.go"))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if !strings.HasSuffix(f, "_test.go") {
+				rel, err := filepath.Rel(root, p)
+				if err != nil {
+					return err
+				}
+				out = append(out, filepath.ToSlash(rel))
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestTheArchitecturePageNamesEveryPackage(t *testing.T) {
+	page, err := os.ReadFile("../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := packagesOf(t, "..")
+	if len(pkgs) < 20 {
+		t.Fatalf("found %d packages; the walk is broken", len(pkgs))
+	}
+	for _, p := range pkgs {
+		if p == "." {
+			continue
+		}
+		if !strings.Contains(string(page), "`"+p+"`") {
+			t.Errorf("docs/architecture.md does not name package %s", p)
+		}
+	}
+}
