@@ -5,6 +5,8 @@ package compiler
 import (
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/inferslo/inferslo/compiler/alertmanager"
@@ -35,6 +37,10 @@ type Options struct {
 	// Text words alert annotations and panel descriptions; nil: the
 	// built-in templates.
 	Text *templates.Text
+	// Outputs keeps only these kinds of artifact (OutputKinds: the
+	// output folder's top-level folders); empty keeps every kind. Every
+	// artifact is still built and checked.
+	Outputs []string
 	// Parallel is how many services compile at once; 0: GOMAXPROCS. The
 	// artifacts are the same, and reach emit in the same order, however
 	// many.
@@ -131,9 +137,16 @@ func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) erro
 		return err
 	}
 	opts.Text = text
+	keep, err := outputFilter(opts.Outputs)
+	if err != nil {
+		return err
+	}
 	use := func(bs []built) error {
 		for _, b := range bs {
 			for _, f := range b.files {
+				if !keep(f.Path) {
+					continue
+				}
 				if err := emit(f); err != nil {
 					return fmt.Errorf("%s: %w", b.backend, err)
 				}
@@ -164,6 +177,40 @@ func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) erro
 		}
 	}
 	return nil
+}
+
+// OutputKinds are the kinds of artifact compile writes, each the name of
+// its top-level folder in the output.
+func OutputKinds() []string {
+	return []string{"prometheus", "kubernetes", "ruler", "grafana", "keda", "alertmanager", "catalog"}
+}
+
+// CheckOutputs refuses a kind of artifact compile does not write.
+func CheckOutputs(kinds []string) error {
+	for _, k := range kinds {
+		if !slices.Contains(OutputKinds(), k) {
+			return fmt.Errorf("output kind %q: the kinds are %s", k, strings.Join(OutputKinds(), ", "))
+		}
+	}
+	return nil
+}
+
+// outputFilter tells which artifact paths the kinds keep.
+func outputFilter(kinds []string) (func(path string) bool, error) {
+	if len(kinds) == 0 {
+		return func(string) bool { return true }, nil
+	}
+	if err := CheckOutputs(kinds); err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, k := range kinds {
+		keep[k] = true
+	}
+	return func(path string) bool {
+		top, _, _ := strings.Cut(path, "/")
+		return keep[top]
+	}, nil
 }
 
 // built is what one backend built for one service.

@@ -205,3 +205,50 @@ func TestManyWorkersEmitWhatOneWorkerEmits(t *testing.T) {
 		}
 	}
 }
+
+// TestEachOutputKindIsAFolderAndKeepsOnlyItself compiles the examples
+// whole, then one kind at a time: the kinds are exactly the output's
+// top-level folders, and each keeps its own folder's files, byte for byte.
+func TestEachOutputKindIsAFolderAndKeepsOnlyItself(t *testing.T) {
+	t.Chdir("..")
+	res, err := spec.Load("examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := compiler.Compile(res.Set, compiler.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKind := map[string]artifact.Set{}
+	for _, f := range all.Files {
+		top, _, _ := strings.Cut(f.Path, "/")
+		byKind[top] = append(byKind[top], f)
+	}
+	var folders []string
+	for k := range byKind {
+		folders = append(folders, k)
+	}
+	slices.Sort(folders)
+	kinds := slices.Sorted(slices.Values(compiler.OutputKinds()))
+	if !slices.Equal(folders, kinds) {
+		t.Fatalf("the output's folders are %v, the kinds %v", folders, kinds)
+	}
+	for _, k := range kinds {
+		one, err := compiler.Compile(res.Set, compiler.Options{Outputs: []string{k}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(one.Files) != len(byKind[k]) {
+			t.Errorf("--outputs %s: %d files, the full output holds %d there", k, len(one.Files), len(byKind[k]))
+			continue
+		}
+		for i, f := range one.Files {
+			if f.Path != byKind[k][i].Path || !bytes.Equal(f.Data, byKind[k][i].Data) {
+				t.Errorf("--outputs %s: %s differs from the full output's", k, f.Path)
+			}
+		}
+	}
+	if _, err := compiler.Compile(res.Set, compiler.Options{Outputs: []string{"graphs"}}); err == nil || !strings.Contains(err.Error(), "prometheus, kubernetes") {
+		t.Errorf("an unknown kind: error %v, want the kinds named", err)
+	}
+}

@@ -25,6 +25,7 @@ type shapeFlags struct {
 	ExternalLabels   []string          `name:"external-labels" help:"Names of the external labels your Prometheus servers add (such as cluster,env), repeatable: the Alertmanager inhibit rules mute only alerts with the same values, so one environment never mutes another's (cluster, env, environment and region are always held), and every dashboard splits, joins and names its series by them, for a global view (Thanos Query, Mimir, federation)." placeholder:"NAME,..."`
 	PartialResponse  string            `name:"thanos-partial-response" help:"Thanos partial_response_strategy of the ruler groups: abort or warn." enum:",abort,warn" default:""`
 	Ruler            string            `help:"Rule evaluator the ruler/ files are for: prometheus, thanos, mimir, cortex or vmalert. mimir chains groups within its 20-rule limit and warns past its 70 groups per tenant; vmalert refuses SLOs on native histograms, which MetricsQL cannot read." enum:",prometheus,thanos,mimir,cortex,vmalert" default:""`
+	Outputs          []string          `name:"outputs" help:"Write only these kinds of artifact, by their folder: prometheus, kubernetes, ruler, grafana, keda, alertmanager, catalog (default: all); every artifact is still built and checked." placeholder:"KIND,..."`
 	MaxRulesPerGroup int               `name:"max-rules-per-group" help:"Chain ruler groups into parts of at most this many rules (default: the ruler's own limit; 0: none)." default:"-1" placeholder:"N"`
 }
 
@@ -39,11 +40,15 @@ func (f shapeFlags) options(tests bool, text *templates.Text) (compiler.Options,
 	if err != nil {
 		return compiler.Options{}, fmt.Errorf("--ruler: %w", err)
 	}
+	if err := compiler.CheckOutputs(f.Outputs); err != nil {
+		return compiler.Options{}, fmt.Errorf("--outputs: %w", err)
+	}
 	return compiler.Options{
 		Tests:          tests,
 		Kube:           kube.Options{Namespace: f.Namespace, Labels: f.RuleLabel, PartialResponseStrategy: f.PartialResponse},
 		ExternalLabels: f.ExternalLabels,
 		Ruler:          kube.RulerOptions{PartialResponseStrategy: f.PartialResponse, Target: target, MaxRulesPerGroup: f.maxRules(target)},
+		Outputs:        f.Outputs,
 		Text:           text,
 	}, nil
 }
@@ -79,6 +84,9 @@ func (f shapeFlags) args() []string {
 	}
 	if f.Ruler != "" {
 		args = append(args, "--ruler", f.Ruler)
+	}
+	if len(f.Outputs) > 0 {
+		args = append(args, "--outputs", strings.Join(f.Outputs, ","))
 	}
 	if f.MaxRulesPerGroup >= 0 {
 		args = append(args, "--max-rules-per-group", fmt.Sprint(f.MaxRulesPerGroup))
