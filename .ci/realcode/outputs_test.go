@@ -8,9 +8,21 @@ import (
 	"testing"
 )
 
-// inferslo runs the CLI: $INFERSLO_BIN when set (CI builds it once), else
-// `go run` from the repository root.
+// inferslo runs the CLI and returns its output, failing the test when it
+// fails.
 func inferslo(t *testing.T, args ...string) []byte {
+	t.Helper()
+	out, stderr, err := run(t, args...)
+	if err != nil {
+		t.Fatalf("inferslo %s: %v\n%s", strings.Join(args, " "), err, stderr)
+	}
+	return []byte(out)
+}
+
+// run runs the CLI: $INFERSLO_BIN when set (CI builds it once), else `go
+// run` from the repository root. It returns the output, the error output
+// and the exit error.
+func run(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -23,15 +35,10 @@ func inferslo(t *testing.T, args ...string) []byte {
 		cmd = exec.Command("go", append([]string{"run", "./cmd/inferslo"}, args...)...)
 	}
 	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		msg := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			msg = string(ee.Stderr)
-		}
-		t.Fatalf("inferslo %s: %v\n%s", strings.Join(args, " "), err, msg)
-	}
-	return out
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	return stdout.String(), stderr.String(), err
 }
 
 // compiled compiles the bundled examples with extra flags into a fresh

@@ -1,4 +1,4 @@
-package tenant
+package realcode
 
 import (
 	"bufio"
@@ -74,26 +74,6 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// inferslo runs the CLI ($INFERSLO_BIN, else go run from the repository)
-// and returns its output, error output and exit error.
-func inferslo(t *testing.T, args ...string) (string, string, error) {
-	root, err := filepath.Abs("../../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cmd *exec.Cmd
-	if bin := os.Getenv("INFERSLO_BIN"); bin != "" {
-		cmd = exec.Command(bin, args...)
-	} else {
-		cmd = exec.Command("go", append([]string{"run", "./cmd/inferslo"}, args...)...)
-	}
-	cmd.Dir = root
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	return stdout.String(), stderr.String(), err
-}
-
 // TestBacktestThroughDskitsTenantGate backfills a real Prometheus, puts
 // dskit's AuthenticateUser in front of it, as Mimir does with
 // multi-tenancy on, and runs `inferslo backtest`: with --http-config
@@ -160,7 +140,7 @@ func TestBacktestThroughDskitsTenantGate(t *testing.T) {
 	}
 	args := []string{"backtest", specFile, "--prometheus", "http://" + gateAddr,
 		"--from", start.Add(24 * time.Hour).Format(time.RFC3339), "--to", start.Add(72 * time.Hour).Format(time.RFC3339), "--json"}
-	out, stderr, err := inferslo(t, append(args, "--http-config", httpCfg)...)
+	out, stderr, err := run(t, append(args, "--http-config", httpCfg)...)
 	if err != nil {
 		t.Fatalf("with the tenant header: %v\n%s", err, stderr)
 	}
@@ -187,7 +167,7 @@ func TestBacktestThroughDskitsTenantGate(t *testing.T) {
 		t.Errorf("%d pages through the gate, want the burn's one:\n%s", pages, out)
 	}
 	t.Logf("through the gate: %d alerts, the page among them", len(rep.Alerts))
-	_, stderr, err = inferslo(t, args...)
+	_, stderr, err = run(t, args...)
 	if err == nil || !strings.Contains(stderr, "401") {
 		t.Errorf("without the tenant header: error %v, stderr %q; want the gate's 401 named", err, stderr)
 	}
