@@ -606,3 +606,36 @@ func TestTheIncidentViewZoomsIntoTheFirstPage(t *testing.T) {
 		}
 	})
 }
+
+func TestTheSummaryNamesCalendarWindowsAndTimeSlices(t *testing.T) {
+	threshold := &model.Timeslices{Window: time.Minute}
+	share := &model.Timeslices{Window: 5 * time.Minute, Target: model.NewDecimal(95, 100)}
+	month := &model.Calendar{Unit: "M", Count: 1}
+	tests := []struct {
+		name       string
+		edit       func(*model.SLO)
+		window     string
+		sliContain string
+	}{
+		{"a rolling SLO names its window", func(*model.SLO) {}, "4w", "within"},
+		{"a calendar SLO names its calendar, not a duration", func(s *model.SLO) { s.Calendar = month }, "each calendar month", "within"},
+		{"a threshold time-slice SLO counts slices by their value", func(s *model.SLO) {
+			s.Timeslices = threshold
+			s.SLI.Threshold = &model.Threshold{Op: "<=", Value: model.NewDecimal(3, 10)}
+		}, "4w", "1m slices good when their value is <= 0.3"},
+		{"a ratio time-slice SLO counts slices by their share of good events", func(s *model.SLO) { s.Timeslices = share }, "4w", "5m slices good when 95% of their events are"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fixture(t).SLOs[0]
+			s.Window = 28 * 24 * time.Hour
+			tt.edit(&s)
+			if got := windowText(s); got != tt.window {
+				t.Errorf("window %q, want %q", got, tt.window)
+			}
+			if got := sliText(s); !strings.Contains(got, tt.sliContain) {
+				t.Errorf("indicator %q, want it to hold %q", got, tt.sliContain)
+			}
+		})
+	}
+}

@@ -16,7 +16,7 @@ func writeSLOs(b *bytes.Buffer, set model.Set) {
 	b.WriteString("<section id=\"slos\">\n<h2>SLOs</h2>\n<p class=\"note\">Each entry unfolds to its indicator, error budget and alert-tier arithmetic.</p>\n")
 	for _, s := range set.SLOs {
 		fmt.Fprintf(b, "<details class=\"slo\" id=\"slo-%s\">\n<summary><h3>%s</h3> <span class=\"brief\">%s over %s · %s</span></summary>\n",
-			esc(s.Name), esc(sloTitle(s)), esc(s.Objective.Percent()), esc(model.FormatDuration(s.Window)), esc(sliText(s)))
+			esc(s.Name), esc(sloTitle(s)), esc(s.Objective.Percent()), esc(windowText(s)), esc(sliText(s)))
 		if s.Description != "" {
 			fmt.Fprintf(b, "<p>%s</p>\n", esc(s.Description))
 		}
@@ -27,9 +27,13 @@ func writeSLOs(b *bytes.Buffer, set model.Set) {
 		row("Indicator", sliText(s))
 		over := "a rolling " + model.FormatDuration(s.Window)
 		if s.Calendar != nil {
-			over = "each " + s.Calendar.Name() + ", starting afresh at its boundary"
+			over = windowText(s) + ", starting afresh at its boundary"
 		}
-		row("Objective", s.Objective.Percent()+" of events good over "+over)
+		counted := "events"
+		if ts := s.Timeslices; ts != nil && !ts.Average {
+			counted = model.FormatDuration(ts.Window) + " slices"
+		}
+		row("Objective", s.Objective.Percent()+" of "+counted+" good over "+over)
 		row("Error budget", fmt.Sprintf("1 - %s = %s of events, about %s of full outage per window",
 			s.Objective.String(), budget.String(), outage(s)))
 		if s.Source != "" {
@@ -102,7 +106,19 @@ func sloTitle(s model.SLO) string {
 	return s.Name
 }
 
+// windowText is the SLO window as a reader names it: "each calendar
+// month" for a calendar SLO, the duration otherwise.
+func windowText(s model.SLO) string {
+	if s.Calendar != nil {
+		return "each " + s.Calendar.Name()
+	}
+	return model.FormatDuration(s.Window)
+}
+
 func sliText(s model.SLO) string {
+	if ts := s.Timeslices; ts != nil {
+		return slicesText(s, ts)
+	}
 	if inf := s.Inference; inf != nil {
 		engine := inf.EngineTitle
 		if engine == "" {
@@ -122,6 +138,22 @@ func sliText(s model.SLO) string {
 		return "a " + s.SLI.RawType + " ratio read directly"
 	}
 	return "ratio of events"
+}
+
+// slicesText says what makes a time slice good.
+func slicesText(s model.SLO, ts *model.Timeslices) string {
+	slice := model.FormatDuration(ts.Window) + " slices"
+	switch {
+	case ts.Average:
+		return "the mean of each " + model.FormatDuration(ts.Window) + " slice's ratio of good events"
+	case s.SLI.Threshold != nil:
+		t := s.SLI.Threshold
+		if !ts.Target.IsZero() {
+			return fmt.Sprintf("%s good when %s of their evaluations read %s %s", slice, ts.Target.Percent(), t.Op, t.Value.String())
+		}
+		return fmt.Sprintf("%s good when their value is %s %s", slice, t.Op, t.Value.String())
+	}
+	return fmt.Sprintf("%s good when %s of their events are", slice, ts.Target.Percent())
 }
 
 // writeDashboard draws one dashboard on Grafana's 24-column grid.
