@@ -216,7 +216,7 @@ func labelVariable(label string, series []string) probedVariable {
 func budgetStat(w *words, slos []model.SLO, narrow bool) panel {
 	var ts []target
 	for _, s := range slos {
-		ts = append(ts, query(recorded(model.BudgetRemaining, s, 0, narrow), seriesLegend(s, s.Name)))
+		ts = append(ts, query(narrowed(model.BudgetQuery(s), s, narrow), seriesLegend(s, s.Name)))
 	}
 	return budgetStatOf(w, ts)
 }
@@ -355,7 +355,7 @@ func budgetSeries(w *words, slo model.SLO) panel {
 	}
 	return timeseriesPanel("Error budget remaining over "+dur(slo.Window),
 		w.say(templates.PanelBudgetHistory, sloData(slo, model.BudgetRemaining)),
-		[]target{query(recorded(model.BudgetRemaining, slo, 0, true), seriesLegend(slo, "budget remaining"))},
+		[]target{query(narrowed(model.BudgetQuery(slo), slo, true), seriesLegend(slo, "budget remaining"))},
 		seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"})
 }
 

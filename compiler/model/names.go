@@ -110,6 +110,12 @@ func SelectorAt(name string, slo SLO, window string) string {
 	return name + "{" + LabelSLO + "=" + strconv.Quote(slo.Name) + "," + LabelWindow + "=" + strconv.Quote(window) + "}"
 }
 
+// BudgetQuery is PromQL for the error budget an SLO has left: one series
+// per group (and, for a calendar SLO, of the period so far), a ratio of the
+// budget that is negative when overspent. The dashboards' budget panels and
+// the budget command read it.
+func BudgetQuery(slo SLO) string { return Selector(BudgetRemaining, slo, 0) }
+
 // SLIName is the value of the sli label: the inference role, or "ratio" or
 // "threshold" for plain OpenSLO indicators.
 func SLIName(slo SLO) string {
