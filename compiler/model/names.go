@@ -50,6 +50,10 @@ const (
 	// slo>" and sli is goodput. Absent while either ratio is.
 	GoodputLower = "inferslo:goodput:lower"
 	GoodputUpper = "inferslo:goodput:upper"
+	// MaintenanceActive is 1 while a planned maintenance window of the SLO
+	// is open and 0 otherwise; the base rates leave out the events of every
+	// evaluation whose rate window it touched.
+	MaintenanceActive = "inferslo:maintenance:active"
 )
 
 // SLIGoodput is the role of goodput's lower bound as an SLI of its own.
