@@ -35,9 +35,14 @@ func (b *builder) outsideMaintenance(expr string) string {
 }
 
 // touchedMaintenance is 1 when a maintenance window was open at any
-// evaluation within the base window.
+// evaluation within the base window, one evaluation interval and two
+// scrapes: a rate still holds events of the window's last minutes until
+// the samples counting them leave its range (rate() extrapolates up to
+// about one scrape past the first sample, and the last open evaluation is
+// up to one interval before the window closes).
 func (b *builder) touchedMaintenance() string {
-	return fmt.Sprintf("max_over_time(%s[%s])", b.sel(model.MaintenanceActive, 0), model.FormatDuration(b.base))
+	tail := b.base + b.slo.Evaluation + 2*b.slo.ScrapeInterval
+	return fmt.Sprintf("max_over_time(%s[%s])", b.sel(model.MaintenanceActive, 0), model.FormatDuration(tail))
 }
 
 // MaintenanceExpr is PromQL that is 1 while one of the windows is open and

@@ -141,6 +141,20 @@ func (x RuleIndex) Selected(keep func(name string) bool) RuleIndex {
 	return out
 }
 
+// Rewritten is a copy of the index with every rule passed through f.
+func (x RuleIndex) Rewritten(f func(rulefmt.Rule) rulefmt.Rule) RuleIndex {
+	out := make(RuleIndex, len(x))
+	for i, g := range x {
+		rs := make([]rulefmt.Rule, len(g.group.Rules))
+		for j, r := range g.group.Rules {
+			rs[j] = f(r)
+		}
+		g.group.Rules = rs
+		out[i] = g
+	}
+	return out
+}
+
 // ByName indexes the groups by name.
 func (x RuleIndex) ByName() map[string]RuleIndex {
 	out := map[string]RuleIndex{}
