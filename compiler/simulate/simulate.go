@@ -201,8 +201,8 @@ type sloSim struct {
 	rules prom.RuleIndex
 	// maintained is the group as written, windows and all.
 	maintained prom.RuleIndex
-	opts      Options
-	simulated time.Duration
+	opts       Options
+	simulated  time.Duration
 	// eval is the group's interval as loaded from the file.
 	eval time.Duration
 	// only, when set, restricts the next run to the recordings it selects
