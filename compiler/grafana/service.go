@@ -33,6 +33,9 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 	d.Templating.List = append(d.Templating.List, vars...)
 	serviceMatcher := fmt.Sprintf("%s=%q", model.LabelService, service)
 	d.Annotations.List = append(d.Annotations.List, alertAnnotation(serviceMatcher, groupLabels(slos)))
+	if hasMaintenance(slos) {
+		d.Annotations.List = append(d.Annotations.List, maintenanceAnnotation(serviceMatcher))
+	}
 
 	var g grid
 	about := mdText(generatedHeader(slos)) + "\n\n"
