@@ -75,3 +75,15 @@ func (m Maintenance) Length() time.Duration {
 	}
 	return m.End.Sub(m.Start)
 }
+
+// Closed says whether every window is closed at each minute of [from, to].
+func Closed(ms []Maintenance, from, to time.Time) bool {
+	for t := from; !t.After(to); t = t.Add(time.Minute) {
+		for _, m := range ms {
+			if m.Active(t) {
+				return false
+			}
+		}
+	}
+	return true
+}

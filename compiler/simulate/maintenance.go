@@ -79,7 +79,7 @@ func (s *sloSim) maintenance() ([]Check, error) {
 	// whose failure, and the alerts' settling after it, meets no window.
 	out := time.Duration(-1)
 	for c := predict.RoundUp(in+ms[0].Length()+base+eval, 15*time.Minute); c <= in+maintenanceReach; c += 15 * time.Minute {
-		if !anyOpen(ms, epoch.Add(c-base), epoch.Add(c+settle)) {
+		if model.Closed(ms, epoch.Add(c-base), epoch.Add(c+settle)) {
 			out = c
 			break
 		}
@@ -187,18 +187,6 @@ func (s *sloSim) budgetSpent(h *prom.Harness, t time.Duration) (float64, error) 
 		}
 	}
 	return spent, nil
-}
-
-// anyOpen says whether a window is open at some minute of [from, to].
-func anyOpen(ms []model.Maintenance, from, to time.Time) bool {
-	for t := from; !t.After(to); t = t.Add(time.Minute) {
-		for _, m := range ms {
-			if m.Active(t) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // replayWith replays a timeline from zero through other rules than the
