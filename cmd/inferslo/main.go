@@ -30,6 +30,7 @@ type cli struct {
 	Test     testCmd     `cmd:"" help:"Prove the alerts: replay burns through Prometheus' rule engine and check every SLO and tier."`
 	Render   renderCmd   `cmd:"" help:"Render the dashboards over a simulated incident as one static HTML page for review."`
 	Backtest backtestCmd `cmd:"" help:"Replay the alerts over real history read from Prometheus: what the SLOs would have said, and the budget spent."`
+	Report   reportCmd   `cmd:"" help:"Report a calendar month or quarter from real history: per SLO and group the SLI, the budget spent, the alert intervals and the worst hours (backtest over the period)."`
 	Budget   budgetCmd   `cmd:"" help:"Print the error budget every SLO and group has left, read from the compiled rules running in Prometheus; --fail-below gates a release on it."`
 	Plan     planCmd     `cmd:"" help:"Print the capacity plan: replicas needed at peak, with the arithmetic."`
 	Lint     lintCmd     `cmd:"" help:"Lint PromQL in rule files, dashboards, ScaledObjects and specs, with engine and SLO knowledge."`
