@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/inferslo/inferslo/compiler"
@@ -21,6 +23,9 @@ type compileCmd struct {
 	Output    string        `short:"o" required:"" help:"Output folder; replaced as a whole, atomically."`
 	Check     bool          `help:"Write nothing; exit 1 with a diff when the output folder is stale."`
 	Tests     bool          `help:"Also write promtool unit tests (prometheus/<service>.test.yaml) for every alert tier."`
+
+	AnalysisTemplates bool    `name:"analysis-templates" help:"Also write an Argo Rollouts AnalysisTemplate per service (argo/<service>.analysistemplate.yaml) that fails a canary when an SLO or group has less of its error budget left than --analysis-fail-below (the query and gate of inferslo budget)."`
+	AnalysisFailBelow float64 `name:"analysis-fail-below" default:"10" help:"The AnalysisTemplates' default gate: the percentage of the error budget (0 to 100) below which a canary fails; a Rollout may pass its own as the fail-below argument (a share, 0.1 for 10%)." placeholder:"PCT"`
 
 	Namespace       string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
 	RuleLabel       map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`
@@ -68,12 +73,17 @@ func (c *compileCmd) options() (compiler.Options, error) {
 			return compiler.Options{}, fmt.Errorf("--external-labels: %q is not a label name", l)
 		}
 	}
+	if p := c.AnalysisFailBelow; math.IsNaN(p) || p < 0 || p > 100 {
+		return compiler.Options{}, fmt.Errorf("--analysis-fail-below %v: valid is a percentage from 0 to 100", p)
+	}
 	return compiler.Options{
-		Tests:          c.Tests,
-		Kube:           kube.Options{Namespace: c.Namespace, Labels: c.RuleLabel, PartialResponseStrategy: c.PartialResponse},
-		ExternalLabels: c.ExternalLabels,
-		Ruler:          kube.RulerOptions{PartialResponseStrategy: c.PartialResponse},
-		Text:           text,
+		Tests:             c.Tests,
+		AnalysisTemplates: c.AnalysisTemplates,
+		AnalysisFailBelow: c.AnalysisFailBelow / 100,
+		Kube:              kube.Options{Namespace: c.Namespace, Labels: c.RuleLabel, PartialResponseStrategy: c.PartialResponse},
+		ExternalLabels:    c.ExternalLabels,
+		Ruler:             kube.RulerOptions{PartialResponseStrategy: c.PartialResponse},
+		Text:              text,
 	}, nil
 }
 
@@ -204,6 +214,9 @@ func (c *compileCmd) flags() []string {
 	var args []string
 	if c.Tests {
 		args = append(args, "--tests")
+	}
+	if c.AnalysisTemplates {
+		args = append(args, "--analysis-templates", "--analysis-fail-below", strconv.FormatFloat(c.AnalysisFailBelow, 'f', -1, 64))
 	}
 	if c.Namespace != "" {
 		args = append(args, "--namespace", c.Namespace)
