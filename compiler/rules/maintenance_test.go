@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/promqltest"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -70,20 +71,29 @@ func TestTheMaintenanceRecordingIsOpenExactlyWhenTheWindowIs(t *testing.T) {
 func TestOnlyAnSLOWithMaintenanceWindowsReadsTheRecording(t *testing.T) {
 	slo := model.SLO{Name: "x", Service: model.Service{Name: "s"}, Objective: model.NewDecimal(99, 100), Window: 28 * 24 * time.Hour, Evaluation: time.Minute,
 		SLI: model.SLI{Counter: true, Total: &model.Query{Expr: `req_total`}, Bad: &model.Query{Expr: `req_total{code="500"}`}}}
+	raw := model.SLI{Raw: &model.Query{Expr: `avg(availability{job="gateway"})`}, RawType: "success"}
 	for _, tt := range []struct {
 		name    string
+		sli     *model.SLI
 		windows []model.Maintenance
 		want    int
 	}{
-		{"no windows: no recording and no join", nil, 0},
-		{"a window: the recording first, joined into both base rates", []model.Maintenance{{Minute: 60, Duration: time.Hour}}, 3},
+		{"no windows: no recording and no join", nil, nil, 0},
+		{"a window: the recording first, joined into both base rates", nil, []model.Maintenance{{Minute: 60, Duration: time.Hour}}, 3},
+		{"a raw ratio's base ratio leaves the window out too", &raw, []model.Maintenance{{Minute: 60, Duration: time.Hour}}, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := slo
+			if tt.sli != nil {
+				s.SLI = *tt.sli
+			}
 			s.Alerting.Maintenance = tt.windows
 			g, err := Group(s, nil)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if err := Validate([]rulefmt.RuleGroup{g}); err != nil {
+				t.Fatalf("the group does not validate: %v", err)
 			}
 			n := 0
 			for i, r := range g.Rules {
