@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/inferslo/inferslo/compiler/alertmanager"
+	"github.com/inferslo/inferslo/compiler/argo"
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/catalog"
 	"github.com/inferslo/inferslo/compiler/grafana"
@@ -25,6 +26,11 @@ import (
 type Options struct {
 	// Tests adds promtool unit-test files beside the rule files.
 	Tests bool
+	// AnalysisTemplates adds an Argo Rollouts AnalysisTemplate per
+	// service, gating a canary on the budget left; AnalysisFailBelow is
+	// its default gate, a share of the budget.
+	AnalysisTemplates bool
+	AnalysisFailBelow float64
 	// PrometheusRule objects: namespace and labels (a Prometheus selects
 	// rules by label, e.g. release=kube-prometheus-stack).
 	Kube kube.Options
@@ -61,14 +67,18 @@ func (o Options) backends() ([]Backend, error) {
 		return nil, err
 	}
 	dashboards.ExternalLabels = o.ExternalLabels
-	return []Backend{
+	backends := []Backend{
 		ruleFiles{o, rules.NewValidator()},
 		keda.Backend{},
 		grafana.ServiceDashboards{Builder: dashboards},
 		grafana.OverviewDashboard{Builder: dashboards},
 		alertmanager.Backend{ExternalLabels: o.ExternalLabels},
 		catalog.Backend{},
-	}, nil
+	}
+	if o.AnalysisTemplates {
+		backends = append(backends, argo.Backend{FailBelow: o.AnalysisFailBelow})
+	}
+	return backends, nil
 }
 
 // ruleFiles is the backend of everything that carries the rule groups:
@@ -180,9 +190,9 @@ func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) erro
 }
 
 // OutputKinds are the kinds of artifact compile writes, each the name of
-// its top-level folder in the output.
+// its top-level folder in the output (argo with AnalysisTemplates only).
 func OutputKinds() []string {
-	return []string{"prometheus", "kubernetes", "ruler", "grafana", "keda", "alertmanager", "catalog"}
+	return []string{"prometheus", "kubernetes", "ruler", "grafana", "keda", "alertmanager", "catalog", "argo"}
 }
 
 // CheckOutputs refuses a kind of artifact compile does not write.

@@ -215,7 +215,8 @@ func TestEachOutputKindIsAFolderAndKeepsOnlyItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := compiler.Compile(res.Set, compiler.Options{})
+	opts := compiler.Options{AnalysisTemplates: true}
+	all, err := compiler.Compile(res.Set, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,8 @@ func TestEachOutputKindIsAFolderAndKeepsOnlyItself(t *testing.T) {
 		t.Fatalf("the output's folders are %v, the kinds %v", folders, kinds)
 	}
 	for _, k := range kinds {
-		one, err := compiler.Compile(res.Set, compiler.Options{Outputs: []string{k}})
+		opts.Outputs = []string{k}
+		one, err := compiler.Compile(res.Set, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,6 +39,7 @@ func annotationDocs() map[string]string {
 		AnnotationOutage:                   "The outage tier (a fast page for a total outage) as JSON, or `\"false\"`. Shorthand: `spec.alerting.outage`.",
 		AnnotationQueueBacklog:             "The queue-backlog warning as JSON (`perReplica`, `for`), or `\"false\"`. Shorthand: `spec.alerting.queueBacklog`.",
 		AnnotationLoadShedding:             "The load-shedding recordings as JSON (`shed`, `reduceContext`: `above`, `for`), or `\"false\"`. Shorthand: `spec.alerting.loadShedding`.",
+		AnnotationMaintenance:              "Planned maintenance windows as a JSON list, each recurring (`schedule` `\"MINUTE HOUR * * DAYS\"`, `duration` up to 24h, `timeZone` a fixed offset) or one-off (`start`, `end`, RFC 3339): their events are left out of the SLI, the budget and every burn alert. Shorthand: `spec.alerting.maintenance`.",
 		AnnotationShortWindow:              "On an AlertCondition: the short window of a multi-window burn condition (`5m`).",
 	}
 }

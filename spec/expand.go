@@ -167,6 +167,7 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 		// to the ttft objectives, or to every objective when there is none,
 		// where validation names what is missing.
 		expandSignals(s.Spec.Alerting, ext, o.SLI == "ttft" || !hasTTFT)
+		ext.Maintenance = s.Spec.Alerting.Maintenance
 		policies, aPs := expandAlerting(d, s, slo, ext, scrape, evaluation)
 		ps = append(ps, aPs...)
 		slo.Spec.AlertPolicies = policies

@@ -47,6 +47,7 @@ type Extensions struct {
 	// turns the signal off.
 	QueueBacklog *ShorthandBacklog
 	LoadShedding *ShorthandShedding
+	Maintenance  []ShorthandMaintenance
 
 	// bad holds the decoding problem of each annotation that did not
 	// decode; it is reported where the fact is used, so a problem stops
@@ -161,6 +162,16 @@ func extensionTable() []extension {
 			func(b *ShorthandBacklog) **bool { return &b.Enabled }),
 		signal(AnnotationLoadShedding, "spec.alerting.loadShedding", "invalid JSON (shed, reduceContext: above, for), or false: %v", func(e *Extensions) **ShorthandShedding { return &e.LoadShedding },
 			func(s *ShorthandShedding) **bool { return &s.Enabled }),
+		{
+			key: AnnotationMaintenance, shorthand: "spec.alerting.maintenance", nested: true, text: jsonChecked,
+			encode: func(e *Extensions) (string, error) { return jsonText(e.Maintenance, len(e.Maintenance) > 0) },
+			decode: func(e *Extensions, s string) string {
+				if err := strictJSON(s, &e.Maintenance); err != nil {
+					return fmt.Sprintf("not a JSON list of windows ({\"schedule\",\"timeZone\",\"duration\"} or {\"start\",\"end\"}): %v", err)
+				}
+				return ""
+			},
+		},
 	}
 }
 

@@ -171,6 +171,7 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 		}
 		alerting, aPs := l.alerting(o, s)
 		signals(o, s, &alerting, &aPs)
+		maintenanceWindows(o, s, &alerting, &aPs)
 		ps = append(ps, aPs...)
 		s.Alerting = alerting
 		// A rule group evaluated less often than the base window would skip

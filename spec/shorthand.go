@@ -145,6 +145,9 @@ type ShorthandAlerting struct {
 	QueueBacklog *ShorthandBacklog `yaml:"queueBacklog,omitempty"`
 	// LoadShedding tunes the load-shedding recordings of a TTFT SLO.
 	LoadShedding *ShorthandShedding `yaml:"loadShedding,omitempty"`
+	// Maintenance are planned windows left out of the SLI, the budget
+	// and every burn alert.
+	Maintenance []ShorthandMaintenance `yaml:"maintenance,omitempty"`
 }
 
 // ShorthandTier enables a tier and sets its `for`.

@@ -13,12 +13,18 @@ import (
 )
 
 type backtestCmd struct {
+	History history `embed:""`
+	From    string  `required:"" help:"Start of the range: RFC 3339, or a duration back from now (-30d)." placeholder:"TIME"`
+	To      string  `default:"now" help:"End of the range: RFC 3339, now, or a duration back from now (-1d)." placeholder:"TIME"`
+}
+
+// history is what reading a range of history takes: the specs, the
+// server, and what to print; backtest names the range, report a period.
+type history struct {
 	Specs      []string      `arg:"" name:"spec" help:"Spec files or folders."`
 	Catalogs   catalogFlag   `embed:""`
 	Templates  templatesFlag `embed:""`
 	Prometheus string        `required:"" help:"Base URL of the Prometheus-compatible HTTP API holding the history (Prometheus, Thanos, Mimir, VictoriaMetrics)." placeholder:"URL"`
-	From       string        `required:"" help:"Start of the range: RFC 3339, or a duration back from now (-30d)." placeholder:"TIME"`
-	To         string        `default:"now" help:"End of the range: RFC 3339, now, or a duration back from now (-1d)." placeholder:"TIME"`
 	Step       time.Duration `help:"Resolution the raw series are read at; default the SLOs' scrape interval." placeholder:"DUR"`
 	Rules      string        `help:"Replay the rule files in this folder (a compile output, possibly edited) instead of compiling the specs afresh." placeholder:"DIR"`
 	JSON       bool          `help:"Print the alerts and SLO figures as JSON."`
@@ -30,10 +36,6 @@ type backtestCmd struct {
 }
 
 func (c *backtestCmd) Run(e *env) error {
-	text, err := c.Templates.load()
-	if err != nil {
-		return err
-	}
 	now := time.Now()
 	from, err := backtest.ParseTime(c.From, now)
 	if err != nil {
@@ -42,6 +44,15 @@ func (c *backtestCmd) Run(e *env) error {
 	to, err := backtest.ParseTime(c.To, now)
 	if err != nil {
 		return fmt.Errorf("--to: %w", err)
+	}
+	return c.History.replay(e, "inferslo backtest", from, to)
+}
+
+// replay replays the alerts over [from, to] and prints what they said.
+func (c *history) replay(e *env, name string, from, to time.Time) error {
+	text, err := c.Templates.load()
+	if err != nil {
+		return err
 	}
 	if c.Step < 0 || c.Timeout <= 0 || c.MaxSamples <= 0 {
 		return fmt.Errorf("--step, --timeout and --max-samples must be positive")
@@ -82,7 +93,7 @@ func (c *backtestCmd) Run(e *env) error {
 		Rules:   files,
 		Scratch: e.scratch,
 		Progress: func(total int) func() {
-			p = c.Progress.start(e, "inferslo backtest", "steps (requests, replayed days)", total)
+			p = c.Progress.start(e, name, "steps (requests, replayed days)", total)
 			return p.step
 		},
 	})

@@ -18,6 +18,7 @@ const (
 	exitOK       = 0
 	exitProblems = 1 // spec problems, stale artifacts, failed checks
 	exitUsage    = 2 // bad command line
+	exitUnknown  = 2 // budget: the gate could not read the budget
 )
 
 // cli is the command tree; each command lives in its own file.
@@ -29,6 +30,8 @@ type cli struct {
 	Test     testCmd     `cmd:"" help:"Prove the alerts: replay burns through Prometheus' rule engine and check every SLO and tier."`
 	Render   renderCmd   `cmd:"" help:"Render the dashboards over a simulated incident as one static HTML page for review."`
 	Backtest backtestCmd `cmd:"" help:"Replay the alerts over real history read from Prometheus: what the SLOs would have said, and the budget spent."`
+	Report   reportCmd   `cmd:"" help:"Report a calendar month or quarter from real history: per SLO and group the SLI, the budget spent, the alert intervals and the worst hours (backtest over the period)."`
+	Budget   budgetCmd   `cmd:"" help:"Print the error budget every SLO and group has left, read from the compiled rules running in Prometheus; --fail-below gates a release on it."`
 	Plan     planCmd     `cmd:"" help:"Print the capacity plan: replicas needed at peak, with the arithmetic."`
 	Lint     lintCmd     `cmd:"" help:"Lint PromQL in rule files, dashboards, ScaledObjects and specs, with engine and SLO knowledge."`
 	Version  versionCmd  `cmd:"" help:"Print the version, the commit it was built from and the Go version."`
@@ -105,6 +108,10 @@ func runIn(scratch string, args []string, stdout, stderr io.Writer) int {
 		if !errors.Is(err, errReported) {
 			fmt.Fprintln(stderr, "inferslo:", err)
 		}
+		var code exitError
+		if errors.As(err, &code) {
+			return code.code
+		}
 		return exitProblems
 	}
 	return exitOK
@@ -114,7 +121,7 @@ func runIn(scratch string, args []string, stdout, stderr io.Writer) int {
 var relativeTime = regexp.MustCompile(`^-[0-9]+[a-z]`)
 
 // timeFlags take a time that may be a duration back from now.
-var timeFlags = map[string]bool{"--from": true, "--to": true}
+var timeFlags = map[string]bool{"--from": true, "--to": true, "--at": true}
 
 // timeValues joins a time flag and a value back from now (--from -30d) into
 // one argument (--from=-30d), which the parser would otherwise read as a

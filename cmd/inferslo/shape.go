@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/VictoriaMetrics/metricsql"
@@ -20,13 +22,15 @@ import (
 // shapeFlags shape the artifacts; compile and validate both take them, so
 // validate checks what compile would write with the same flags.
 type shapeFlags struct {
-	Namespace        string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
-	RuleLabel        map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`
-	ExternalLabels   []string          `name:"external-labels" help:"Names of the external labels your Prometheus servers add (such as cluster,env), repeatable: the Alertmanager inhibit rules mute only alerts with the same values, so one environment never mutes another's (cluster, env, environment and region are always held), and every dashboard splits, joins and names its series by them, for a global view (Thanos Query, Mimir, federation)." placeholder:"NAME,..."`
-	PartialResponse  string            `name:"thanos-partial-response" help:"Thanos partial_response_strategy of the ruler groups: abort or warn." enum:",abort,warn" default:""`
-	Ruler            string            `help:"Rule evaluator the ruler/ files are for: prometheus, thanos, mimir, cortex or vmalert. mimir chains groups within its 20-rule limit and warns past its 70 groups per tenant; vmalert refuses SLOs on native histograms, which MetricsQL cannot read." enum:",prometheus,thanos,mimir,cortex,vmalert" default:""`
-	Outputs          []string          `name:"outputs" help:"Write only these kinds of artifact, by their folder: prometheus, kubernetes, ruler, grafana, keda, alertmanager, catalog (default: all); every artifact is still built and checked." placeholder:"KIND,..."`
-	MaxRulesPerGroup int               `name:"max-rules-per-group" help:"Chain ruler groups into parts of at most this many rules (default: the ruler's own limit; 0: none)." default:"-1" placeholder:"N"`
+	Namespace         string            `help:"Namespace of the generated PrometheusRule objects." placeholder:"NS"`
+	RuleLabel         map[string]string `help:"Label of the PrometheusRule objects, repeatable (a Prometheus selects rules by label)." placeholder:"KEY=VALUE"`
+	ExternalLabels    []string          `name:"external-labels" help:"Names of the external labels your Prometheus servers add (such as cluster,env), repeatable: the Alertmanager inhibit rules mute only alerts with the same values, so one environment never mutes another's (cluster, env, environment and region are always held), and every dashboard splits, joins and names its series by them, for a global view (Thanos Query, Mimir, federation)." placeholder:"NAME,..."`
+	PartialResponse   string            `name:"thanos-partial-response" help:"Thanos partial_response_strategy of the ruler groups: abort or warn." enum:",abort,warn" default:""`
+	Ruler             string            `help:"Rule evaluator the ruler/ files are for: prometheus, thanos, mimir, cortex or vmalert. mimir chains groups within its 20-rule limit and warns past its 70 groups per tenant; vmalert refuses SLOs on native histograms, which MetricsQL cannot read." enum:",prometheus,thanos,mimir,cortex,vmalert" default:""`
+	AnalysisTemplates bool              `name:"analysis-templates" help:"Also write an Argo Rollouts AnalysisTemplate per service (argo/<service>.analysistemplate.yaml) that fails a canary when an SLO or group has less of its error budget left than --analysis-fail-below (the query and gate of inferslo budget)."`
+	AnalysisFailBelow float64           `name:"analysis-fail-below" default:"10" help:"The AnalysisTemplates' default gate: the percentage of the error budget (0 to 100) below which a canary fails; a Rollout may pass its own as the fail-below argument (a share, 0.1 for 10%)." placeholder:"PCT"`
+	Outputs           []string          `name:"outputs" help:"Write only these kinds of artifact, by their folder: prometheus, kubernetes, ruler, grafana, keda, alertmanager, catalog, argo (default: all); every artifact is still built and checked." placeholder:"KIND,..."`
+	MaxRulesPerGroup  int               `name:"max-rules-per-group" help:"Chain ruler groups into parts of at most this many rules (default: the ruler's own limit; 0: none)." default:"-1" placeholder:"N"`
 }
 
 // options are the compiler's options for these flags.
@@ -43,13 +47,18 @@ func (f shapeFlags) options(tests bool, text *templates.Text) (compiler.Options,
 	if err := compiler.CheckOutputs(f.Outputs); err != nil {
 		return compiler.Options{}, fmt.Errorf("--outputs: %w", err)
 	}
+	if p := f.AnalysisFailBelow; math.IsNaN(p) || p < 0 || p > 100 {
+		return compiler.Options{}, fmt.Errorf("--analysis-fail-below %v: valid is a percentage from 0 to 100", p)
+	}
 	return compiler.Options{
-		Tests:          tests,
-		Kube:           kube.Options{Namespace: f.Namespace, Labels: f.RuleLabel, PartialResponseStrategy: f.PartialResponse},
-		ExternalLabels: f.ExternalLabels,
-		Ruler:          kube.RulerOptions{PartialResponseStrategy: f.PartialResponse, Target: target, MaxRulesPerGroup: f.maxRules(target)},
-		Outputs:        f.Outputs,
-		Text:           text,
+		Tests:             tests,
+		AnalysisTemplates: f.AnalysisTemplates,
+		AnalysisFailBelow: f.AnalysisFailBelow / 100,
+		Kube:              kube.Options{Namespace: f.Namespace, Labels: f.RuleLabel, PartialResponseStrategy: f.PartialResponse},
+		ExternalLabels:    f.ExternalLabels,
+		Ruler:             kube.RulerOptions{PartialResponseStrategy: f.PartialResponse, Target: target, MaxRulesPerGroup: f.maxRules(target)},
+		Outputs:           f.Outputs,
+		Text:              text,
 	}, nil
 }
 
@@ -65,6 +74,9 @@ func (f shapeFlags) maxRules(t ruler.Target) int {
 // folder's record of how it was made.
 func (f shapeFlags) args() []string {
 	var args []string
+	if f.AnalysisTemplates {
+		args = append(args, "--analysis-templates", "--analysis-fail-below", strconv.FormatFloat(f.AnalysisFailBelow, 'f', -1, 64))
+	}
 	if f.Namespace != "" {
 		args = append(args, "--namespace", f.Namespace)
 	}

@@ -6,17 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/internal/promserver"
 	"github.com/inferslo/inferslo/compiler/query"
 
 	"gopkg.in/yaml.v3"
@@ -135,86 +134,6 @@ func (h history) write(path string, millis bool) error {
 	return f.Close()
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// prometheus runs the binary over a TSDB folder, without scrapes or rules.
-type prometheus struct {
-	t    *testing.T
-	bin  string
-	dir  string
-	addr string
-	cmd  *exec.Cmd
-}
-
-func (p *prometheus) start() string {
-	t := p.t
-	t.Helper()
-	cfg := filepath.Join(p.dir, "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte("global: {scrape_interval: 1m}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p.addr = freeAddr(t)
-	log, err := os.OpenFile(filepath.Join(p.dir, "prometheus.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.cmd = exec.Command(p.bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(p.dir, "data"),
-		"--storage.tsdb.retention.time=10y", "--web.listen-address="+p.addr)
-	p.cmd.Stdout, p.cmd.Stderr = log, log
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + p.addr
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(base + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base
-			}
-		}
-		if time.Now().After(deadline) {
-			p.stop()
-			b, _ := os.ReadFile(log.Name())
-			t.Fatalf("prometheus not ready after 60s:\n%s", b)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-func (p *prometheus) stop() {
-	if p.cmd == nil {
-		return
-	}
-	p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		p.cmd.Process.Kill()
-		<-done
-	}
-	p.cmd = nil
-}
-
-func run(t *testing.T, name string, args ...string) {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out)
-	}
-}
-
 // TestBacktestFindsTheKnownIncidentsAsPrometheusDoes backfills a real
 // Prometheus with a month holding two incidents, backtests the SLO over
 // its HTTP API, and expects exactly one page on model-a and one ticket on
@@ -237,7 +156,7 @@ func TestBacktestFindsTheKnownIncidentsAsPrometheusDoes(t *testing.T) {
 	if err := h.writeOpenMetrics(om); err != nil {
 		t.Fatal(err)
 	}
-	run(t, toolBin, "tsdb", "create-blocks-from", "openmetrics", "--quiet",
+	promserver.Run(t, toolBin, "tsdb", "create-blocks-from", "openmetrics", "--quiet",
 		// Blocks of a month: promtool reads the whole file once per block,
 		// and at its 2h default that took minutes.
 		"--max-block-duration=744h", om, filepath.Join(dir, "data"))
@@ -249,9 +168,9 @@ func TestBacktestFindsTheKnownIncidentsAsPrometheusDoes(t *testing.T) {
 		t.Fatalf("spec: %v %v", err, res.Problems)
 	}
 	set := res.Set
-	p := &prometheus{t: t, bin: promBin, dir: dir}
-	t.Cleanup(p.stop)
-	base := p.start()
+	p := &promserver.Server{T: t, Bin: promBin, Dir: dir}
+	t.Cleanup(p.Stop)
+	base := p.Start()
 
 	from := h.start.Add(3 * 24 * time.Hour)
 	began = time.Now()
@@ -348,7 +267,7 @@ func findsTheKnownIncidents(t *testing.T, h history, rep *Report) {
 // dependency level at a time, the server restarted over each level's
 // blocks, and each alert's condition recorded as a series; an alert fires
 // at the first evaluation its condition has held `for`.
-func prometheusFirings(t *testing.T, p *prometheus, toolBin string, set model.Set, from, to time.Time) map[string][]time.Time {
+func prometheusFirings(t *testing.T, p *promserver.Server, toolBin string, set model.Set, from, to time.Time) map[string][]time.Time {
 	files, err := irules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -426,7 +345,7 @@ func prometheusFirings(t *testing.T, p *prometheus, toolBin string, set model.Se
 	// One path and group name for every level: promtool aligns a group's
 	// evaluations by a hash of both, so every level evaluates at the same
 	// instants.
-	ruleFile := filepath.Join(p.dir, "levels", "backfill.rules.yaml")
+	ruleFile := filepath.Join(p.Dir, "levels", "backfill.rules.yaml")
 	if err := os.MkdirAll(filepath.Dir(ruleFile), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -446,29 +365,29 @@ func prometheusFirings(t *testing.T, p *prometheus, toolBin string, set model.Se
 		if err := os.WriteFile(ruleFile, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out := filepath.Join(p.dir, fmt.Sprintf("level%d", level))
+		out := filepath.Join(p.Dir, fmt.Sprintf("level%d", level))
 		// One block for the month: one query_range per rule instead of one
 		// per rule and 2h block (the default took 19 minutes on a busy
 		// machine).
-		run(t, toolBin, "tsdb", "create-blocks-from", "--max-block-duration=744h", "rules", "--url=http://"+p.addr,
+		promserver.Run(t, toolBin, "tsdb", "create-blocks-from", "--max-block-duration=744h", "rules", "--url=http://"+p.Addr,
 			"--start="+from.Format(time.RFC3339), "--end="+to.Format(time.RFC3339), "--output-dir="+out, ruleFile)
-		p.stop()
+		p.Stop()
 		blocks, err := os.ReadDir(out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, b := range blocks {
-			if err := os.Rename(filepath.Join(out, b.Name()), filepath.Join(p.dir, "data", b.Name())); err != nil {
+			if err := os.Rename(filepath.Join(out, b.Name()), filepath.Join(p.Dir, "data", b.Name())); err != nil {
 				t.Fatal(err)
 			}
 		}
-		p.start()
+		p.Start()
 	}
 	// Raw samples of the conditions, one per evaluation while each holds.
 	q := url.Values{}
 	q.Set("query", fmt.Sprintf("inferslo_test:alert_condition[%ds]", int(to.Sub(from).Seconds())+60))
 	q.Set("time", formatTime(to))
-	resp, err := http.PostForm("http://"+p.addr+"/api/v1/query", q)
+	resp, err := http.PostForm("http://"+p.Addr+"/api/v1/query", q)
 	if err != nil {
 		t.Fatal(err)
 	}

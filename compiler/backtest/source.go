@@ -245,14 +245,23 @@ type apiResponse struct {
 	Error     string          `json:"error"`
 }
 
-// get calls an API endpoint and decodes its data into out, within the
-// size and time limits.
+// get calls an API endpoint for the history and decodes its data into
+// out, within the size and time limits.
 func (l *loader) get(ctx context.Context, path string, q url.Values, out any) error {
+	if err := l.call(ctx, path, q, out); err != nil {
+		return fmt.Errorf("read history: %w", err)
+	}
+	return nil
+}
+
+// call calls an API endpoint and decodes its data into out, within the
+// size and time limits; its errors name the server, not the purpose.
+func (l *loader) call(ctx context.Context, path string, q url.Values, out any) error {
 	u := strings.TrimSuffix(l.src.URL, "/") + path
 	shown := safetext.URL(u)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(q.Encode()))
 	if err != nil {
-		return fmt.Errorf("read history: %s is not a URL to ask", shown)
+		return fmt.Errorf("%s is not a URL to ask", shown)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
@@ -262,42 +271,77 @@ func (l *loader) get(ctx context.Context, path string, q url.Values, out any) er
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			if ue.Timeout() {
-				return fmt.Errorf("read history: %s did not answer within %s", shown, l.src.Timeout)
+				return fmt.Errorf("%s did not answer within %s", shown, l.src.Timeout)
 			}
 			// url.Error quotes the URL as given, credentials and all.
-			return fmt.Errorf("read history: %s: %s", shown, safetext.Redact(ue.Err.Error()))
+			return fmt.Errorf("%s: %s", shown, safetext.Redact(ue.Err.Error()))
 		}
-		return fmt.Errorf("read history: %s: %s", shown, safetext.Redact(err.Error()))
+		return fmt.Errorf("%s: %s", shown, safetext.Redact(err.Error()))
 	}
 	defer resp.Body.Close()
 	if resp.ContentLength > l.src.MaxResponse {
-		return fmt.Errorf("read history: %s answered %d bytes, more than the %d allowed", shown, resp.ContentLength, l.src.MaxResponse)
+		return fmt.Errorf("%s answered %d bytes, more than the %d allowed", shown, resp.ContentLength, l.src.MaxResponse)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, l.src.MaxResponse+1))
 	l.stats.BytesRead += int64(len(body))
 	if err != nil {
 		var ne interface{ Timeout() bool }
 		if errors.As(err, &ne) && ne.Timeout() {
-			return fmt.Errorf("read history: %s did not answer within %s", shown, l.src.Timeout)
+			return fmt.Errorf("%s did not answer within %s", shown, l.src.Timeout)
 		}
-		return fmt.Errorf("read history from %s: %s", shown, safetext.Redact(err.Error()))
+		return fmt.Errorf("%s: %s", shown, safetext.Redact(err.Error()))
 	}
 	if int64(len(body)) > l.src.MaxResponse {
-		return fmt.Errorf("read history: %s answered more than the %d bytes allowed", shown, l.src.MaxResponse)
+		return fmt.Errorf("%s answered more than the %d bytes allowed", shown, l.src.MaxResponse)
 	}
 	var r apiResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return fmt.Errorf("read history: %s answered HTTP %d, not a Prometheus API response: %s", shown, resp.StatusCode, safetext.Quote(string(body)))
+		return fmt.Errorf("%s answered HTTP %d, not a Prometheus API response: %s", shown, resp.StatusCode, safetext.Quote(string(body)))
 	}
 	if r.Status != "success" {
-		return fmt.Errorf("read history: %s answered HTTP %d: %s: %s", shown, resp.StatusCode, safetext.Quote(r.ErrorType), safetext.Quote(r.Error))
+		return fmt.Errorf("%s answered HTTP %d: %s: %s", shown, resp.StatusCode, safetext.Quote(r.ErrorType), safetext.Quote(r.Error))
 	}
 	if err := json.Unmarshal(r.Data, out); err != nil {
-		return fmt.Errorf("read history: %s: the answer's data does not decode: %s", shown, safetext.Quote(err.Error()))
+		return fmt.Errorf("%s: the answer's data does not decode: %s", shown, safetext.Quote(err.Error()))
 	}
 	return nil
 }
 
 func formatTime(t time.Time) string {
 	return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64)
+}
+
+// Instant evaluates expr at t through the API's /api/v1/query, over the
+// same client, limits and error reporting as the history backtest reads:
+// one HTTP path for every reading of a Prometheus-compatible server.
+func (s Source) Instant(ctx context.Context, expr string, at time.Time) (prommodel.Vector, error) {
+	l := &loader{src: s.withDefaults()}
+	q := url.Values{}
+	q.Set("query", expr)
+	q.Set("time", formatTime(at))
+	var data struct {
+		ResultType string          `json:"resultType"`
+		Result     json.RawMessage `json:"result"`
+	}
+	if err := l.call(ctx, "/api/v1/query", q, &data); err != nil {
+		return nil, fmt.Errorf("query %s: %w", expr, err)
+	}
+	if data.ResultType != "vector" {
+		return nil, fmt.Errorf("query %s: the server answered a %s, not a vector", expr, safetext.Quote(data.ResultType))
+	}
+	var v prommodel.Vector
+	if err := json.Unmarshal(data.Result, &v); err != nil {
+		return nil, fmt.Errorf("query %s: the answer's result does not decode: %s", expr, safetext.Quote(err.Error()))
+	}
+	if len(v) > l.src.MaxSeries {
+		return nil, fmt.Errorf("query %s: the server answered more than %d series", expr, l.src.MaxSeries)
+	}
+	for _, smp := range v {
+		for k, val := range smp.Metric {
+			if err := query.CheckLabelSize(string(k), string(val)); err != nil {
+				return nil, fmt.Errorf("query %s: the server answered a series with %w", expr, err)
+			}
+		}
+	}
+	return v, nil
 }

@@ -143,3 +143,32 @@ func TestParseTimeReadsRFC3339NowAndDurationsBack(t *testing.T) {
 		t.Errorf("ParseTime(yesterday): %v, want an error saying what is valid", err)
 	}
 }
+
+func TestParsePeriodReadsMonthsAndQuartersInUTC(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, in, from, to, err string
+	}{
+		{"a month is its first day to the next month's", "2026-10", "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", ""},
+		{"february of a leap year has 29 days", "2024-02", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z", ""},
+		{"a quarter is three months", "2026-Q3", "2026-07-01T00:00:00Z", "2026-10-01T00:00:00Z", ""},
+		{"the running month ends now", "2026-11", "2026-11-01T00:00:00Z", "2026-11-28T12:00:00Z", ""},
+		{"a month not begun is refused", "2026-12", "", "", "2026-12 has not begun"},
+		{"a fifth quarter is not a period", "2026-Q5", "", "", `"2026-Q5" is not a period; valid: a month (2026-10) or a quarter (2026-Q4)`},
+		{"a day is not a period", "2026-10-03", "", "", "is not a period"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from, to, err := ParsePeriod(tt.in, now)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("got %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || from.Format(time.RFC3339) != tt.from || to.Format(time.RFC3339) != tt.to {
+				t.Fatalf("got %s to %s, %v; want %s to %s", from.Format(time.RFC3339), to.Format(time.RFC3339), err, tt.from, tt.to)
+			}
+		})
+	}
+}

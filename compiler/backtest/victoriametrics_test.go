@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/internal/promserver"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -29,7 +30,7 @@ func TestBacktestFindsTheKnownIncidentsInVictoriaMetrics(t *testing.T) {
 	if err := h.write(text, true); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := promserver.FreeAddr(t)
 	log, err := os.Create(filepath.Join(dir, "victoria-metrics.log"))
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ func periodBudgetSeries(w *words, slo model.SLO) panel {
 	name := slo.Calendar.Name()
 	return timeseriesPanel("Error budget remaining this "+name,
 		w.say(templates.PanelBudgetPeriod, sloData(slo, model.BudgetRemaining)),
-		[]target{query(model.Selector(model.BudgetRemaining, slo, 0), "budget remaining")},
+		[]target{query(model.BudgetQuery(slo), "budget remaining")},
 		seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"})
 }
 
@@ -23,7 +23,7 @@ func periodStats(w *words, slo model.SLO) []panel {
 	name := slo.Calendar.Name()
 	budget := statPanel("Budget left this "+name,
 		w.say(templates.PanelBudgetLeftPeriod, sloData(slo, model.BudgetRemaining)),
-		"percentunit", []target{query(model.Selector(model.BudgetRemaining, slo, 0), "budget left")},
+		"percentunit", []target{query(model.BudgetQuery(slo), "budget left")},
 		steps(colorRed, step{Value: num("0"), Color: colorGreen}))
 	left := statPanel("Days left this "+name,
 		w.say(templates.PanelDaysLeft, sloData(slo, rules.PeriodEnd)),

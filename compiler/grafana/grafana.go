@@ -276,6 +276,33 @@ func (w *words) say(name string, data templates.Panel) string {
 	return s
 }
 
+// maintenanceAnnotation shades the planned maintenance windows of the SLOs
+// the matcher selects: Grafana draws consecutive non-zero points of an
+// annotation query as one region.
+func maintenanceAnnotation(matcher string) annotation {
+	return annotation{
+		Name:        "Planned maintenance",
+		Datasource:  promDS(),
+		Enable:      true,
+		IconColor:   "blue",
+		Expr:        fmt.Sprintf("max by (%s) (%s{%s}) > 0", model.LabelSLO, model.MaintenanceActive, matcher),
+		Step:        "1m",
+		TitleFormat: "Planned maintenance",
+		TextFormat:  "{{slo}}: events left out of the SLI, the budget and the burn alerts",
+		TagKeys:     "slo",
+	}
+}
+
+// hasMaintenance says whether an SLO has planned maintenance windows.
+func hasMaintenance(slos []model.SLO) bool {
+	for _, s := range slos {
+		if len(s.Alerting.Maintenance) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // alertAnnotation marks when SLO alerts fire, on every time-series panel,
 // naming the group of a grouped SLO.
 func alertAnnotation(matcher string, groups []string) annotation {

@@ -205,7 +205,12 @@ func probeMetric(inf *model.Inference) string {
 // non-zero). On a dashboard with variables, a grouped SLO's series are
 // narrowed to the groups chosen.
 func recorded(name string, slo model.SLO, window time.Duration, narrow bool) string {
-	sel := model.Selector(name, slo, window)
+	return narrowed(model.Selector(name, slo, window), slo, narrow)
+}
+
+// narrowed is a selector of one SLO's series narrowed, when narrow, to the
+// groups the dashboard's variables choose.
+func narrowed(sel string, slo model.SLO, narrow bool) string {
 	if !narrow {
 		return sel
 	}

@@ -33,6 +33,9 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 	d.Templating.List = append(d.Templating.List, vars...)
 	serviceMatcher := fmt.Sprintf("%s=%q", model.LabelService, service)
 	d.Annotations.List = append(d.Annotations.List, alertAnnotation(serviceMatcher, groupLabels(slos)))
+	if hasMaintenance(slos) {
+		d.Annotations.List = append(d.Annotations.List, maintenanceAnnotation(serviceMatcher))
+	}
 
 	var g grid
 	about := mdText(generatedHeader(slos)) + "\n\n"
@@ -216,7 +219,7 @@ func labelVariable(label string, series []string) probedVariable {
 func budgetStat(w *words, slos []model.SLO, narrow bool) panel {
 	var ts []target
 	for _, s := range slos {
-		ts = append(ts, query(recorded(model.BudgetRemaining, s, 0, narrow), seriesLegend(s, s.Name)))
+		ts = append(ts, query(narrowed(model.BudgetQuery(s), s, narrow), seriesLegend(s, s.Name)))
 	}
 	return budgetStatOf(w, ts)
 }
@@ -355,7 +358,7 @@ func budgetSeries(w *words, slo model.SLO) panel {
 	}
 	return timeseriesPanel("Error budget remaining over "+dur(slo.Window),
 		w.say(templates.PanelBudgetHistory, sloData(slo, model.BudgetRemaining)),
-		[]target{query(recorded(model.BudgetRemaining, slo, 0, true), seriesLegend(slo, "budget remaining"))},
+		[]target{query(narrowed(model.BudgetQuery(slo), slo, true), seriesLegend(slo, "budget remaining"))},
 		seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"})
 }
 

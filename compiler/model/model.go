@@ -184,6 +184,9 @@ type Alerting struct {
 	Backlog *Backlog
 	// Shedding is the load-shedding signals, or nil.
 	Shedding *Shedding
+	// Maintenance are the planned windows left out of the SLI, the budget
+	// and every burn alert.
+	Maintenance []Maintenance
 }
 
 // SeverityLabel is the severity label's value for a tier.

@@ -51,6 +51,10 @@ const (
 	// slo>" and sli is goodput. Absent while either ratio is.
 	GoodputLower = "inferslo:goodput:lower"
 	GoodputUpper = "inferslo:goodput:upper"
+	// MaintenanceActive is 1 while a planned maintenance window of the SLO
+	// is open and 0 otherwise; the base rates leave out the events of every
+	// evaluation whose rate window it touched.
+	MaintenanceActive = "inferslo:maintenance:active"
 )
 
 // SLIGoodput is the role of goodput's lower bound as an SLI of its own.
@@ -110,6 +114,12 @@ func SelectorAt(name string, slo SLO, window string) string {
 	}
 	return name + "{" + LabelSLO + "=" + strconv.Quote(slo.Name) + "," + LabelWindow + "=" + strconv.Quote(window) + "}"
 }
+
+// BudgetQuery is PromQL for the error budget an SLO has left: one series
+// per group (and, for a calendar SLO, of the period so far), a ratio of the
+// budget that is negative when overspent. The dashboards' budget panels and
+// the budget command read it.
+func BudgetQuery(slo SLO) string { return Selector(BudgetRemaining, slo, 0) }
 
 // SLIName is the value of the sli label: the inference role, or "ratio" or
 // "threshold" for plain OpenSLO indicators.

@@ -43,11 +43,15 @@ type File struct {
 
 // Test is one promtool test group.
 type Test struct {
-	Name        string       `yaml:"name"`
-	Interval    string       `yaml:"interval"`
-	InputSeries []Series     `yaml:"input_series"`
-	Alerts      []AlertTest  `yaml:"alert_rule_test,omitempty"`
-	PromQLTests []PromQLTest `yaml:"promql_expr_test,omitempty"`
+	Name     string `yaml:"name"`
+	Interval string `yaml:"interval"`
+	// StartTimestamp, RFC 3339, moves a test of a service with
+	// maintenance windows to hours when every window is closed; promtool
+	// starts at the Unix epoch otherwise.
+	StartTimestamp string       `yaml:"start_timestamp,omitempty"`
+	InputSeries    []Series     `yaml:"input_series"`
+	Alerts         []AlertTest  `yaml:"alert_rule_test,omitempty"`
+	PromQLTests    []PromQLTest `yaml:"promql_expr_test,omitempty"`
 }
 
 // Series is one input series in promtool's expanding notation.
@@ -215,7 +219,38 @@ func ServiceTests(svc model.ServiceSLOs, groups []rulefmt.RuleGroup) (File, erro
 		return File{}, err
 	}
 	f.Tests = append(f.Tests, goodput...)
+	if start, ok := clearStart(slos); !ok {
+		return File{}, fmt.Errorf("service %s: its maintenance windows leave no %s closed within a week to test its alerts in", service, model.FormatDuration(testSpan))
+	} else if start != "" {
+		for i := range f.Tests {
+			f.Tests[i].StartTimestamp = start
+		}
+	}
 	return f, nil
+}
+
+// testSpan bounds how long a generated test runs, its rates' history
+// included.
+const testSpan = 6 * time.Hour
+
+// clearStart is the first quarter hour from the Unix epoch (where promtool
+// starts) at which the service's maintenance windows stay closed for
+// testSpan: a window open during a test would leave its burn out. "" when
+// the service has no windows.
+func clearStart(slos []model.SLO) (string, bool) {
+	var ms []model.Maintenance
+	for _, s := range slos {
+		ms = append(ms, s.Alerting.Maintenance...)
+	}
+	if len(ms) == 0 {
+		return "", true
+	}
+	for at := time.Unix(0, 0).UTC(); at.Before(time.Unix(0, 0).Add(7 * 24 * time.Hour)); at = at.Add(15 * time.Minute) {
+		if model.Closed(ms, at, at.Add(testSpan)) {
+			return at.Format(time.RFC3339), true
+		}
+	}
+	return "", false
 }
 
 func scrapeOf(slo model.SLO) time.Duration {

@@ -198,6 +198,7 @@ func Group(slo model.SLO, text *templates.Text) (rulefmt.RuleGroup, error) {
 		return rulefmt.RuleGroup{}, err
 	}
 	b := builder{slo: slo, base: slo.BaseWindow(), text: text}
+	b.maintenance()
 	if err := b.recordings(); err != nil {
 		return rulefmt.RuleGroup{}, err
 	}
@@ -330,7 +331,7 @@ func (b *builder) baseRates() error {
 	if err != nil {
 		return fmt.Errorf("total query: %w", err)
 	}
-	b.record(model.EventsRate, total, b.identity(b.base))
+	b.record(model.EventsRate, b.outsideMaintenance(total), b.identity(b.base))
 	events := b.sel(model.EventsRate, b.base)
 	switch {
 	case sli.Bad != nil:
@@ -339,7 +340,7 @@ func (b *builder) baseRates() error {
 			return fmt.Errorf("bad query: %w", err)
 		}
 		// A bad-event series that never appeared means no bad events yet.
-		b.record(model.BadEventsRate, fmt.Sprintf("%s or %s (0 * %s)", bad, b.on(), events), b.identity(b.base))
+		b.record(model.BadEventsRate, b.outsideMaintenance(fmt.Sprintf("%s or %s (0 * %s)", bad, b.on(), events)), b.identity(b.base))
 	case sli.Good != nil:
 		good, err := b.rate(sli.Good.Expr)
 		if err != nil {
@@ -349,7 +350,7 @@ func (b *builder) baseRates() error {
 		// below zero for a moment; no good series at all means no good
 		// events. group_left keeps the events' labels, so the `or` fallback
 		// matches and drops out instead of adding a second series.
-		b.record(model.BadEventsRate, fmt.Sprintf("clamp_min(%s - %s group_left () %s, 0) or %s", events, b.on(), good, events), b.identity(b.base))
+		b.record(model.BadEventsRate, b.outsideMaintenance(fmt.Sprintf("clamp_min(%s - %s group_left () %s, 0) or %s", events, b.on(), good, events)), b.identity(b.base))
 	default:
 		return fmt.Errorf("the SLI has neither good nor bad events")
 	}
@@ -368,7 +369,7 @@ func (b *builder) rawRecordings() error {
 		q = "1 - " + q
 	}
 	// Comparing drops NaN, which would otherwise stick in every window average.
-	b.record(model.ErrorRatio, fmt.Sprintf("(%s) >= 0", q), b.identity(b.base))
+	b.record(model.ErrorRatio, b.outsideMaintenanceRatio(fmt.Sprintf("(%s) >= 0", q)), b.identity(b.base))
 	b.averageWindows(model.ErrorRatio)
 	return nil
 }

@@ -78,15 +78,8 @@ func TestRealPrometheusPagesDuringABurnAndResolvesAfter(t *testing.T) {
 	exp.Set(0.005, 0.005)
 	addr := exp.Serve(t, 100)
 
-	config := fmt.Sprintf(`global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-rule_files: [e2e.rules.yaml]
-scrape_configs:
-  - job_name: vllm
-    static_configs: [{targets: [%q]}]
-`, addr)
-	base := promserver.Start(t, bin, dir, config)
+	base := (&promserver.Server{T: t, Bin: bin, Dir: dir, Global: "{scrape_interval: 1s, evaluation_interval: 1s}",
+		Config: fmt.Sprintf("rule_files: [e2e.rules.yaml]\nscrape_configs:\n  - job_name: vllm\n    static_configs: [{targets: [%q]}]\n", addr)}).Start()
 
 	start := time.Now()
 	states := map[string]string{}

@@ -65,25 +65,21 @@ func TestAFederatedViewShowsEachClusterAndPagesOnlyTheBurningOne(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "e2e.rules.yaml"), rules, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		clusters[c.name] = promserver.Start(t, bin, dir, fmt.Sprintf(`global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-  external_labels: {cluster: %s}
-rule_files: [e2e.rules.yaml]
-scrape_configs:
-  - job_name: vllm
-    static_configs: [{targets: [%q]}]
-`, c.name, engine))
+		clusters[c.name] = (&promserver.Server{T: t, Bin: bin, Dir: dir,
+			Global: fmt.Sprintf("{scrape_interval: 1s, evaluation_interval: 1s, external_labels: {cluster: %s}}", c.name),
+			Config: fmt.Sprintf("rule_files: [e2e.rules.yaml]\nscrape_configs:\n  - job_name: vllm\n    static_configs: [{targets: [%q]}]\n", engine)}).Start()
 	}
-	global := promserver.Start(t, bin, filepath.Join(root, "global"), fmt.Sprintf(`global:
-  scrape_interval: 1s
-scrape_configs:
+	globalDir := filepath.Join(root, "global")
+	if err := os.MkdirAll(globalDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	global := (&promserver.Server{T: t, Bin: bin, Dir: globalDir, Global: "{scrape_interval: 1s}", Config: fmt.Sprintf(`scrape_configs:
   - job_name: federate
     honor_labels: true
     metrics_path: /federate
     params: {'match[]': ['{__name__=~".+",job!="federate"}']}
     static_configs: [{targets: [%q, %q]}]
-`, strings.TrimPrefix(clusters["a"], "http://"), strings.TrimPrefix(clusters["b"], "http://")))
+`, strings.TrimPrefix(clusters["a"], "http://"), strings.TrimPrefix(clusters["b"], "http://"))}).Start()
 
 	pages := `ALERTS{alertname="` + model.AlertBurn + `",severity="page",alertstate="firing"}`
 	var firing []promserver.Sample

@@ -167,7 +167,8 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				s := &sloSim{slo: slo, rules: byName[irules.GroupName(slo)], opts: opts, cores: cores}
+				own := byName[irules.GroupName(slo)]
+				s := &sloSim{slo: slo, rules: withoutMaintenance(own), maintained: own, opts: opts, cores: cores}
 				results[i], errs[i] = s.all()
 				simulated[i] = s.simulated
 				if opts.Done != nil {
@@ -195,10 +196,14 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 // sloSim runs the scenarios of one SLO.
 type sloSim struct {
 	slo model.SLO
-	// rules is the SLO's group (more than one if files repeat its name).
-	rules     prom.RuleIndex
-	opts      Options
-	simulated time.Duration
+	// rules is the SLO's group (more than one if files repeat its name),
+	// its maintenance windows never open: every scenario but the
+	// maintenance one proves the alerts whatever the hour.
+	rules prom.RuleIndex
+	// maintained is the group as written, windows and all.
+	maintained prom.RuleIndex
+	opts       Options
+	simulated  time.Duration
 	// eval is the group's interval as loaded from the file.
 	eval time.Duration
 	// only, when set, restricts the next run to the recordings it selects
@@ -451,7 +456,7 @@ func (s *sloSim) unproven() (Check, bool) {
 // branch is a simulation of the same SLO for one scenario run beside the
 // others: it shares the trunk, not the fields a run sets.
 func (s *sloSim) branch() *sloSim {
-	return &sloSim{slo: s.slo, rules: s.rules, opts: s.opts, eval: s.eval, shared: s.shared}
+	return &sloSim{slo: s.slo, rules: s.rules, maintained: s.maintained, opts: s.opts, eval: s.eval, shared: s.shared}
 }
 
 // all runs the SLO's scenarios, each on a core of its own once the trunk

@@ -1,6 +1,6 @@
-// Package promserver runs a real Prometheus server for tests: on
-// 127.0.0.1, over a folder of its own, stopped when the test ends, its
-// log's last lines shown when the test failed.
+// Package promserver runs a real Prometheus binary for tests: over a TSDB
+// folder of its own (one a test may have backfilled), on a free port of
+// 127.0.0.1, stopped when the test ends; and reads its query API.
 package promserver
 
 import (
@@ -17,52 +17,26 @@ import (
 	"time"
 )
 
-// Start runs bin with config (a prometheus.yml, written into dir with the
-// TSDB beside it) and returns its base URL once it is ready. Rule files
-// named in config are relative to dir.
-func Start(t testing.TB, bin, dir, config string) string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := FreeAddr(t)
-	logFile, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logFile.Close()
-		if t.Failed() {
-			if log, err := os.ReadFile(logFile.Name()); err == nil {
-				t.Logf("prometheus log of %s (last lines):\n%s", dir, Tail(string(log), 8))
-			}
-		}
-	})
-	base := "http://" + addr
-	WaitFor(t, 60*time.Second, "prometheus ready", func() bool {
-		resp, err := http.Get(base + "/-/ready")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
-	return base
+// Server is one Prometheus process over Dir/data.
+type Server struct {
+	T   testing.TB
+	Bin string
+	// Dir holds the configuration, the log and the TSDB (Dir/data).
+	Dir string
+	// Global is the body of prometheus.yml's global section; empty is
+	// {scrape_interval: 1m}.
+	Global string
+	// Config is more of prometheus.yml (rule_files, say) after its global
+	// section.
+	Config string
+	// Flags are more command-line flags.
+	Flags []string
+	// Addr is host:port once started.
+	Addr string
+	cmd  *exec.Cmd
 }
 
-// FreeAddr is a free TCP address on 127.0.0.1.
+// FreeAddr is a port of 127.0.0.1 free a moment ago.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -71,6 +45,80 @@ func FreeAddr(t testing.TB) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// Start runs the server and waits until it is ready; it returns the base
+// URL. A server once stopped starts again on a new port.
+func (p *Server) Start() string {
+	t := p.T
+	t.Helper()
+	cfg := filepath.Join(p.Dir, "prometheus.yml")
+	global := p.Global
+	if global == "" {
+		global = "{scrape_interval: 1m}"
+	}
+	if err := os.WriteFile(cfg, []byte("global: "+global+"\n"+p.Config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.Addr = FreeAddr(t)
+	log, err := os.OpenFile(filepath.Join(p.Dir, "prometheus.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	args := append([]string{"--config.file=" + cfg, "--storage.tsdb.path=" + filepath.Join(p.Dir, "data"),
+		"--storage.tsdb.retention.time=10y", "--web.listen-address=" + p.Addr}, p.Flags...)
+	p.cmd = exec.Command(p.Bin, args...)
+	p.cmd.Dir = p.Dir
+	p.cmd.Stdout, p.cmd.Stderr = log, log
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	base := "http://" + p.Addr
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(base + "/-/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return base
+			}
+		}
+		if time.Now().After(deadline) {
+			p.Stop()
+			b, _ := os.ReadFile(log.Name())
+			t.Fatalf("prometheus not ready after 60s:\n%s", b)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// Stop interrupts the server and waits for it, killing it after 30s.
+func (p *Server) Stop() {
+	if p.cmd == nil {
+		return
+	}
+	p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		<-done
+	}
+	p.cmd = nil
+}
+
+// Run runs a tool (promtool) and fails the test with its output when it
+// fails.
+func Run(t testing.TB, name string, args ...string) {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out)
+	}
 }
 
 // Sample is one series of an instant query's answer.
@@ -122,18 +170,4 @@ func WaitFor(t testing.TB, limit time.Duration, what string, ok func() bool) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-}
-
-// Tail is the last n lines of s, each cut at 400 bytes.
-func Tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	for i, l := range lines {
-		if len(l) > 400 {
-			lines[i] = l[:400] + " ..."
-		}
-	}
-	return strings.Join(lines, "\n")
 }

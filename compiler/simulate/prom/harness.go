@@ -150,6 +150,20 @@ func (x RuleIndex) Groups() []rulefmt.RuleGroup {
 	return out
 }
 
+// Rewritten is a copy of the index with every rule passed through f.
+func (x RuleIndex) Rewritten(f func(rulefmt.Rule) rulefmt.Rule) RuleIndex {
+	out := make(RuleIndex, len(x))
+	for i, g := range x {
+		rs := make([]rulefmt.Rule, len(g.group.Rules))
+		for j, r := range g.group.Rules {
+			rs[j] = f(r)
+		}
+		g.group.Rules = rs
+		out[i] = g
+	}
+	return out
+}
+
 // ByName indexes the groups by name; the parts of a chained group
 // (model.ChainPart) index under the group's name.
 func (x RuleIndex) ByName() map[string]RuleIndex {

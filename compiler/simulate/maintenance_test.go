@@ -1,0 +1,118 @@
+package simulate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
+	"github.com/inferslo/inferslo/compiler/model"
+	irules "github.com/inferslo/inferslo/compiler/rules"
+)
+
+const maintenanceSpecs = `
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: nightly}
+spec:
+  engine: vllm
+  selector: {namespace: llm}
+  window: 28d
+  objectives: [{sli: errors, target: 99.9%}, {sli: ttft, threshold: 250ms, target: 99%}]
+  alerting:
+    maintenance:
+      - {schedule: "30 9 * * *", duration: 90m, timeZone: "+05:30"}
+---
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: weekly}
+spec:
+  engine: vllm
+  selector: {namespace: llm}
+  window: 28d
+  objectives: [{sli: errors, target: 99%}]
+  alerting:
+    maintenance:
+      - {schedule: "0 22 * * sat", duration: 4h, timeZone: Asia/Kolkata}
+---
+apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: upgrade}
+spec:
+  engine: vllm
+  tier: batch
+  selector: {namespace: llm}
+  objectives: [{sli: errors, target: 99.5%}]
+  alerting:
+    maintenance:
+      - {start: "2026-01-01T08:00:00+01:00", end: "2026-01-01T08:45:00+01:00"}
+`
+
+// TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne replays
+// the maintenance scenario of a nightly window (where the spec puts it), a
+// weekly one (replayed as a one-off window) and a one-off range of a batch
+// SLO. Inside the window every request fails for an hour (or the window)
+// and no burn alert fires, the budget left being the healthy traffic's;
+// the same failure outside pages (the batch SLO's ticket fires). Rules
+// compiled without the windows fail the same scenario.
+func TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne(t *testing.T) {
+	set := slotest.Parse(t, maintenanceSpecs)
+	files, err := irules.Build(set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Scenarios: []string{ScenarioMaintenance}}
+	res, err := RunFiles(set, files, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Error(); err != nil {
+		t.Fatalf("the maintenance scenario fails: %v", err)
+	}
+	type tally struct{ silent, budget, fired int }
+	got := map[string]*tally{}
+	for _, c := range res.Checks {
+		t.Logf("%s %s: %s -> %s", c.SLO, c.Subject, c.Expected, c.Observed)
+		if got[c.SLO] == nil {
+			got[c.SLO] = &tally{}
+		}
+		switch {
+		case c.Subject == model.BudgetRemaining && c.Pass:
+			got[c.SLO].budget++
+		case strings.HasPrefix(c.Expected, "silent: ") && c.Observed == "silent":
+			got[c.SLO].silent++
+		case strings.HasPrefix(c.Expected, "fires: ") && strings.HasPrefix(c.Observed, "fired after "):
+			got[c.SLO].fired++
+		}
+	}
+	for _, slo := range set.SLOs {
+		g := got[slo.Name]
+		if g == nil || g.silent == 0 || g.budget != 1 || g.fired != 1 {
+			t.Errorf("%s: %+v, want every burn alert silent inside, no budget spent, and an alert outside", slo.Name, g)
+		}
+	}
+
+	// The same scenario over rules that ignore the windows pages inside
+	// them and spends the budget.
+	var plain model.Set
+	for _, s := range set.SLOs {
+		s.Alerting.Maintenance = nil
+		plain.SLOs = append(plain.SLOs, s)
+	}
+	unmasked, err := irules.Build(plain, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = RunFiles(set, unmasked, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := map[string]bool{}
+	for _, c := range res.Checks {
+		if !c.Pass {
+			failed[c.SLO] = true
+		}
+	}
+	if len(failed) != len(set.SLOs) {
+		t.Errorf("rules without the windows failed the scenario for %v, want every SLO", failed)
+	}
+}
