@@ -42,8 +42,37 @@ type Autoscaler struct {
 	FallbackReplicas, FailureThreshold int
 	HoldOnFallback                     bool
 	ScaleUpWindow, ScaleDownWindow     time.Duration
-	Triggers                           []Trigger
+	// ScaleUp and ScaleDown are the HPA's rate policies; nil: the HPA's
+	// defaults (up: double or 4 more per 15s, the larger; down: all).
+	ScaleUp, ScaleDown *Policies
+	Triggers           []Trigger
 }
+
+// Policies are one direction's HPA scaling policies.
+type Policies struct {
+	// Select is Max (the default), Min or Disabled.
+	Select string
+	Rules  []Policy
+}
+
+// Policy is one HPA scaling policy: at most Value pods, or Value percent
+// of the replicas at the period's start, per Period.
+type Policy struct {
+	Percent bool
+	Value   int
+	Period  time.Duration
+}
+
+// DefaultScaleUp and DefaultScaleDown are the HPA's policies when a
+// behavior gives none.
+var (
+	DefaultScaleUp   = Policies{Rules: []Policy{{Percent: true, Value: 100, Period: 15 * time.Second}, {Value: 4, Period: 15 * time.Second}}}
+	DefaultScaleDown = Policies{Rules: []Policy{{Percent: true, Value: 100, Period: 15 * time.Second}}}
+)
+
+// DefaultScaleDownWindow is the HPA's scale-down stabilization when a
+// behavior gives none.
+const DefaultScaleDownWindow = 5 * time.Minute
 
 // Trigger is one Prometheus trigger.
 type Trigger struct {
@@ -69,7 +98,13 @@ func ParseScaledObject(data []byte) (Autoscaler, error) {
 			Advanced struct {
 				HorizontalPodAutoscalerConfig struct {
 					Behavior map[string]struct {
-						StabilizationWindowSeconds int `yaml:"stabilizationWindowSeconds"`
+						StabilizationWindowSeconds *int   `yaml:"stabilizationWindowSeconds"`
+						SelectPolicy               string `yaml:"selectPolicy"`
+						Policies                   []struct {
+							Type          string
+							Value         int
+							PeriodSeconds int `yaml:"periodSeconds"`
+						}
 					}
 				} `yaml:"horizontalPodAutoscalerConfig"`
 			}
@@ -93,8 +128,34 @@ func ParseScaledObject(data []byte) (Autoscaler, error) {
 		MinReplicas: o.Spec.MinReplicaCount, MaxReplicas: o.Spec.MaxReplicaCount,
 		FallbackReplicas: o.Spec.Fallback.Replicas, FailureThreshold: o.Spec.Fallback.FailureThreshold,
 		HoldOnFallback:  o.Spec.Fallback.Behavior == "currentReplicas",
-		ScaleUpWindow:   time.Duration(b["scaleUp"].StabilizationWindowSeconds) * time.Second,
-		ScaleDownWindow: time.Duration(b["scaleDown"].StabilizationWindowSeconds) * time.Second,
+		ScaleDownWindow: DefaultScaleDownWindow,
+	}
+	if w := b["scaleUp"].StabilizationWindowSeconds; w != nil {
+		a.ScaleUpWindow = time.Duration(*w) * time.Second
+	}
+	if w := b["scaleDown"].StabilizationWindowSeconds; w != nil {
+		a.ScaleDownWindow = time.Duration(*w) * time.Second
+	}
+	for dir, to := range map[string]**Policies{"scaleUp": &a.ScaleUp, "scaleDown": &a.ScaleDown} {
+		r := b[dir]
+		if len(r.Policies) == 0 && r.SelectPolicy == "" {
+			continue
+		}
+		p := &Policies{Select: r.SelectPolicy}
+		for _, x := range r.Policies {
+			if x.Type != "Pods" && x.Type != "Percent" || x.PeriodSeconds <= 0 {
+				return Autoscaler{}, fmt.Errorf("%s policy %s per %ds is not simulated", dir, x.Type, x.PeriodSeconds)
+			}
+			p.Rules = append(p.Rules, Policy{Percent: x.Type == "Percent", Value: x.Value, Period: time.Duration(x.PeriodSeconds) * time.Second})
+		}
+		if len(p.Rules) == 0 {
+			def := DefaultScaleUp
+			if dir == "scaleDown" {
+				def = DefaultScaleDown
+			}
+			p.Rules = def.Rules
+		}
+		*to = p
 	}
 	for _, t := range o.Spec.Triggers {
 		if t.Type != "prometheus" {
@@ -150,6 +211,9 @@ type FleetOptions struct {
 	// End of the simulation; the HPA starts acting after Warmup, which
 	// gives the alerts' windows a history.
 	End, Warmup time.Duration
+	// TriggersOnly evaluates only the recording rules the triggers read,
+	// and no alert: the steps report no paging or backlog warning.
+	TriggersOnly bool
 	// Scratch is the folder the replays keep their storage in, one
 	// folder each, removed as they end; "" is the system's temporary
 	// folder.
@@ -172,9 +236,10 @@ type FleetStep struct {
 	// queue-backlog warning fires.
 	PageTier []string
 	Backlog  []bool
-	// Per fleet: waiting requests per serving replica, and the objective's
-	// TTFT quantile (seconds) of the requests of the last scrape.
-	Queue, TTFT []float64
+	// Per fleet: waiting requests per serving replica, the objective's
+	// TTFT quantile (seconds) of the requests of the last scrape, and the
+	// requests of the scrape whose clients gave up waiting.
+	Queue, TTFT, Dropped []float64
 }
 
 // HPASync is the HPA's sync period, and the scrape interval.
@@ -216,6 +281,17 @@ func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 		return nil, err
 	}
 	defer h.Close()
+	if opts.TriggersOnly {
+		var qs []string
+		for _, f := range opts.Fleets {
+			for _, tr := range f.Autoscaler.Triggers {
+				qs = append(qs, tr.Query)
+			}
+		}
+		if err := h.RestrictToQueries(qs); err != nil {
+			return nil, err
+		}
+	}
 	sims := make([]*fleetSim, len(opts.Fleets))
 	for i, f := range opts.Fleets {
 		sims[i] = newFleetSim(f, opts.SLO)
@@ -282,6 +358,7 @@ func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 			step.Backlog = append(step.Backlog, prom.Firing(h, irules.AlertBacklog, als))
 			step.Queue = append(step.Queue, s.queueDepth)
 			step.TTFT = append(step.TTFT, s.quantile)
+			step.Dropped = append(step.Dropped, s.dropped)
 		}
 		steps = append(steps, step)
 	}
@@ -335,12 +412,17 @@ type fleetSim struct {
 	objective, quantile, queueDepth float64
 	lambda                          float64
 	share                           float64
+	// dropped are the requests of the last scrape whose clients gave up.
+	dropped float64
 	// replicas is the HPA's count; pending are the start times of
 	// replicas not serving yet.
 	replicas int
 	pending  []time.Duration
 	failures []int
 	history  []recommendation
+	// events are the scale changes (replicas: the change) the rate
+	// policies count over their periods.
+	events []recommendation
 	refs     map[string]storage.SeriesRef
 	// pods is how many pods' queue gauges were ever written: those of
 	// replicas that stopped are marked stale.
@@ -375,16 +457,18 @@ func (s *fleetSim) ready(t time.Duration) int {
 	return n
 }
 
-// scrape advances the engine by one scrape interval ending at t and
-// appends its series.
-func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
+// advance moves the engine on by one scrape interval ending at t and
+// returns the mean queue of steady queueing (without the backlog).
+func (s *fleetSim) advance(t time.Duration) float64 {
 	dt := HPASync.Seconds()
 	s.lambda = s.f.Load(t)
 	servers := float64(s.ready(t) * s.f.Slots)
 	mu := servers / s.f.ServiceTime.Seconds() // requests/s the fleet completes
 	// Backlog beyond what steady queueing holds: arrivals past capacity,
 	// up to what clients wait for (a minute) before they give up.
-	s.backlog = min(math.Max(0, s.backlog+(s.lambda-mu)*dt), mu*clientPatience.Seconds())
+	raw := math.Max(0, s.backlog+(s.lambda-mu)*dt)
+	s.backlog = min(raw, mu*clientPatience.Seconds())
+	s.dropped = raw - s.backlog
 	rho := math.Min(s.lambda/math.Max(mu, 1e-9), 0.999)
 	// Sakasegawa's approximation of the M/M/m queue: Lq ≈ ρ^√(2(m+1)) /
 	// (1 − ρ); a request waits with probability Lq·(mμ − λ)/λ, then an
@@ -415,6 +499,14 @@ func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
 	if s.lambda == 0 {
 		s.share = 0
 	}
+	return lq
+}
+
+// scrape advances the engine by one scrape interval ending at t and
+// appends its series.
+func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
+	lq := s.advance(t)
+
 	ls := s.f.Labels
 	if s.f.VanishAt > 0 && t >= s.f.VanishAt {
 		ls = map[string]string{}
@@ -476,12 +568,15 @@ func waitAtMost(x, p, theta float64) float64 {
 	return 1 - p*math.Exp(-theta*x)
 }
 
-// sync is one HPA sync: each trigger's proposal, the maximum, no scale-in
-// while a trigger fails, KEDA's fallback for failing AverageValue
-// triggers, then stabilization and the default scale-up rate limit.
+// sync is one HPA sync, as the HPA controller runs it with a behavior:
+// each trigger's proposal, the maximum, no scale-in while a trigger fails,
+// KEDA's fallback for failing AverageValue triggers, then the
+// stabilization windows over the recommendations and the rate policies
+// over the scale events of their periods.
 func (s *fleetSim) sync(t time.Duration, values []float64) {
 	a := s.f.Autoscaler
 	cur := s.replicas
+	ready := s.ready(t)
 	desired, failed, valid := 0, false, false
 	for j, tr := range a.Triggers {
 		v := values[j]
@@ -500,7 +595,7 @@ func (s *fleetSim) sync(t time.Duration, values []float64) {
 		}
 		s.failures[j] = 0
 		valid = true
-		desired = max(desired, Propose(tr, v, cur))
+		desired = max(desired, ProposeReady(tr, v, cur, ready))
 	}
 	switch {
 	case !valid:
@@ -510,41 +605,101 @@ func (s *fleetSim) sync(t time.Duration, values []float64) {
 		desired = cur
 	}
 	desired = min(max(desired, a.MinReplicas), a.MaxReplicas)
-	s.history = append(s.history, recommendation{t, desired})
-	next := desired
-	// Stabilization: up to the lowest recommendation of the scale-up
-	// window, down to the highest of the scale-down window.
+	// Stabilization: at least the lowest recommendation of the scale-up
+	// window, at most the highest of the scale-down window, each window
+	// holding the one made now.
+	up, down := desired, desired
 	for _, r := range s.history {
 		age := t - r.t
-		if desired > cur && age <= a.ScaleUpWindow {
-			next = min(next, r.replicas)
+		if age < a.ScaleUpWindow {
+			up = min(up, r.replicas)
 		}
-		if desired < cur && age <= a.ScaleDownWindow {
-			next = max(next, r.replicas)
+		if age < a.ScaleDownWindow {
+			down = max(down, r.replicas)
 		}
 	}
-	// Keep only what the longest window needs.
-	keep := max(a.ScaleUpWindow, a.ScaleDownWindow)
-	i := sort.Search(len(s.history), func(i int) bool { return t-s.history[i].t <= keep })
+	s.history = append(s.history, recommendation{t, desired})
+	next := min(max(cur, up), down)
+	keep := max(a.ScaleUpWindow, a.ScaleDownWindow, time.Hour)
+	i := sort.Search(len(s.history), func(i int) bool { return t-s.history[i].t < keep })
 	s.history = s.history[i:]
-	// The HPA's default scale-up policy: at most double, or 4 more, per sync.
-	next = min(next, max(2*cur, cur+4))
+	// The rate policies, over the scale events of each policy's period.
+	switch {
+	case next > cur:
+		next = min(next, max(cur, s.limit(t, cur, a.ScaleUp, DefaultScaleUp, 1)))
+	case next < cur:
+		next = max(next, min(cur, s.limit(t, cur, a.ScaleDown, DefaultScaleDown, -1)))
+	}
+	next = min(max(next, a.MinReplicas), a.MaxReplicas)
+	if next != cur {
+		s.events = append(s.events, recommendation{t, next - cur})
+	}
+	j := sort.Search(len(s.events), func(i int) bool { return t-s.events[i].t < time.Hour })
+	s.events = s.events[j:]
 	s.scaleTo(t, next)
 }
 
-// Propose is one trigger's replica count.
-func Propose(tr Trigger, v float64, cur int) int {
+// limit is the HPA's bound on the replica count for one direction (dir 1
+// up, -1 down): per policy, the replicas at the start of its period (the
+// count less the changes since) plus (or less) what it allows; the
+// largest change of them under Max, the smallest under Min.
+func (s *fleetSim) limit(t time.Duration, cur int, p *Policies, def Policies, dir int) int {
+	if p == nil {
+		p = &def
+	}
+	if p.Select == "Disabled" {
+		return cur
+	}
+	out, first := cur, true
+	for _, r := range p.Rules {
+		start := cur
+		for _, e := range s.events {
+			if t-e.t < r.Period {
+				start -= e.replicas
+			}
+		}
+		var proposed int
+		switch {
+		case dir > 0 && r.Percent:
+			proposed = int(math.Ceil(float64(start) * (1 + float64(r.Value)/100)))
+		case dir > 0:
+			proposed = start + r.Value
+		case r.Percent:
+			proposed = int(float64(start) * (1 - float64(r.Value)/100))
+		default:
+			proposed = start - r.Value
+		}
+		// Max picks the largest change: the highest bound up, the lowest down.
+		larger := proposed*dir > out*dir
+		if first || larger == (p.Select != "Min") {
+			out, first = proposed, false
+		}
+	}
+	return out
+}
+
+// Propose is one trigger's replica count when every replica serves.
+func Propose(tr Trigger, v float64, cur int) int { return ProposeReady(tr, v, cur, cur) }
+
+// ProposeReady is one trigger's replica count as the HPA computes it: an
+// AverageValue trigger's value divided by the target; a Value trigger's
+// ratio to its target times the replicas that serve (the HPA counts ready
+// pods for a plain metric); no change within the tolerance.
+func ProposeReady(tr Trigger, v float64, cur, ready int) int {
 	ratio := v / tr.Target
 	if tr.Average {
-		ratio = v / float64(cur) / tr.Target
+		ratio = v / float64(max(cur, 1)) / tr.Target
 	}
-	if math.Abs(ratio-1) <= hpaTolerance {
+	if cur > 0 && math.Abs(ratio-1) <= hpaTolerance {
 		return cur
 	}
 	if tr.Average {
 		return int(math.Ceil(v / tr.Target))
 	}
-	return int(math.Ceil(float64(cur) * ratio))
+	if cur == 0 {
+		return int(math.Ceil(ratio))
+	}
+	return int(math.Ceil(float64(ready) * ratio))
 }
 
 // scaleTo sets the replica count: added replicas start, removed ones stop
