@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/inferslo/inferslo/compiler/keda"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/model/capacity"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
@@ -56,13 +57,13 @@ func DiurnalDay() Trace {
 // every example stays cheap.
 const dayLength = 6 * time.Hour
 
-// Burst holds 0.3 of the peak, climbs to the peak in four minutes (the load
-// more than triples within five), holds it, falls back as fast and holds.
+// Burst holds a third of the peak, climbs to the peak in five minutes (the
+// load triples), holds it, falls back as fast and holds.
 func Burst() Trace {
 	const (
-		base  = 0.3
+		base  = 0.33
 		quiet = 20 * time.Minute
-		climb = 4 * time.Minute
+		climb = 5 * time.Minute
 		hold  = 25 * time.Minute
 	)
 	return Trace{
@@ -256,23 +257,27 @@ func (r Replayer) score(steps []FleetStep, load func(time.Duration) float64, min
 }
 
 // QueueOnly is KEDA's usual vLLM recipe for the SLO's fleet: one trigger on
-// the engine's summed waiting requests against a per-replica target (the
-// spec's queuePerReplica, else the plan's), the HPA's default behavior, no
-// fallback; false when the engine exports no queue gauge.
-func (r Replayer) QueueOnly() (Autoscaler, bool) {
-	a := r.Fleet.Autoscaler
-	for _, tr := range a.Triggers {
-		if tr.Average && len(tr.Name) >= 5 && tr.Name[:5] == "queue" {
-			target := r.SLO.Autoscaling.QueuePerReplica
-			if target.IsZero() {
-				target = r.Plan.QueuePerReplica
-			}
-			return Autoscaler{
-				Name: a.Name + "-queue-only", MinReplicas: a.MinReplicas, MaxReplicas: a.MaxReplicas,
-				ScaleDownWindow: DefaultScaleDownWindow,
-				Triggers:        []Trigger{{Name: "queue", Query: tr.Query, Average: true, Target: target.Float()}},
-			}, true
-		}
+// the engine's summed waiting requests against a per-replica target
+// (AverageValue: the spec's queuePerReplica, else the plan's), the HPA's
+// default behavior, no fallback; false when the engine exports no queue
+// gauge.
+func (r Replayer) QueueOnly() (Autoscaler, bool, error) {
+	a := r.SLO.Autoscaling
+	var g model.ScaleGroup
+	if len(a.Groups) > 0 {
+		g = a.Groups[0]
 	}
-	return Autoscaler{}, false
+	sel, err := keda.QueueSelector(r.SLO, g)
+	if err != nil || sel == "" {
+		return Autoscaler{}, false, err
+	}
+	target := a.QueuePerReplica
+	if target.IsZero() {
+		target = r.Plan.QueuePerReplica
+	}
+	return Autoscaler{
+		Name: r.Fleet.Autoscaler.Name + "-queue-only", MinReplicas: a.MinReplicas, MaxReplicas: a.MaxReplicas,
+		ScaleDownWindow: DefaultScaleDownWindow,
+		Triggers:        []Trigger{{Name: "queue", Query: "sum(" + sel + ")", Average: true, Target: target.Float()}},
+	}, true, nil
 }

@@ -62,7 +62,7 @@ func TestReplayExplore(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s %s: attainment %.5f, %.1f replica-hours, peak %d, needed %d, %d overshoots %v, flaps %d", r.SLO.Name, tr.Name, o.Attainment, o.ReplicaHours, o.Peak, r.Needed(), len(o.Overshoots), o.Overshoots[:min(3, len(o.Overshoots))], o.Flaps)
-			if q, ok := r.QueueOnly(); ok {
+			if q, ok, _ := r.QueueOnly(); ok {
 				o, err := r.Replay(q, tr)
 				if err != nil {
 					t.Fatal(err)
