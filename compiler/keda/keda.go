@@ -234,7 +234,7 @@ func scaledObjectOf(u unit) (scaledObject, error) {
 				// shrinking nor growing it: KEDA 2.17+ reads behavior, and
 				// currentReplicasIfHigher would take it to max(current,
 				// replicas) on every trigger from 2.18. Replicas is what
-				// a KEDA without behavior holds the queue trigger at.
+				// a KEDA without behavior holds the load trigger at.
 				Behavior: "currentReplicas",
 			},
 			Advanced: &advanced{HorizontalPodAutoscalerConfig: &hpaConfig{Behavior: &behavior{
