@@ -183,7 +183,7 @@ func (s *fleetSim) sync(t time.Duration, values []float64) {
 		}
 		s.failures[j] = 0
 		valid = true
-		desired = max(desired, ProposeReady(tr, v, cur, ready))
+		desired = max(desired, Propose(tr, v, cur, ready))
 	}
 	switch {
 	case !valid:
@@ -266,14 +266,11 @@ func (s *fleetSim) limit(t time.Duration, cur int, p *Policies, def Policies, di
 	return out
 }
 
-// Propose is one trigger's replica count when every replica serves.
-func Propose(tr Trigger, v float64, cur int) int { return ProposeReady(tr, v, cur, cur) }
-
-// ProposeReady is one trigger's replica count as the HPA computes it: an
+// Propose is one trigger's replica count as the HPA computes it: an
 // AverageValue trigger's value divided by the target; a Value trigger's
 // ratio to its target times the replicas that serve (the HPA counts ready
 // pods for a plain metric); no change within the tolerance.
-func ProposeReady(tr Trigger, v float64, cur, ready int) int {
+func Propose(tr Trigger, v float64, cur, ready int) int {
 	ratio := v / tr.Target
 	if tr.Average {
 		ratio = v / float64(max(cur, 1)) / tr.Target

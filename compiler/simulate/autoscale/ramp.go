@@ -189,8 +189,8 @@ func FirstAsks(steps []FleetStep, scaler Autoscaler, start time.Duration) []Ask 
 	for j, tr := range scaler.Triggers {
 		for i := 1; i < len(steps); i++ {
 			st, cur := steps[i], steps[i-1].Replicas[0]
-			if v := st.Values[0][j]; st.T > start && !math.IsNaN(v) && Propose(tr, v, cur) > cur {
-				out = append(out, Ask{Trigger: tr.Name, T: st.T, Replicas: Propose(tr, v, cur), Value: v, Step: i})
+			if v := st.Values[0][j]; st.T > start && !math.IsNaN(v) && Propose(tr, v, cur, st.Ready[0]) > cur {
+				out = append(out, Ask{Trigger: tr.Name, T: st.T, Replicas: Propose(tr, v, cur, st.Ready[0]), Value: v, Step: i})
 				break
 			}
 		}
