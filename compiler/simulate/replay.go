@@ -24,6 +24,22 @@ type Autoscaling struct {
 	NeededReplicas int       `json:"neededReplicas"`
 	SmallestStatic int       `json:"smallestStatic"`
 	Baselines      Baselines `json:"baselines"`
+	// Phases are the replay at the middle of each phase of the trace.
+	Phases []Phase `json:"phases"`
+}
+
+// Phase is the fleet at the middle of a phase of a trace: the load
+// (requests/s), the replicas set and serving, the waiting requests per
+// serving replica, and the replicas the triggers ask for there (the
+// largest ask, within min and max, before the HPA's stabilization and
+// rate policies).
+type Phase struct {
+	Phase    string  `json:"phase"`
+	Load     float64 `json:"load"`
+	Replicas int     `json:"replicas"`
+	Ready    int     `json:"ready"`
+	Queue    float64 `json:"queue"`
+	Desired  int     `json:"desired"`
 }
 
 // Baselines are the same fleet under KEDA's usual queue-depth-only
@@ -81,6 +97,10 @@ func (s *sloSim) traceReplay() ([]Check, error) {
 				return nil, &ruleError{err: err}
 			}
 			a.Baselines.QueueOnly = &Score{round6(qo.Attainment), round2(qo.ReplicaHours)}
+		}
+		for _, p := range o.AtPhases(tr) {
+			st := p.Step
+			a.Phases = append(a.Phases, Phase{Phase: p.Phase, Load: round2(st.Load[0]), Replicas: st.Replicas[0], Ready: st.Ready[0], Queue: round6(st.Queue[0]), Desired: st.Desired[0]})
 		}
 		s.replays = append(s.replays, a)
 		s.simulated += tr.End

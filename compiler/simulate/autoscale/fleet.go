@@ -94,6 +94,10 @@ type FleetStep struct {
 	// queue-backlog warning fires.
 	PageTier []string
 	Backlog  []bool
+	// Per fleet: the replicas the triggers ask for at this sync, the
+	// largest of their asks within min and max, before stabilization and
+	// rate policies (the current count before the HPA acts).
+	Desired []int
 	// Per fleet: waiting requests per serving replica, the objective's
 	// TTFT quantile (seconds) of the requests of the last scrape, and the
 	// requests of the scrape whose clients gave up waiting.
@@ -194,9 +198,11 @@ func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 					return nil, fmt.Errorf("trigger %s returned %d series; KEDA fails on more than one", tr.Name, len(vec))
 				}
 			}
+			desired := s.replicas
 			if t >= opts.Warmup {
-				s.sync(t, values)
+				desired = s.sync(t, values)
 			}
+			step.Desired = append(step.Desired, desired)
 			step.Replicas = append(step.Replicas, s.replicas)
 			step.Ready = append(step.Ready, s.ready(t))
 			step.Load = append(step.Load, s.lambda)

@@ -161,11 +161,11 @@ func ParseScaledObject(data []byte) (Autoscaler, error) {
 // KEDA's fallback for failing AverageValue triggers, then the
 // stabilization windows over the recommendations and the rate policies
 // over the scale events of their periods.
-func (s *fleetSim) sync(t time.Duration, values []float64) {
+func (s *fleetSim) sync(t time.Duration, values []float64) (desired int) {
 	a := s.f.Autoscaler
 	cur := s.replicas
 	ready := s.ready(t)
-	desired, failed, valid := 0, false, false
+	failed, valid := false, false
 	for j, tr := range a.Triggers {
 		v := values[j]
 		if math.IsNaN(v) {
@@ -225,6 +225,7 @@ func (s *fleetSim) sync(t time.Duration, values []float64) {
 	j := sort.Search(len(s.events), func(i int) bool { return t-s.events[i].t < time.Hour })
 	s.events = s.events[j:]
 	s.scaleTo(t, next)
+	return desired
 }
 
 // limit is the HPA's bound on the replica count for one direction (dir 1

@@ -115,6 +115,32 @@ type Outcome struct {
 	Steps []FleetStep
 }
 
+// PhaseStep is the replay at the middle of a trace's phase.
+type PhaseStep struct {
+	Phase string
+	Step  FleetStep
+}
+
+// AtPhases are the steps of an outcome at the middle of each of the
+// trace's phases.
+func (o Outcome) AtPhases(tr Trace) []PhaseStep {
+	var out []PhaseStep
+	for i, p := range tr.Phases {
+		end := tr.End
+		if i+1 < len(tr.Phases) {
+			end = tr.Phases[i+1].Start
+		}
+		mid := replayWarmup + (p.Start+end)/2
+		for _, st := range o.Steps {
+			if st.T >= mid {
+				out = append(out, PhaseStep{p.Name, st})
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Overshoot is one scale-up past what the load needs.
 type Overshoot struct {
 	T              time.Duration
