@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -267,14 +265,7 @@ func setUp(t *testing.T, o output, e *engines) []fleet {
 // rule files, and waits until every trigger's query has a sample.
 func serve(t *testing.T, e *engines, o output, fleets []fleet) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: e}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	server := startPrometheus(t, ln.Addr().String(), o.rules)
+	server := startEngines(t, e, o.rules)
 	ctx := context.Background()
 	for _, fl := range fleets {
 		for _, tr := range fl.so.Spec.Triggers {
