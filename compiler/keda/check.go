@@ -215,6 +215,10 @@ func single(expr parser.Expr) bool {
 				}
 			}
 			return true
+		case "deriv":
+			// deriv of a subquery of one series is one series.
+			sq, ok := query.Unparen(e.Args[0]).(*parser.SubqueryExpr)
+			return ok && single(sq.Expr)
 		}
 	}
 	return false

@@ -30,9 +30,13 @@ func Path(service string) string { return "keda/" + service + ".yaml" }
 // switch KEDA to the fallback replica count.
 const FallbackFailureThreshold = 3
 
-// minRateWindow is the range of the TTFT trigger's rate(): short enough to
-// act before the SLO's own 5m burn rate moves.
-const minRateWindow = 5 * time.Minute
+// MaxStep bounds what the TTFT and queue triggers read against their
+// targets: they tell that the fleet is too small, not by how much, so one
+// sync asks for at most half as many replicas again as serve. The HPA
+// multiplies a Value metric's ratio by the ready pods, so the ask holds
+// still while the replicas it asked for start, instead of compounding on
+// every sync until they serve.
+const MaxStep = 1.5
 
 // knownKinds are the scale-target kinds whose API group inferslo knows; KEDA
 // would assume apps/v1 for any other kind, which is wrong outside apps.
@@ -230,7 +234,7 @@ func scaledObjectOf(u unit) (scaledObject, error) {
 				// shrinking nor growing it: KEDA 2.17+ reads behavior, and
 				// currentReplicasIfHigher would take it to max(current,
 				// replicas) on every trigger from 2.18. Replicas is what
-				// a KEDA without behavior holds the queue trigger at.
+				// a KEDA without behavior holds the load trigger at.
 				Behavior: "currentReplicas",
 			},
 			Advanced: &advanced{HorizontalPodAutoscalerConfig: &hpaConfig{Behavior: &behavior{
@@ -315,7 +319,7 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, error) {
 			return nil, fmt.Errorf("slo %s: the TTFT trigger needs the histogram and threshold", slo.Name)
 		}
 		allowed := slo.ErrorBudget().Mul(headroom)
-		share, ok := slowShare(slo, u.group, gate(slo, allowed, rateWindow(slo)))
+		share, ok := slowShare(slo, u.group, gate(slo, allowed, triggerWindow(slo)))
 		if !ok {
 			// The spec refuses a threshold between buckets.
 			return nil, fmt.Errorf("slo %s: the threshold %ss is not a bucket of %s", slo.Name, inf.Threshold, inf.Histogram)
@@ -327,7 +331,7 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, error) {
 		// the threshold's bucket boundary, so the value holds still while
 		// the SLO holds and moves only as requests cross the threshold,
 		// which is what queueing (and so replicas) changes.
-		query := fmt.Sprintf("%s / %s", share, allowed)
+		query := fmt.Sprintf("clamp_max(%s / %s, %s)", share, allowed, strconv.FormatFloat(MaxStep, 'f', -1, 64))
 		out = append(out, base("ttft-"+slo.Name, query, "Value", model.NewDecimal(1, 1), model.NewDecimal(0, 1)))
 	}
 
@@ -337,7 +341,7 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, error) {
 		if inf == nil || inf.Signals.QueueDepth == "" {
 			continue
 		}
-		sel, err := query.Scoped(inf.Signals.QueueDepth, joinMatchers(inf.Selector, groupMatchers(u.group)))
+		sel, err := QueueSelector(slo, u.group)
 		if err != nil {
 			return nil, fmt.Errorf("slo %s: queue-depth gauge: %w", slo.Name, err)
 		}
@@ -356,13 +360,17 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, error) {
 		if target.Cmp(model.NewDecimal(0, 1)) < 0 {
 			return nil, fmt.Errorf("queuePerReplica %s is negative", target)
 		}
-		// AverageValue: the HPA divides the summed queue by the replica
-		// count, so the target is per replica.
+		// Value over the serving replicas' mean, bounded to MaxStep times
+		// the target: the summed queue over a target (AverageValue) asks
+		// for a replica per target's worth of waiting requests, and a
+		// backlog of hundreds, which a few more replicas drain in seconds,
+		// would ask for hundreds.
 		name := "queue"
 		if len(seenQueue) > 1 {
 			name = "queue-" + slo.Name
 		}
-		out = append(out, base(name, fmt.Sprintf("sum(%s)", sel), "AverageValue", target, model.NewDecimal(0, 1)))
+		step := target.Mul(model.DecimalFromFloat(MaxStep))
+		out = append(out, base(name, fmt.Sprintf("clamp_max(avg(%s), %s)", sel, step), "Value", target, model.NewDecimal(0, 1)))
 	}
 
 	if planned {
@@ -417,12 +425,17 @@ func loadTrigger(u unit, plan capacity.Result, base func(name, query, metricType
 			continue
 		}
 		ms := joinMatchers(inf.Selector, groupMatchers(u.group))
-		w := model.FormatDuration(loadWindow(slo))
+		w := model.FormatDuration(triggerWindow(slo))
 		// The +Inf bucket counts every request, as the TTFT trigger reads it.
 		q := fmt.Sprintf("sum(rate(%s[%s]))", selector(inf.Histogram+"_bucket", joinMatchers(ms, `le="+Inf"`)), w)
 		if inf.Native {
 			q = fmt.Sprintf("histogram_count(sum(rate(%s[%s])))", selector(inf.Histogram, ms), w)
 		}
+		// A climbing load adds its climb over the next window: the rate
+		// lags the load by half its window, and replicas asked for now
+		// serve a minute or more later. A falling load adds nothing (the
+		// scale-down stabilization holds the fleet anyway).
+		q = fmt.Sprintf("%[1]s + clamp_min(deriv((%[1]s)[%[2]s:%[3]s]) * %[4]d, 0)", q, w, model.FormatDuration(scrapeOf(slo)), int(triggerWindow(slo).Seconds()))
 		perReplica := plan.Ceiling.Float() * u.a.Headroom.Float() * float64(plan.Servers) / plan.ServiceTime.Float()
 		if perReplica <= 0 || math.IsInf(perReplica, 0) || math.IsNaN(perReplica) {
 			return trigger{}, false, nil
@@ -436,14 +449,20 @@ func loadTrigger(u unit, plan capacity.Result, base func(name, query, metricType
 	return trigger{}, false, nil
 }
 
-// loadWindow is the load trigger's rate window: four scrapes, at least two
-// minutes, so it follows a climbing load closely.
-func loadWindow(slo model.SLO) time.Duration {
-	scrape := slo.ScrapeInterval
-	if scrape <= 0 {
-		scrape = 30 * time.Second
+// triggerWindow is the TTFT and load triggers' rate window: four scrapes,
+// at least two minutes, so the load trigger follows a climbing load closely
+// and the TTFT trigger stops reading a slow start soon after the replicas
+// it asked for serve (a longer window keeps asking for minutes after).
+func triggerWindow(slo model.SLO) time.Duration {
+	return max(4*scrapeOf(slo), 2*time.Minute)
+}
+
+// scrapeOf is the SLO's scrape interval, 30s when unknown.
+func scrapeOf(slo model.SLO) time.Duration {
+	if slo.ScrapeInterval <= 0 {
+		return 30 * time.Second
 	}
-	return max(4*scrape, 2*time.Minute)
+	return slo.ScrapeInterval
 }
 
 // slowShare is the query of the share of requests slower than the SLO's
@@ -454,7 +473,7 @@ func loadWindow(slo model.SLO) time.Duration {
 // threshold is not a bucket, so no exact count exists.
 func slowShare(slo model.SLO, group model.ScaleGroup, gate model.Decimal) (string, bool) {
 	inf := slo.Inference
-	w := model.FormatDuration(rateWindow(slo))
+	w := model.FormatDuration(triggerWindow(slo))
 	ms := joinMatchers(inf.Selector, groupMatchers(group))
 	if inf.Native {
 		// Native histograms count exactly at a schema boundary (spec
@@ -509,6 +528,16 @@ func ceil2(x float64) model.Decimal {
 	return d
 }
 
+// QueueSelector is the engine's queue-depth gauge of an SLO's series (of
+// one group of a grouped SLO); "" when the engine exports none.
+func QueueSelector(slo model.SLO, g model.ScaleGroup) (string, error) {
+	inf := slo.Inference
+	if inf == nil || inf.Signals.QueueDepth == "" {
+		return "", nil
+	}
+	return query.Scoped(inf.Signals.QueueDepth, joinMatchers(inf.Selector, groupMatchers(g)))
+}
+
 // groupMatchers selects one group's series.
 func groupMatchers(g model.ScaleGroup) string {
 	parts := make([]string, len(g))
@@ -534,14 +563,6 @@ func withMatchers(sel, ms string) string {
 		return sel
 	}
 	return strings.TrimSuffix(sel, "}") + "," + ms + "}"
-}
-
-// rateWindow is five minutes, or four scrapes when scrapes are sparser.
-func rateWindow(slo model.SLO) time.Duration {
-	if w := 4 * slo.ScrapeInterval; w > minRateWindow {
-		return w
-	}
-	return minRateWindow
 }
 
 func selector(name, matchers string) string {

@@ -236,18 +236,20 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 	want := []struct {
 		name, metricType, query, threshold, activation string
 	}{
-		// The share of requests over the 250ms bucket, over at least
-		// 1 / (300s × 0.008) requests per second, over 80% of the 1%
-		// budget, against 1.
+		// The share of requests over the 250ms bucket over two minutes,
+		// over at least 1 / (120s × 0.008) requests per second, over 80%
+		// of the 1% budget, against 1, read at most 1.5: one sync asks for
+		// at most half as many replicas again as serve.
 		{"ttft-chat-ttft", "Value",
-			`((sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[5m])) - sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="0.25"}[5m]))) / clamp_min(sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[5m])), 0.42)) / 0.008`,
+			`clamp_max(((sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[2m])) - sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="0.25"}[2m]))) / clamp_min(sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[2m])), 1.1)) / 0.008, 1.5)`,
 			"1", "0"},
-		// The plan implies 0.7 waiting requests per replica, raised to the floor of 1.
-		{"queue", "AverageValue", `sum(vllm:num_requests_waiting{model_name="llama-3-70b"})`, "1", "0"},
-		// Requests per second per replica against what one serves at the
-		// plan's ceiling (55.7% of one slot of 40ms: 13.9/s) less the 20%
-		// headroom: 11.14.
-		{"load", "AverageValue", `sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[2m]))`, "11.14", "0"},
+		// The plan implies 0.7 waiting requests per replica, raised to the
+		// floor of 1: the serving replicas' mean against it, read at most 1.5.
+		{"queue", "Value", `clamp_max(avg(vllm:num_requests_waiting{model_name="llama-3-70b"}), 1.5)`, "1", "0"},
+		// Requests per second per replica, plus the climb of the next two
+		// minutes, against what one serves at the plan's ceiling (55.7% of
+		// one slot of 40ms: 13.9/s) less the 20% headroom: 11.14.
+		{"load", "AverageValue", `sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[2m])) + clamp_min(deriv((sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[2m])))[2m:15s]) * 120, 0)`, "11.14", "0"},
 		// Gated at 1 / (300s × 0.01) events per second, at most doubling.
 		{"burn-chat-ttft", "Value", `clamp_max(sum(inferslo:sli_bad_events:rate{slo="chat-ttft",window="5m"}) / clamp_min(sum(inferslo:sli_events:rate{slo="chat-ttft",window="5m"}), 0.34) / 0.01, 2)`, "1", "1"},
 	}
@@ -563,8 +565,8 @@ func TestBuildHonoursOverrides(t *testing.T) {
 		thresholds[tr.Name] = tr.Metadata["threshold"]
 		queries[tr.Name], _ = tr.Metadata["query"].(string)
 	}
-	if !strings.HasSuffix(queries["ttft-chat-ttft"], ", 0.38)) / 0.009") || thresholds["queue"] != "2.5" {
-		t.Errorf("thresholds = %v, ttft query %s; want ttft over 0.01×0.9 = 0.009 gated at 0.38 requests/s, and queue 2.5", thresholds, queries["ttft-chat-ttft"])
+	if !strings.HasSuffix(queries["ttft-chat-ttft"], ", 0.93)) / 0.009, 1.5)") || thresholds["queue"] != "2.5" || !strings.HasSuffix(queries["queue"], ", 3.75)") {
+		t.Errorf("thresholds = %v, ttft query %s, queue query %s; want ttft over 0.01×0.9 = 0.009 gated at 0.93 requests/s, and queue 2.5 read at most 3.75", thresholds, queries["ttft-chat-ttft"], queries["queue"])
 	}
 }
 
@@ -688,8 +690,8 @@ func TestTheTTFTTriggerOfANativeHistogramReadsItsOneSeries(t *testing.T) {
 		slos[i].Inference.Native = true
 	}
 	data := build(t, set(slos...))
-	const h = `sum(rate(vllm:time_to_first_token_seconds{model_name="llama-3-70b"}[5m]))`
-	want := `((histogram_count(` + h + `) * histogram_fraction(0.25, +Inf, ` + h + `) / clamp_min(histogram_count(` + h + `), 0.42) >= 0) or on () (0 * histogram_count(` + h + `))) / 0.008`
+	const h = `sum(rate(vllm:time_to_first_token_seconds{model_name="llama-3-70b"}[2m]))`
+	want := `clamp_max(((histogram_count(` + h + `) * histogram_fraction(0.25, +Inf, ` + h + `) / clamp_min(histogram_count(` + h + `), 1.1) >= 0) or on () (0 * histogram_count(` + h + `))) / 0.008, 1.5)`
 	for _, tr := range decode(t, data).Spec.Triggers {
 		if tr.Name == "ttft-chat-ttft" {
 			if q := tr.Metadata["query"]; q != want {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,7 +95,7 @@ func TestTriggerQueriesReturnOneSampleOnSimulatedVLLM(t *testing.T) {
 	query := ruleEngine(t, vllmSeries, ruleFile, end)
 
 	data := build(t, s)
-	values := map[string]float64{}
+	values, inner := map[string]float64{}, map[string]float64{}
 	for _, tr := range decode(t, data).Spec.Triggers {
 		q, _ := tr.Metadata["query"].(string)
 		vec := query(q)
@@ -103,14 +104,21 @@ func TestTriggerQueriesReturnOneSampleOnSimulatedVLLM(t *testing.T) {
 			continue
 		}
 		values[tr.Name] = vec[0]
+		// What a bounded trigger reads before its bound.
+		if i := strings.LastIndex(q, ", "); strings.HasPrefix(q, "clamp_max(") && i > 0 {
+			if vec := query(q[len("clamp_max("):i]); len(vec) == 1 {
+				inner[tr.Name] = vec[0]
+			}
+		}
 	}
-	// Spot-check the values: the queue sums both pods of this model only,
-	// and 5% of this model's requests are over the 250ms bucket.
-	if values["queue"] != 4 {
-		t.Errorf("queue = %v, want 3 + 1 = 4", values["queue"])
+	// Spot-check the values: the queue averages both pods of this model
+	// only, and 5% of this model's requests are over the 250ms bucket;
+	// both read at most 1.5 times their targets.
+	if values["queue"] != 1.5 || inner["queue"] != 2 {
+		t.Errorf("queue = %v (%v unbounded), want (3 + 1) / 2 = 2 over 1 read as 1.5", values["queue"], inner["queue"])
 	}
-	if share := values["ttft-chat-ttft"]; math.Abs(share-0.05/0.008) > 1e-9 {
-		t.Errorf("ttft slow share = %v, want 5 of 100 over the 0.008 allowed", share)
+	if share := inner["ttft-chat-ttft"]; math.Abs(share-0.05/0.008) > 1e-9 || values["ttft-chat-ttft"] != 1.5 {
+		t.Errorf("ttft slow share = %v (%v unbounded), want 5 of 100 over the 0.008 allowed read as 1.5", values["ttft-chat-ttft"], share)
 	}
 	// 1% errors against a 0.1% budget burns at 10x, 5% slow against a 1%
 	// budget at 5x: both capped at doubling the fleet per sync.

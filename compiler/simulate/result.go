@@ -79,6 +79,8 @@ func dur(d time.Duration) string {
 // Result is every check of a simulation run, in SLO then scenario order.
 type Result struct {
 	Checks []Check `json:"checks"`
+	// Autoscaling are the trace replays of the autoscaled SLOs.
+	Autoscaling []Autoscaling `json:"autoscaling"`
 	// Simulated is the simulated time replayed, summed over SLOs (history
 	// scenarios share is counted once), Elapsed the wall time the run took.
 	Simulated time.Duration `json:"-"`
@@ -116,12 +118,17 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	if checks == nil {
 		checks = []Check{}
 	}
+	replays := r.Autoscaling
+	if replays == nil {
+		replays = []Autoscaling{}
+	}
 	return json.Marshal(struct {
-		Pass      bool    `json:"pass"`
-		Unproven  int     `json:"not_proven"`
-		Checks    []Check `json:"checks"`
-		Simulated string  `json:"simulated"`
-	}{r.OK(), len(r.Unproven()), checks, model.FormatDuration(r.Simulated.Round(time.Minute))})
+		Pass        bool          `json:"pass"`
+		Unproven    int           `json:"not_proven"`
+		Checks      []Check       `json:"checks"`
+		Autoscaling []Autoscaling `json:"autoscaling"`
+		Simulated   string        `json:"simulated"`
+	}{r.OK(), len(r.Unproven()), checks, replays, model.FormatDuration(r.Simulated.Round(time.Minute))})
 }
 
 // WriteTable renders the checks as an aligned table, then one line per

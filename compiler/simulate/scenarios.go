@@ -30,6 +30,7 @@ func (s *sloSim) scenarios() []scenario {
 		{ScenarioZeroTraffic, (*sloSim).zeroTraffic}, {ScenarioReset, (*sloSim).counterReset}, {ScenarioDayNight, (*sloSim).dayNight},
 		{ScenarioGroupBurn, (*sloSim).groupBurn}, {ScenarioOutage, (*sloSim).outage}, {ScenarioRamp, (*sloSim).ramp},
 		{ScenarioMaintenance, (*sloSim).maintenance},
+		{ScenarioReplay, (*sloSim).traceReplay},
 	} {
 		if len(s.opts.Scenarios) == 0 || slices.Contains(s.opts.Scenarios, sc.name) {
 			out = append(out, sc)

@@ -145,6 +145,7 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 	}
 	results := make([][]Check, len(set.SLOs))
 	simulated := make([]time.Duration, len(set.SLOs))
+	replays := make([][]Autoscaling, len(set.SLOs))
 	errs := make([]error, len(set.SLOs))
 	// SLOs in flight hold their trunk's copies: as many as there are cores
 	// keep memory bounded; their scenarios share the cores.
@@ -171,6 +172,7 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 				s := &sloSim{slo: slo, rules: withoutMaintenance(own), maintained: own, opts: opts, cores: cores}
 				results[i], errs[i] = s.all()
 				simulated[i] = s.simulated
+				replays[i] = s.replays
 				if opts.Done != nil {
 					opts.Done()
 				}
@@ -187,6 +189,7 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 			return Result{}, fmt.Errorf("slo %s: %w", set.SLOs[i].Name, errs[i])
 		}
 		res.Checks = append(res.Checks, results[i]...)
+		res.Autoscaling = append(res.Autoscaling, replays[i]...)
 		res.Simulated += simulated[i]
 	}
 	res.Elapsed = time.Since(start)
@@ -219,6 +222,8 @@ type sloSim struct {
 	// cores, when set, holds a token per replay running, shared by all
 	// SLOs of a run.
 	cores chan struct{}
+	// replays are the trace replays' figures.
+	replays []Autoscaling
 }
 
 func (s *sloSim) scrape() time.Duration {
@@ -472,6 +477,7 @@ func (s *sloSim) all() ([]Check, error) {
 		checks    []Check
 		err       error
 		simulated time.Duration
+		replays   []Autoscaling
 	}
 	outcomes := make([]outcome, len(scs))
 	var wg sync.WaitGroup
@@ -484,6 +490,7 @@ func (s *sloSim) all() ([]Check, error) {
 			b := s.branch()
 			outcomes[i].checks, outcomes[i].err = scs[i].run(b)
 			outcomes[i].simulated = b.simulated
+			outcomes[i].replays = b.replays
 		}()
 	}
 	trunked := false
@@ -521,6 +528,7 @@ func (s *sloSim) all() ([]Check, error) {
 			return nil, fmt.Errorf("scenario %s: %w", sc.name, o.err)
 		}
 		out = append(out, o.checks...)
+		s.replays = append(s.replays, o.replays...)
 	}
 	return out, nil
 }

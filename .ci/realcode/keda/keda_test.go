@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -188,7 +186,8 @@ func clamp(so kedav1alpha1.ScaledObject, n int) int {
 }
 
 // fleet is one ScaledObject with what the test knows of it: the replicas
-// it runs now and, for its queue trigger, the depth that holds them.
+// it runs now and, for its queue trigger (the one reading gauges), the
+// depth that holds them.
 type fleet struct {
 	so      kedav1alpha1.ScaledObject
 	current int
@@ -232,7 +231,7 @@ func setUp(t *testing.T, o output, e *engines) []fleet {
 			for _, s := range series {
 				gauges = gauges && kind(s.name) == "gauge"
 			}
-			if tr.MetricType == v2.AverageValueMetricType && gauges {
+			if gauges {
 				if len(series) != 1 {
 					t.Fatalf("%s: queue trigger %s reads %d series", so.Name, tr.Name, len(series))
 				}
@@ -252,7 +251,12 @@ func setUp(t *testing.T, o output, e *engines) []fleet {
 			t.Fatalf("%s: threshold: %v", fl.so.Name, err)
 		}
 		series, _ := e.read(tr.Metadata["query"])
-		series[0].gauge = float64(fl.current) * threshold
+		// AverageValue: the sum over the replicas; Value: the replicas'
+		// mean (one engine here) against the target.
+		series[0].gauge = threshold
+		if tr.MetricType == v2.AverageValueMetricType {
+			series[0].gauge *= float64(fl.current)
+		}
 	}
 	return fleets
 }
@@ -261,14 +265,7 @@ func setUp(t *testing.T, o output, e *engines) []fleet {
 // rule files, and waits until every trigger's query has a sample.
 func serve(t *testing.T, e *engines, o output, fleets []fleet) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: e}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	server := startPrometheus(t, ln.Addr().String(), o.rules)
+	server := startEngines(t, e, o.rules)
 	ctx := context.Background()
 	for _, fl := range fleets {
 		for _, tr := range fl.so.Spec.Triggers {

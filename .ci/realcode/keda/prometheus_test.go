@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,30 +90,47 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 
 // instantSamples is how many samples query returns now.
 func instantSamples(ctx context.Context, server, query string) (int, error) {
+	vs, err := instantValues(ctx, server, query)
+	return len(vs), err
+}
+
+// instantValues are the sample values query returns now.
+func instantValues(ctx context.Context, server, query string) ([]float64, error) {
 	// KEDA asks for the value at the current second, cut to whole seconds
 	// (RFC 3339): asking two seconds earlier makes sure its query, not just
 	// a later one, finds a sample (a rate needs two scrapes in its range).
 	at := time.Now().Add(-2 * time.Second).UTC().Format(time.RFC3339)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, server+"/api/v1/query?query="+url.QueryEscape(query)+"&time="+at, nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	var body struct {
 		Status string
 		Data   struct {
-			Result []json.RawMessage
+			Result []struct {
+				Value [2]any
+			}
 		}
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if body.Status != "success" {
-		return 0, fmt.Errorf("query %s: status %s", query, body.Status)
+		return nil, fmt.Errorf("query %s: status %s", query, body.Status)
 	}
-	return len(body.Data.Result), nil
+	var out []float64
+	for _, r := range body.Data.Result {
+		text, _ := r.Value[1].(string)
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: value %v", query, r.Value[1])
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
-	"strconv"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -17,7 +15,6 @@ import (
 	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
-	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
@@ -30,84 +27,6 @@ import (
 // as KEDA does and the HPA's algorithm turns them into replicas, which feed
 // back into the queueing. Everything is deterministic: expected values, not
 // samples.
-
-// Autoscaler is what the HPA loop reads of a generated ScaledObject.
-type Autoscaler struct {
-	Name                     string
-	MinReplicas, MaxReplicas int
-	// FallbackReplicas after FailureThreshold failed queries in a row, for
-	// AverageValue triggers only (as KEDA before 2.18); never below the
-	// current count (behavior currentReplicasIfHigher), or the current
-	// count itself (HoldOnFallback: behavior currentReplicas).
-	FallbackReplicas, FailureThreshold int
-	HoldOnFallback                     bool
-	ScaleUpWindow, ScaleDownWindow     time.Duration
-	Triggers                           []Trigger
-}
-
-// Trigger is one Prometheus trigger.
-type Trigger struct {
-	Name, Query string
-	// Average: the HPA divides the value by the replica count
-	// (AverageValue); otherwise it compares the value itself (Value).
-	Average bool
-	Target  float64
-}
-
-// ParseScaledObject reads the Autoscaler of a ScaledObject inferslo wrote.
-func ParseScaledObject(data []byte) (Autoscaler, error) {
-	var o struct {
-		Metadata struct{ Name string }
-		Spec     struct {
-			MinReplicaCount int `yaml:"minReplicaCount"`
-			MaxReplicaCount int `yaml:"maxReplicaCount"`
-			Fallback        struct {
-				FailureThreshold int    `yaml:"failureThreshold"`
-				Replicas         int    `yaml:"replicas"`
-				Behavior         string `yaml:"behavior"`
-			}
-			Advanced struct {
-				HorizontalPodAutoscalerConfig struct {
-					Behavior map[string]struct {
-						StabilizationWindowSeconds int `yaml:"stabilizationWindowSeconds"`
-					}
-				} `yaml:"horizontalPodAutoscalerConfig"`
-			}
-			Triggers []struct {
-				Name       string
-				Type       string
-				MetricType string `yaml:"metricType"`
-				Metadata   map[string]string
-			}
-		}
-	}
-	if err := yaml.Unmarshal(data, &o); err != nil {
-		return Autoscaler{}, fmt.Errorf("read ScaledObject: %w", err)
-	}
-	if b := o.Spec.Fallback.Behavior; b != "" && b != "currentReplicasIfHigher" && b != "currentReplicas" {
-		return Autoscaler{}, fmt.Errorf("fallback behavior %s is not simulated", b)
-	}
-	b := o.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior
-	a := Autoscaler{
-		Name:        o.Metadata.Name,
-		MinReplicas: o.Spec.MinReplicaCount, MaxReplicas: o.Spec.MaxReplicaCount,
-		FallbackReplicas: o.Spec.Fallback.Replicas, FailureThreshold: o.Spec.Fallback.FailureThreshold,
-		HoldOnFallback:  o.Spec.Fallback.Behavior == "currentReplicas",
-		ScaleUpWindow:   time.Duration(b["scaleUp"].StabilizationWindowSeconds) * time.Second,
-		ScaleDownWindow: time.Duration(b["scaleDown"].StabilizationWindowSeconds) * time.Second,
-	}
-	for _, t := range o.Spec.Triggers {
-		if t.Type != "prometheus" {
-			return Autoscaler{}, fmt.Errorf("trigger %s: type %s is not simulated", t.Name, t.Type)
-		}
-		target, err := strconv.ParseFloat(t.Metadata["threshold"], 64)
-		if err != nil {
-			return Autoscaler{}, fmt.Errorf("trigger %s: threshold: %w", t.Name, err)
-		}
-		a.Triggers = append(a.Triggers, Trigger{Name: t.Name, Query: t.Metadata["query"], Average: t.MetricType == "AverageValue", Target: target})
-	}
-	return a, nil
-}
 
 // PrefillClass is a share of requests whose TTFT without queueing is
 // Seconds (short prompts, long prompts): what more replicas cannot move.
@@ -150,6 +69,9 @@ type FleetOptions struct {
 	// End of the simulation; the HPA starts acting after Warmup, which
 	// gives the alerts' windows a history.
 	End, Warmup time.Duration
+	// TriggersOnly evaluates only the recording rules the triggers read,
+	// and no alert: the steps report no paging or backlog warning.
+	TriggersOnly bool
 	// Scratch is the folder the replays keep their storage in, one
 	// folder each, removed as they end; "" is the system's temporary
 	// folder.
@@ -172,9 +94,14 @@ type FleetStep struct {
 	// queue-backlog warning fires.
 	PageTier []string
 	Backlog  []bool
-	// Per fleet: waiting requests per serving replica, and the objective's
-	// TTFT quantile (seconds) of the requests of the last scrape.
-	Queue, TTFT []float64
+	// Per fleet: the replicas the triggers ask for at this sync, the
+	// largest of their asks within min and max, before stabilization and
+	// rate policies (the current count before the HPA acts).
+	Desired []int
+	// Per fleet: waiting requests per serving replica, the objective's
+	// TTFT quantile (seconds) of the requests of the last scrape, and the
+	// requests of the scrape whose clients gave up waiting.
+	Queue, TTFT, Dropped []float64
 }
 
 // HPASync is the HPA's sync period, and the scrape interval.
@@ -183,10 +110,6 @@ const HPASync = 15 * time.Second
 // clientPatience is how long a queued request waits before its client
 // gives up, which bounds the backlog.
 const clientPatience = time.Minute
-
-// hpaTolerance is the HPA's default: no change while observed/target is
-// within 10% of 1.
-const hpaTolerance = 0.1
 
 // RunFleet simulates the fleets' autoscalers against load-driven latency.
 func RunFleet(opts FleetOptions) ([]FleetStep, error) {
@@ -216,6 +139,17 @@ func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 		return nil, err
 	}
 	defer h.Close()
+	if opts.TriggersOnly {
+		var qs []string
+		for _, f := range opts.Fleets {
+			for _, tr := range f.Autoscaler.Triggers {
+				qs = append(qs, tr.Query)
+			}
+		}
+		if err := h.RestrictToQueries(qs); err != nil {
+			return nil, err
+		}
+	}
 	sims := make([]*fleetSim, len(opts.Fleets))
 	for i, f := range opts.Fleets {
 		sims[i] = newFleetSim(f, opts.SLO)
@@ -264,9 +198,11 @@ func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 					return nil, fmt.Errorf("trigger %s returned %d series; KEDA fails on more than one", tr.Name, len(vec))
 				}
 			}
+			desired := s.replicas
 			if t >= opts.Warmup {
-				s.sync(t, values)
+				desired = s.sync(t, values)
 			}
+			step.Desired = append(step.Desired, desired)
 			step.Replicas = append(step.Replicas, s.replicas)
 			step.Ready = append(step.Ready, s.ready(t))
 			step.Load = append(step.Load, s.lambda)
@@ -282,6 +218,7 @@ func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 			step.Backlog = append(step.Backlog, prom.Firing(h, irules.AlertBacklog, als))
 			step.Queue = append(step.Queue, s.queueDepth)
 			step.TTFT = append(step.TTFT, s.quantile)
+			step.Dropped = append(step.Dropped, s.dropped)
 		}
 		steps = append(steps, step)
 	}
@@ -335,13 +272,18 @@ type fleetSim struct {
 	objective, quantile, queueDepth float64
 	lambda                          float64
 	share                           float64
+	// dropped are the requests of the last scrape whose clients gave up.
+	dropped float64
 	// replicas is the HPA's count; pending are the start times of
 	// replicas not serving yet.
 	replicas int
 	pending  []time.Duration
 	failures []int
 	history  []recommendation
-	refs     map[string]storage.SeriesRef
+	// events are the scale changes (replicas: the change) the rate
+	// policies count over their periods.
+	events []recommendation
+	refs   map[string]storage.SeriesRef
 	// pods is how many pods' queue gauges were ever written: those of
 	// replicas that stopped are marked stale.
 	pods int
@@ -375,16 +317,18 @@ func (s *fleetSim) ready(t time.Duration) int {
 	return n
 }
 
-// scrape advances the engine by one scrape interval ending at t and
-// appends its series.
-func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
+// advance moves the engine on by one scrape interval ending at t and
+// returns the mean queue of steady queueing (without the backlog).
+func (s *fleetSim) advance(t time.Duration) float64 {
 	dt := HPASync.Seconds()
 	s.lambda = s.f.Load(t)
 	servers := float64(s.ready(t) * s.f.Slots)
 	mu := servers / s.f.ServiceTime.Seconds() // requests/s the fleet completes
 	// Backlog beyond what steady queueing holds: arrivals past capacity,
 	// up to what clients wait for (a minute) before they give up.
-	s.backlog = min(math.Max(0, s.backlog+(s.lambda-mu)*dt), mu*clientPatience.Seconds())
+	raw := math.Max(0, s.backlog+(s.lambda-mu)*dt)
+	s.backlog = min(raw, mu*clientPatience.Seconds())
+	s.dropped = raw - s.backlog
 	rho := math.Min(s.lambda/math.Max(mu, 1e-9), 0.999)
 	// Sakasegawa's approximation of the M/M/m queue: Lq ≈ ρ^√(2(m+1)) /
 	// (1 − ρ); a request waits with probability Lq·(mμ − λ)/λ, then an
@@ -415,6 +359,14 @@ func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
 	if s.lambda == 0 {
 		s.share = 0
 	}
+	return lq
+}
+
+// scrape advances the engine by one scrape interval ending at t and
+// appends its series.
+func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
+	lq := s.advance(t)
+
 	ls := s.f.Labels
 	if s.f.VanishAt > 0 && t >= s.f.VanishAt {
 		ls = map[string]string{}
@@ -474,77 +426,6 @@ func waitAtMost(x, p, theta float64) float64 {
 		return 0
 	}
 	return 1 - p*math.Exp(-theta*x)
-}
-
-// sync is one HPA sync: each trigger's proposal, the maximum, no scale-in
-// while a trigger fails, KEDA's fallback for failing AverageValue
-// triggers, then stabilization and the default scale-up rate limit.
-func (s *fleetSim) sync(t time.Duration, values []float64) {
-	a := s.f.Autoscaler
-	cur := s.replicas
-	desired, failed, valid := 0, false, false
-	for j, tr := range a.Triggers {
-		v := values[j]
-		if math.IsNaN(v) {
-			s.failures[j]++
-			if tr.Average && a.FailureThreshold > 0 && s.failures[j] >= a.FailureThreshold {
-				fallback := max(cur, a.FallbackReplicas)
-				if a.HoldOnFallback {
-					fallback = cur
-				}
-				desired, valid = max(desired, fallback), true
-				continue
-			}
-			failed = true
-			continue
-		}
-		s.failures[j] = 0
-		valid = true
-		desired = max(desired, Propose(tr, v, cur))
-	}
-	switch {
-	case !valid:
-		desired = cur
-	case failed && desired < cur:
-		// The HPA skips a scale-in while any metric cannot be read.
-		desired = cur
-	}
-	desired = min(max(desired, a.MinReplicas), a.MaxReplicas)
-	s.history = append(s.history, recommendation{t, desired})
-	next := desired
-	// Stabilization: up to the lowest recommendation of the scale-up
-	// window, down to the highest of the scale-down window.
-	for _, r := range s.history {
-		age := t - r.t
-		if desired > cur && age <= a.ScaleUpWindow {
-			next = min(next, r.replicas)
-		}
-		if desired < cur && age <= a.ScaleDownWindow {
-			next = max(next, r.replicas)
-		}
-	}
-	// Keep only what the longest window needs.
-	keep := max(a.ScaleUpWindow, a.ScaleDownWindow)
-	i := sort.Search(len(s.history), func(i int) bool { return t-s.history[i].t <= keep })
-	s.history = s.history[i:]
-	// The HPA's default scale-up policy: at most double, or 4 more, per sync.
-	next = min(next, max(2*cur, cur+4))
-	s.scaleTo(t, next)
-}
-
-// Propose is one trigger's replica count.
-func Propose(tr Trigger, v float64, cur int) int {
-	ratio := v / tr.Target
-	if tr.Average {
-		ratio = v / float64(cur) / tr.Target
-	}
-	if math.Abs(ratio-1) <= hpaTolerance {
-		return cur
-	}
-	if tr.Average {
-		return int(math.Ceil(v / tr.Target))
-	}
-	return int(math.Ceil(float64(cur) * ratio))
 }
 
 // scaleTo sets the replica count: added replicas start, removed ones stop

@@ -39,29 +39,65 @@ type RampRun struct {
 // from its replica bounds, holding the peak for hold; why says what the
 // ramp lacks when it cannot run.
 func NewRampRun(slo model.SLO, hold time.Duration) (r RampRun, why string, err error) {
+	r.Fleet, r.PerReplica, why, err = fleetOf(slo)
+	if err != nil || why != "" {
+		return r, why, err
+	}
+	a := slo.Autoscaling
+	r.Scaler = r.Fleet.Autoscaler
+	r.From, r.To = rampBase*float64(r.Fleet.Replicas)*r.PerReplica, rampPeak*float64(a.MaxReplicas)*r.PerReplica
+	climb := max(rampClimb, time.Duration(math.Log2(r.To/r.From)*float64(rampDoubling)).Round(time.Minute))
+	// The page tier's fastest pair starts with healthy history; slower
+	// pairs average what exists, as in a fresh Prometheus.
+	r.Warm = predict.RoundUp(rampWarmup(slo), HPASync)
+	r.Start = r.Warm + rampSteady
+	from, to, start := r.From, r.To, r.Start
+	r.Fleet.Load = func(t time.Duration) float64 {
+		switch {
+		case t <= start:
+			return from
+		case t >= start+climb:
+			return to
+		}
+		return from * math.Pow(to/from, float64(t-start)/float64(climb))
+	}
+	r.End = r.Start + climb + hold
+	return r, "", nil
+}
+
+// Startup is how long a replica the HPA adds takes to serve in the ramp
+// and the replays.
+const Startup = time.Minute
+
+// fleetOf is the SLO's fleet from its capacity facts, driven by its
+// generated ScaledObject (the first of a grouped SLO's, reading the first
+// group), at minReplicas (at least one) and without load; perReplica is
+// the requests per second a replica serves at full use.
+func fleetOf(slo model.SLO) (f Fleet, perReplica float64, why string, err error) {
 	a := slo.Autoscaling
 	if err := Ready(slo); err != nil {
-		return r, err.Error(), nil
+		return f, 0, err.Error(), nil
 	}
 	if a == nil || a.Capacity.MeanServiceTime <= 0 {
-		return r, "the load ramp sizes replicas from autoscaling.capacity.meanServiceTime (and replicaConcurrency)", nil
+		return f, 0, "the load ramp sizes replicas from autoscaling.capacity.meanServiceTime (and replicaConcurrency)", nil
 	}
 	objects, err := keda.Build(model.Set{SLOs: []model.SLO{slo}})
 	if err != nil || len(objects) == 0 {
-		return r, fmt.Sprintf("no ScaledObject to drive the fleet: %v", err), nil
+		return f, 0, fmt.Sprintf("no ScaledObject to drive the fleet: %v", err), nil
 	}
 	objects.Sort()
-	if r.Scaler, err = ParseScaledObject(objects[0].Data); err != nil {
-		return r, "", err
+	scaler, err := ParseScaledObject(objects[0].Data)
+	if err != nil {
+		return f, 0, "", err
 	}
 	ls := map[string]string{}
 	if sel := slo.Inference.Selector; sel != "" {
 		ms, err := query.NewParser().ParseMetricSelector("{" + sel + "}")
 		if err != nil {
-			return r, "", fmt.Errorf("selector: %w", err)
+			return f, 0, "", fmt.Errorf("selector: %w", err)
 		}
 		if ls, err = synth.Satisfying(ms); err != nil {
-			return r, err.Error(), nil
+			return f, 0, err.Error(), nil
 		}
 	}
 	als := map[string]string{model.LabelSLO: slo.Name}
@@ -76,35 +112,16 @@ func NewRampRun(slo model.SLO, hold time.Duration) (r RampRun, why string, err e
 		slots = int(c.Float())
 	}
 	service := a.Capacity.MeanServiceTime
-	r.PerReplica = float64(slots) / service.Seconds()
-	minimum := max(a.MinReplicas, 1)
-	r.From, r.To = rampBase*float64(minimum)*r.PerReplica, rampPeak*float64(a.MaxReplicas)*r.PerReplica
-	climb := max(rampClimb, time.Duration(math.Log2(r.To/r.From)*float64(rampDoubling)).Round(time.Minute))
-	// The page tier's fastest pair starts with healthy history; slower
-	// pairs average what exists, as in a fresh Prometheus.
-	r.Warm = predict.RoundUp(rampWarmup(slo), HPASync)
-	r.Start = r.Warm + rampSteady
 	threshold := slo.Inference.Threshold.Float()
 	// Prompts prefill in a fifth or two fifths of the threshold; 0.3 of
 	// the budget's share take 1.6 thresholds whatever the load, so the SLO
 	// holds with room until requests queue.
 	slow := 0.3 * slo.ErrorBudget().Float()
-	from, to, start := r.From, r.To, r.Start
-	r.Fleet = Fleet{
-		Labels: ls, AlertLabels: als, Autoscaler: r.Scaler, Slots: slots, ServiceTime: service, Startup: time.Minute, Replicas: minimum,
+	f = Fleet{
+		Labels: ls, AlertLabels: als, Autoscaler: scaler, Slots: slots, ServiceTime: service, Startup: Startup, Replicas: max(a.MinReplicas, 1),
 		Prefill: []PrefillClass{{Share: 0.6, Seconds: 0.2 * threshold}, {Share: 0.4 - slow, Seconds: 0.4 * threshold}, {Share: slow, Seconds: 1.6 * threshold}},
-		Load: func(t time.Duration) float64 {
-			switch {
-			case t <= start:
-				return from
-			case t >= start+climb:
-				return to
-			}
-			return from * math.Pow(to/from, float64(t-start)/float64(climb))
-		},
 	}
-	r.End = r.Start + climb + hold
-	return r, "", nil
+	return f, float64(slots) / service.Seconds(), "", nil
 }
 
 // Reversals counts, from the start of the climb, the changes of direction
@@ -172,8 +189,8 @@ func FirstAsks(steps []FleetStep, scaler Autoscaler, start time.Duration) []Ask 
 	for j, tr := range scaler.Triggers {
 		for i := 1; i < len(steps); i++ {
 			st, cur := steps[i], steps[i-1].Replicas[0]
-			if v := st.Values[0][j]; st.T > start && !math.IsNaN(v) && Propose(tr, v, cur) > cur {
-				out = append(out, Ask{Trigger: tr.Name, T: st.T, Replicas: Propose(tr, v, cur), Value: v, Step: i})
+			if v := st.Values[0][j]; st.T > start && !math.IsNaN(v) && Propose(tr, v, cur, st.Ready[0]) > cur {
+				out = append(out, Ask{Trigger: tr.Name, T: st.T, Replicas: Propose(tr, v, cur, st.Ready[0]), Value: v, Step: i})
 				break
 			}
 		}

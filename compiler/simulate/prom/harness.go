@@ -279,6 +279,25 @@ func (h *Harness) Restrict(target func(*rules.RecordingRule) bool) {
 	})
 }
 
+// RestrictToQueries keeps only the recording rules the queries read,
+// directly or not: a replay that reads nothing but those queries evaluates
+// no more.
+func (h *Harness) RestrictToQueries(qs []string) error {
+	p := query.NewParser()
+	exprs := make([]parser.Expr, len(qs))
+	for i, q := range qs {
+		e, err := p.ParseExpr(q)
+		if err != nil {
+			return fmt.Errorf("query %s: %w", q, err)
+		}
+		exprs[i] = e
+	}
+	h.Restrict(func(rr *rules.RecordingRule) bool {
+		return slices.ContainsFunc(exprs, func(e parser.Expr) bool { return reads(e, rr) })
+	})
+	return nil
+}
+
 // restrictRules is restrict for any rule, alerting ones included.
 func (h *Harness) restrictRules(target func(rules.Rule) bool) {
 	// The closure spans groups: a chained group's parts read each other.
