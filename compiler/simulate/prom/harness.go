@@ -70,6 +70,9 @@ type QueryCount struct {
 	Projected int64
 	History   time.Duration
 	Ranges    map[string]Reach
+	// ByQuery, when set, sums Projected by query text, so a cost names
+	// the rule that reads what it counts.
+	ByQuery map[string]int64
 }
 
 func (c *QueryCount) add(qs string, samples int64, t time.Time) {
@@ -82,6 +85,12 @@ func (c *QueryCount) add(qs string, samples int64, t time.Time) {
 			c.Ranges[qs] = r
 		}
 	}
+	before := c.Projected
+	defer func() {
+		if c.ByQuery != nil {
+			c.ByQuery[qs] += c.Projected - before
+		}
+	}()
 	switch {
 	case c.History <= 0:
 		c.Projected += samples
