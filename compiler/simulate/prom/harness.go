@@ -100,7 +100,8 @@ func (c *QueryCount) add(qs string, samples int64, t time.Time) {
 		// full range has range/step of them.
 		first := Epoch().Add(-c.History).UnixMilli()
 		step := r.step.Milliseconds()
-		if k := t.UnixMilli()/step - (first+step-1)/step + 1; k > 0 {
+		// A subquery shorter than the history already read all its steps.
+		if k := min(t.UnixMilli()/step-(first+step-1)/step+1, int64(r.rng/r.step)); k > 0 {
 			c.Projected += samples * int64(r.rng/r.step) / k
 		}
 	case r.rng > c.History:
