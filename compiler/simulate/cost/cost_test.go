@@ -131,3 +131,21 @@ func TestTheCostByRuleAddsUpToTheTotalCostliestFirst(t *testing.T) {
 		}
 	}
 }
+
+func TestSumsReadAtOffsetsPastTheHistoryAreProjectedAsRead(t *testing.T) {
+	slo := slotest.VLLM(t, "errors", "99.9%")
+	rep, err := Measure(model.Set{SLOs: []model.SLO{slo}}, Options{Shape: synth.Shape{Pods: 2, Models: 1}, History: 10 * time.Minute, Evaluations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 4w sums add ten 2d19h12m sums, each a sum and a count: 20
+	// samples per 1m evaluation, though only the latest exists after 10m.
+	name := irules.EventsSums + `{window="4w"}`
+	row, ok := rowsOf(rep.Inferslo.ByRule, name)[name]
+	if !ok {
+		t.Fatalf("no row %s in %+v", name, rep.Inferslo.ByRule)
+	}
+	if got := row.PerSecond * 60; got < 19.99 || got > 20.01 {
+		t.Errorf("%s reads %.2f samples per evaluation, want 20", name, got)
+	}
+}
