@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	prommodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
@@ -224,9 +225,12 @@ func analyze(groups []*rules.Group) analysis {
 				if !ok {
 					return nil
 				}
-				rng := reach(path)
+				rng := reach(path) + vs.OriginalOffset
 				if recorded[vs.Name] || vs.Name == "ALERTS" {
-					recRange = max(recRange, rng)
+					// A recording of a window reaches that far back
+					// itself: the sums a long window adds read shorter
+					// windows' sums at offsets.
+					recRange = max(recRange, rng+windowOf(vs))
 					return nil
 				}
 				a.rawRange = max(a.rawRange, rng)
@@ -243,6 +247,18 @@ func analyze(groups []*rules.Group) analysis {
 	a.rawRange = max(a.rawRange, a.interval)
 	a.warmup = recRange + a.rawRange + a.interval
 	return a
+}
+
+// windowOf is the window a selector of inferslo's recordings names, or 0.
+func windowOf(vs *parser.VectorSelector) time.Duration {
+	for _, m := range vs.LabelMatchers {
+		if m.Name == model.LabelWindow && m.Type == labels.MatchEqual {
+			if d, err := prommodel.ParseDuration(m.Value); err == nil {
+				return time.Duration(d)
+			}
+		}
+	}
+	return 0
 }
 
 // reach is how far back a selector reads through the matrix selectors and

@@ -96,7 +96,9 @@ func rateSelectors(e parser.Expr, window time.Duration) (parser.Expr, error) {
 			// rejection reason's series at its first rejection) counts as
 			// zero while the other term exists, rather than emptying the
 			// sum.
-			c.LHS, c.RHS = orZero(lhs, rhs), orZero(rhs, lhs)
+			if !isNumber(lhs) && !isNumber(rhs) {
+				return sumTerms(lhs, rhs), nil
+			}
 		}
 		return &c, nil
 	case *parser.ParenExpr:
@@ -119,17 +121,26 @@ func rateSelectors(e parser.Expr, window time.Duration) (parser.Expr, error) {
 	}
 }
 
-// orZero is `(a or 0 * b)`: a, or zero for each series of b where a has
-// none. Numbers are left alone.
-func orZero(a, b parser.Expr) parser.Expr {
-	if _, ok := a.(*parser.NumberLiteral); ok {
-		return a
+// TermLabel tells apart the terms of a sum of counters while sumTerms adds
+// them.
+const TermLabel = "inferslo_term"
+
+func isNumber(e parser.Expr) bool {
+	_, ok := e.(*parser.NumberLiteral)
+	return ok
+}
+
+// sumTerms is a + b where a series either term lacks counts as zero while
+// the other has it: each term labelled apart, then summed without the
+// label. Each term is read once, where (a or 0 * b) + (b or 0 * a) reads
+// each twice; two terms add in the same float operation either way.
+func sumTerms(a, b parser.Expr) parser.Expr {
+	term := func(e parser.Expr, i string) parser.Expr {
+		str := func(v string) parser.Expr { return &parser.StringLiteral{Val: v} }
+		return &parser.Call{Func: parser.Functions["label_replace"], Args: parser.Expressions{e, str(TermLabel), str(i), str(""), str("")}}
 	}
-	if _, ok := b.(*parser.NumberLiteral); ok {
-		return a
-	}
-	zero := &parser.BinaryExpr{Op: parser.MUL, LHS: &parser.NumberLiteral{Val: 0}, RHS: b}
-	return &parser.ParenExpr{Expr: &parser.BinaryExpr{Op: parser.LOR, LHS: a, RHS: zero, VectorMatching: &parser.VectorMatching{Card: parser.CardManyToMany}}}
+	return &parser.AggregateExpr{Op: parser.SUM, Without: true, Grouping: []string{TermLabel},
+		Expr: &parser.BinaryExpr{Op: parser.LOR, LHS: term(a, "0"), RHS: term(b, "1"), VectorMatching: &parser.VectorMatching{Card: parser.CardManyToMany}}}
 }
 
 // CountUnder recognises histogram_count(h) * histogram_fraction(a, b, h)

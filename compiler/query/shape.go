@@ -26,6 +26,7 @@ import (
 type ShapeParser struct {
 	parser.Parser
 	parsed map[string]parser.Expr
+	shapes Shapes
 }
 
 // NewShapeParser returns a ShapeParser with Prometheus' default parser options.
@@ -33,12 +34,96 @@ func NewShapeParser() *ShapeParser {
 	return &ShapeParser{Parser: parser.NewParser(parser.Options{}), parsed: map[string]parser.Expr{}}
 }
 
+// Shape is the package's Shape, remembered as Shapes does.
+func (p *ShapeParser) Shape(q string) (string, bool) { return p.shapes.Shape(q) }
+
+// Shapes is Shape with a memory: an expression is lexed only when no
+// expression that differs from it only in the text of masked strings was
+// lexed before. Telling that costs one pass over the bytes, where the lexer
+// costs several times as much. Not safe for concurrent use.
+type Shapes struct {
+	known map[string]shape
+	buf   []byte
+}
+
+type shape struct {
+	key string
+	ok  bool
+}
+
+// Shape returns what the package's Shape returns for q.
+func (s *Shapes) Shape(q string) (string, bool) {
+	masked, fast := s.mask(q)
+	if !fast {
+		return Shape(q)
+	}
+	if r, ok := s.known[string(masked)]; ok {
+		return r.key, r.ok
+	}
+	key, ok := Shape(q)
+	if s.known == nil {
+		s.known = map[string]shape{}
+	}
+	s.known[string(masked)] = shape{key, ok}
+	return key, ok
+}
+
+// mask writes q with the text of every double-quoted string right after
+// `=` or `!=` replaced by "e" when empty and "s" when not, or returns false
+// when q has a character that could make a byte scan disagree with the
+// lexer about where strings are (comments, single quotes, backticks,
+// escapes). Two expressions that mask alike then differ only in strings the
+// lexer reads whole (no escape, no newline, valid UTF-8) and Shape masks:
+// they have the same shape.
+func (s *Shapes) mask(q string) ([]byte, bool) {
+	if strings.ContainsAny(q, "#'`\\") {
+		return nil, false
+	}
+	b := s.buf[:0]
+	for i := 0; i < len(q); {
+		c := q[i]
+		if c != '"' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		end := strings.IndexByte(q[i+1:], '"')
+		if end < 0 {
+			return nil, false
+		}
+		text := q[i+1 : i+1+end]
+		if afterEquality(q[:i]) && !strings.ContainsRune(text, '\n') && utf8.ValidString(text) {
+			if text == "" {
+				b = append(b, '"', 'e', '"')
+			} else {
+				b = append(b, '"', 's', '"')
+			}
+		} else {
+			b = append(b, q[i:i+2+end]...)
+		}
+		i += 2 + end
+	}
+	s.buf = b
+	return b, true
+}
+
+// afterEquality says the text before a string ends in the lexer's `=` or
+// `!=` (and spaces), not `==`, `<=` or `>=`.
+func afterEquality(before string) bool {
+	before = strings.TrimRight(before, " \t\r\n")
+	if !strings.HasSuffix(before, "=") {
+		return false
+	}
+	before = before[:len(before)-1]
+	return !strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "<") && !strings.HasSuffix(before, ">")
+}
+
 // ParseExpr parses q, or, when an expression of the same shape parsed
 // before, returns that expression. It is for checking that q parses: the
 // expression returned for a repeated shape carries the first one's label
 // values, not q's.
 func (p *ShapeParser) ParseExpr(q string) (parser.Expr, error) {
-	key, ok := Shape(q)
+	key, ok := p.Shape(q)
 	if ok {
 		if e, hit := p.parsed[key]; hit {
 			return e, nil

@@ -48,3 +48,34 @@ func TestARepeatedShapeParsesAsItsFirstInstanceWould(t *testing.T) {
 		})
 	}
 }
+
+// TestRememberedShapesAreTheLexersShapes shapes expressions through one
+// Shapes in turn, each after siblings that mask alike or nearly so, and
+// requires every answer to be the lexer's.
+func TestRememberedShapesAreTheLexersShapes(t *testing.T) {
+	exprs := []string{
+		`sum(rate(x{slo="a",le="0.25"}[5m]))`,
+		`sum(rate(x{slo="b",le="0.5"}[5m]))`,
+		`sum(rate(x{slo = "c",le= "1"}[5m]))`,
+		`x{a!="b",c="d"}`, `x{a!="z",c="d"}`, `x{a!="",c="d"}`,
+		`{a="x"}`, `{a=""}`,
+		`x{a=~"b|c"}`, `x{a=~"(b"}`, `x{a!~"b"}`,
+		`x{a="b"}`, `x{a="\u00e9"}`, `x{a='b'}`, "x{a=`b`}",
+		`x{a="b"} == 1`, `x == "b"`, `x == "c"`, `x >= "b"`, `x >= "c"`, `x <= "c"`, `x != "b"`,
+		`label_replace(x, "a", "$1", "b", "(.*)")`, `label_replace(x, "a", "$1", "b", "(")`,
+		`x{a="b"} +`, `x{a="c"} +`,
+		`x{a="b"} # a="c"`, `x{a="b` + "\n" + `"}`, `x{a="c` + "\n" + `"}`,
+		`x{a="b"`, `x{a="c"`, `x{a="` + "\xff" + `"}`, `x{a="` + "\xfe" + `"}`,
+		`x{a! ="b"}`, `x{a! ="c"}`,
+	}
+	var s Shapes
+	for round := 0; round < 2; round++ {
+		for _, q := range exprs {
+			key, ok := s.Shape(q)
+			wantKey, wantOK := Shape(q)
+			if key != wantKey || ok != wantOK {
+				t.Errorf("%q: remembered shape %q, %v; the lexer's %q, %v", q, key, ok, wantKey, wantOK)
+			}
+		}
+	}
+}

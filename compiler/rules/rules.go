@@ -2,11 +2,13 @@
 // multi-window, multi-burn-rate alerts for each SLO.
 //
 // Only the base rules read raw series, over the SLO's shortest window. Every
-// longer window, up to the whole SLO window, averages those recordings, so a
-// 28d SLI costs one recorded sample per evaluation instead of a rescan of raw
-// histograms. Events and bad events are recorded separately and divided last:
-// the error ratio of any window is a ratio of event counts, so a busy hour
-// weighs more than a quiet one.
+// longer window, up to the whole SLO window, averages those recordings, as a
+// sum and a count of them built from the sums of a shorter window read at
+// offsets (windows.go), so a 28d SLI costs a few recorded samples per
+// evaluation instead of a rescan of raw histograms or of 40,320 recordings.
+// Events and bad events are recorded separately and divided last: the error
+// ratio of any window is a ratio of event counts, so a busy hour weighs more
+// than a quiet one.
 package rules
 
 import (
@@ -260,14 +262,7 @@ func (b *builder) recordings() error {
 		return err
 	}
 	tile := TileWindow(b.slo)
-	for _, w := range b.slo.Windows() {
-		if w == b.base || (tile > 0 && w == b.slo.Window) {
-			continue
-		}
-		for _, name := range []string{model.EventsRate, model.BadEventsRate} {
-			b.record(name, fmt.Sprintf("avg_over_time(%s[%s])", b.sel(name, b.base), model.FormatDuration(w)), b.identity(w))
-		}
-	}
+	b.windowRates(func(w time.Duration) bool { return tile > 0 && w == b.slo.Window })
 	if tile > 0 {
 		b.tiles(tile)
 	}
@@ -293,6 +288,9 @@ func TileWindow(slo model.SLO) time.Duration {
 	case slo.Evaluation <= 0 || tile%slo.Evaluation != 0 || slo.BaseWindow() > tile:
 		return 0
 	case slo.Window < 7*24*time.Hour || slo.Window%tile != 0:
+		return 0
+	case sumsTerms(slo, slo.Window) > 0:
+		// Sums of a shorter window build it exactly, with no lag.
 		return 0
 	}
 	return tile

@@ -26,6 +26,9 @@ const (
 	// ContextReduce is 1 while a gateway should cut prompts' context, per
 	// SLO and group; 0 otherwise.
 	ContextReduce = "inferslo:context_reduce:active"
+	// ShedQuantile is the TTFT quantile the load-shedding signals compare,
+	// recorded once for both.
+	ShedQuantile = "inferslo:ttft_quantile:seconds"
 )
 
 // PercentileQuery is quantile q of a histogram's observations over window
@@ -145,6 +148,11 @@ func (b *builder) backlogAlert() error {
 // the objective (p99 for a 99% target), over the shortest rate window, has
 // stayed above factor × threshold at every scrape of the hold, else 0.
 // Zero traffic makes the quantile NaN, which compares as 0.
+//
+// The quantile is recorded once and read by each signal without a hold
+// (the two signals usually hold it to the same bound). A hold checks the
+// quantile at every scrape, which the recording, at the evaluation
+// interval, does not have: those signals compute it in their subquery.
 func (b *builder) shedding() {
 	sh, inf := b.slo.Alerting.Shedding, b.slo.Inference
 	if sh == nil || inf == nil || inf.Role != "ttft" {
@@ -154,18 +162,30 @@ func (b *builder) shedding() {
 	if scrape <= 0 {
 		scrape = 30 * time.Second
 	}
-	q := PercentileQuery(b.slo.Objective.String(), inf.Histogram, inf.Selector, inf.Native, b.slo.GroupBy, model.FormatDuration(4*scrape))
-	id := b.identity(0)
-	delete(id, model.LabelWindow)
-	for _, s := range []struct {
+	window := 4 * scrape
+	q := PercentileQuery(b.slo.Objective.String(), inf.Histogram, inf.Selector, inf.Native, b.slo.GroupBy, model.FormatDuration(window))
+	signals := []struct {
 		name string
 		sig  model.ShedSignal
-	}{{LoadShed, sh.Shed}, {ContextReduce, sh.ReduceContext}} {
-		expr := fmt.Sprintf("%s > bool %s", q, inf.NativeThreshold().Mul(s.sig.Factor))
+	}{{LoadShed, sh.Shed}, {ContextReduce, sh.ReduceContext}}
+	// The signals carry no window label, nor does the quantile they read.
+	id := b.identity(0)
+	delete(id, model.LabelWindow)
+	recorded := q
+	for _, s := range signals {
+		if s.sig.For <= scrape {
+			b.record(ShedQuantile, q, id)
+			recorded = b.sel(ShedQuantile, 0)
+			break
+		}
+	}
+	for _, s := range signals {
+		bound := inf.NativeThreshold().Mul(s.sig.Factor)
+		expr := fmt.Sprintf("%s > bool %s", recorded, bound)
 		if s.sig.For > scrape {
 			// The quantile moves once a scrape: checking it at every
 			// scrape of the hold is all the resolution there is.
-			expr = fmt.Sprintf("min_over_time((%s)[%s:%s])", expr, model.FormatDuration(s.sig.For), model.FormatDuration(scrape))
+			expr = fmt.Sprintf("min_over_time((%s > bool %s)[%s:%s])", q, bound, model.FormatDuration(s.sig.For), model.FormatDuration(scrape))
 		}
 		b.record(s.name, expr, id)
 	}

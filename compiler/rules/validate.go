@@ -51,7 +51,7 @@ func (v *Validator) validate(groups []rulefmt.RuleGroup) ([]string, []rulefmt.Ru
 		}
 		for i, r := range g.Rules {
 			where := func() string { return fmt.Sprintf("group %s, rule %d (%s)", g.Name, i+1, r.Record+r.Alert) }
-			expr, ok := query.Shape(r.Expr)
+			expr, ok := v.exprs.Shape(r.Expr)
 			key := ruleShape{record: r.Record, alert: r.Alert, expr: expr, dur: r.For, keep: r.KeepFiringFor}
 			if !ok || !v.rules[key] {
 				// Rule.Validate parses a template per label and

@@ -32,12 +32,10 @@ func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
 			[]string{`/ (inferslo:sli_events:rate{slo="chat-errors",window="4m40s"} > 0)`,
 				`/ inferslo:sli_events:rate{slo="chat-errors",window="4m40s"}`},
 			ScenarioZeroTraffic, "inferslo:sli_error:ratio"},
-		{"tiles of mean rates weigh the partly filled first tile as a whole one",
+		{"bad events summed over a shorter range than their count, through every sums built on them, miss the truth",
 			[]string{
-				`sum_over_time(inferslo:sli_events:rate{slo="chat-errors",window="4m40s"}[1h]) * 60`,
-				`avg_over_time(inferslo:sli_events:rate{slo="chat-errors",window="4m40s"}[1h]) * 3600`,
-				`sum_over_time(inferslo:sli_bad_events:rate{slo="chat-errors",window="4m40s"}[1h]) * 60`,
-				`avg_over_time(inferslo:sli_bad_events:rate{slo="chat-errors",window="4m40s"}[1h]) * 3600`},
+				`sum_over_time(inferslo:sli_bad_events:rate{slo="chat-errors",window="4m40s"}[28m])`,
+				`sum_over_time(inferslo:sli_bad_events:rate{slo="chat-errors",window="4m40s"}[27m])`},
 			ScenarioDayNight, `inferslo:sli_error:ratio{slo="chat-errors",window="4w"}`},
 	}
 	set := model.Set{SLOs: []model.SLO{slotest.VLLM(t, "errors", "99.9%")}}

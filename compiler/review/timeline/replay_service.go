@@ -54,8 +54,8 @@ type replaySim struct {
 	// the workbook's predicted delay, as in `inferslo test`.
 	severity string
 	deadline time.Duration
-	// full is the SLO's group; base only its base-window recordings,
-	// which every longer window averages (see run).
+	// full is the SLO's group; base only its base-window recordings and
+	// the sums every longer window is built from (see run).
 	full, base []*rules.Group
 	// gauges are the engine gauges this harness carries, per pod.
 	gauges []gaugeSeries
@@ -135,7 +135,11 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 	}
 	s.full = append([]*rules.Group(nil), h.Groups...)
 	baseWindow := model.FormatDuration(slo.BaseWindow())
-	h.Restrict(func(rr *rules.RecordingRule) bool { return rr.Labels().Get(model.LabelWindow) == baseWindow })
+	// Longer windows add sums recorded at every evaluation, read at
+	// offsets: those are kept too.
+	h.Restrict(func(rr *rules.RecordingRule) bool {
+		return rr.Labels().Get(model.LabelWindow) == baseWindow || rr.Name() == irules.EventsSums || rr.Name() == irules.BadEventsSums
+	})
 	s.base, h.Groups = h.Groups, s.full
 	w, groups, err := replayWorkloads(slo, r.opts.Shape)
 	if err != nil {
@@ -277,9 +281,9 @@ func (r *serviceReplay) run() error {
 	if !r.opts.SkipBurn {
 		end = burnFrom + deadline + r.opts.Recovery
 	}
-	// Far from the burn, only the base-window recordings are evaluated
-	// between query steps: longer windows average the base series, which
-	// stays as dense as Prometheus would record it, so their values at the
+	// Far from the burn, only the base-window recordings and the sums are
+	// evaluated between query steps: longer windows add up sums, which stay
+	// as dense as Prometheus would record them, so their values at the
 	// query steps are exact, and the replay is several times faster.
 	fineFrom := r.opts.Healthy - time.Hour
 	if r.opts.SkipBurn {

@@ -2,8 +2,10 @@ package cost
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -52,6 +54,18 @@ type RuleCost struct {
 	PerSecond float64 `json:"projected_samples_per_second"`
 	// Time is the mean wall time of one evaluation of all groups.
 	Time time.Duration `json:"time_ns"`
+	// ByRule is PerSecond by rule, most first: a rise names its rule.
+	// Rules whose expressions are the same text share one row, since the
+	// engine cannot tell their queries apart.
+	ByRule []RuleRow `json:"by_rule,omitempty"`
+}
+
+// RuleRow is what one rule (or rules of one expression) of one SLO reads.
+type RuleRow struct {
+	SLO string `json:"slo"`
+	// Rule is the record or alert name and its window, severity or tier.
+	Rule      string  `json:"rule"`
+	PerSecond float64 `json:"projected_samples_per_second"`
 }
 
 // Report compares inferslo's rules with a naive baseline over the same
@@ -63,6 +77,14 @@ type Report struct {
 	Series   int           `json:"series"`
 	Inferslo RuleCost      `json:"inferslo"`
 	Naive    RuleCost      `json:"naive"`
+	// Sloth, Pyrra and Floor are the same SLOs' rules in Sloth's and
+	// Pyrra's shapes and the floor (see SlothGroup, PyrraGroup, FloorGroup).
+	// Like the naive rules they are measured without history of their own
+	// recordings: Sloth's period mean of its 5m ratio (one recorded series
+	// over the SLO window) counts nothing here.
+	Sloth RuleCost `json:"sloth"`
+	Pyrra RuleCost `json:"pyrra"`
+	Floor RuleCost `json:"floor"`
 	// Skipped names the SLOs left out: raw ratios and time slices, which
 	// have no per-window rate form to compare with.
 	Skipped []string `json:"skipped,omitempty"`
@@ -102,17 +124,25 @@ func Measure(set model.Set, opts Options) (Report, error) {
 		if err != nil {
 			return Report{}, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
-		naive, err := NaiveGroup(slo)
-		if err != nil {
-			return Report{}, fmt.Errorf("slo %s: %w", slo.Name, err)
-		}
-		for _, c := range []struct {
+		type measured struct {
 			group rulefmt.RuleGroup
 			into  *RuleCost
 			// warm evaluates the rules through the history: inferslo's
 			// long windows read their own recordings, which must exist.
 			warm bool
-		}{{g, &rep.Inferslo, true}, {naive, &rep.Naive, false}} {
+		}
+		runs := []measured{{g, &rep.Inferslo, true}}
+		for _, o := range []struct {
+			build func(model.SLO) (rulefmt.RuleGroup, error)
+			into  *RuleCost
+		}{{NaiveGroup, &rep.Naive}, {SlothGroup, &rep.Sloth}, {PyrraGroup, &rep.Pyrra}, {FloorGroup, &rep.Floor}} {
+			other, err := o.build(slo)
+			if err != nil {
+				return Report{}, fmt.Errorf("slo %s: %w", slo.Name, err)
+			}
+			runs = append(runs, measured{other, o.into, false})
+		}
+		for _, c := range runs {
 			n, err := measure(slo, c.group, opts, c.warm, c.into)
 			if err != nil {
 				return Report{}, fmt.Errorf("slo %s: %w", slo.Name, err)
@@ -143,6 +173,12 @@ func measure(slo model.SLO, g rulefmt.RuleGroup, opts Options, warm bool, into *
 		elapsed += d
 		samples, projected = run.h.Counted.Samples, run.h.Counted.Projected
 	}
+	rows, err := ruleRows(slo.Name, g, run.h.Counted.ByQuery, run.eval)
+	if err != nil {
+		return 0, err
+	}
+	into.ByRule = append(into.ByRule, rows...)
+	slices.SortStableFunc(into.ByRule, func(a, b RuleRow) int { return cmp.Compare(b.PerSecond, a.PerSecond) })
 	into.Rules += len(g.Rules)
 	into.Samples += samples
 	into.Projected += projected
@@ -204,7 +240,7 @@ func (r *costRun) evalOnce() (time.Duration, error) {
 	if err := r.d.Advance(r.t, workload.Constant(10, workload.HealthyBurn), nil); err != nil {
 		return 0, err
 	}
-	*r.h.Counted = prom.QueryCount{Ranges: r.h.Counted.Ranges, History: r.history}
+	*r.h.Counted = prom.QueryCount{Ranges: r.h.Counted.Ranges, History: r.history, ByQuery: map[string]int64{}}
 	start := time.Now()
 	// Rule errors are not the cost's business: the queries ran.
 	r.h.Eval(r.t)
@@ -214,6 +250,43 @@ func (r *costRun) evalOnce() (time.Duration, error) {
 }
 
 func (r *costRun) close() { r.h.Close() }
+
+// ruleRows attributes the projected samples of one evaluation, by query
+// text, to the group's rules: the rules manager queries each rule by its
+// parsed expression's text.
+func ruleRows(slo string, g rulefmt.RuleGroup, byQuery map[string]int64, eval time.Duration) ([]RuleRow, error) {
+	p := query.NewParser()
+	var rows []RuleRow
+	row := map[string]int{}
+	for _, r := range g.Rules {
+		e, err := p.ParseExpr(r.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("rule %s%s: %w", r.Record, r.Alert, err)
+		}
+		name := ruleName(r)
+		qs := e.String()
+		if i, ok := row[qs]; ok {
+			rows[i].Rule += " = " + name
+			continue
+		}
+		row[qs] = len(rows)
+		rows = append(rows, RuleRow{SLO: slo, Rule: name, PerSecond: float64(byQuery[qs]) / eval.Seconds()})
+	}
+	return rows, nil
+}
+
+// ruleName names a rule within its group: its record or alert name and the
+// label telling it from the group's other rules of that name.
+func ruleName(r rulefmt.Rule) string {
+	name := r.Record + r.Alert
+	for _, l := range []string{model.LabelWindow, model.LabelBurnTier, "severity", "le"} {
+		if v, ok := r.Labels[l]; ok && v != "" {
+			name += fmt.Sprintf("{%s=%q}", l, v)
+			break
+		}
+	}
+	return name
+}
 
 // NaiveGroup is the baseline: every window's error ratio straight from raw
 // series, and the same burn-rate alerts over those ratios.
@@ -265,15 +338,31 @@ func (r Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "Cardinality: %d pods x %d models (%d synthetic series); %s of history\n\n",
 		r.Pods, r.Models, r.Series, model.FormatDuration(r.History))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RULES\tCOUNT\tSAMPLES/EVAL\tPROJECTED TO FULL WINDOWS\tPROJECTED SAMPLES/S\tTIME/EVAL\t")
+	fmt.Fprintln(tw, "RULES\tCOUNT\tSAMPLES/EVAL\tPROJECTED TO FULL WINDOWS\tPROJECTED SAMPLES/S\tOF SLOTH'S\tTIME/EVAL\t")
 	for _, row := range []struct {
 		name string
 		c    RuleCost
-	}{{"inferslo", r.Inferslo}, {"naive", r.Naive}} {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%s\t\n", row.name, row.c.Rules, row.c.Samples, row.c.Projected, row.c.PerSecond, row.c.Time.Round(time.Microsecond))
+	}{{"inferslo", r.Inferslo}, {"naive", r.Naive}, {"sloth shape", r.Sloth}, {"pyrra shape", r.Pyrra}, {"floor", r.Floor}} {
+		share := "-"
+		if r.Sloth.PerSecond > 0 {
+			share = fmt.Sprintf("%.3f%%", 100*row.c.PerSecond/r.Sloth.PerSecond)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%s\t%s\t\n", row.name, row.c.Rules, row.c.Samples, row.c.Projected, row.c.PerSecond, share, row.c.Time.Round(time.Microsecond))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if rows := r.Inferslo.ByRule; len(rows) > 0 {
+		fmt.Fprintf(&b, "\ninferslo by rule, projected samples/s (rules that read nothing left out):\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, row := range rows {
+			if row.PerSecond > 0 {
+				fmt.Fprintf(tw, "  %.2f\t%s\t%s\n", row.PerSecond, row.SLO, row.Rule)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(&b, "\nNot measured (raw ratio or time slices, no per-window baseline): %s\n", strings.Join(r.Skipped, ", "))

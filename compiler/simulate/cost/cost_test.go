@@ -76,3 +76,76 @@ func benchmarkCost(b *testing.B, naive bool) {
 	b.ReportMetric(float64(run.h.Counted.Samples), "samples/eval")
 	b.ReportMetric(float64(run.h.Counted.Projected), "projected-samples/eval")
 }
+
+// rowsOf returns the rows of the rules named, by name.
+func rowsOf(rows []RuleRow, names ...string) map[string]RuleRow {
+	out := map[string]RuleRow{}
+	for _, r := range rows {
+		for _, n := range names {
+			if strings.HasPrefix(r.Rule, n) {
+				out[n] = r
+			}
+		}
+	}
+	return out
+}
+
+func TestTheSheddingQuantileIsReadOnceForBothSignals(t *testing.T) {
+	slo := slotest.VLLM(t, "ttft", "99%")
+	sh := model.DefaultShedding()
+	slo.Alerting.Shedding = &sh
+	rep, err := Measure(model.Set{SLOs: []model.SLO{slo}}, Options{Shape: synth.Shape{Pods: 20, Models: 2}, History: 10 * time.Minute, Evaluations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := rowsOf(rep.Inferslo.ByRule, irules.ShedQuantile, irules.LoadShed, irules.ContextReduce)
+	q, ok := rows[irules.ShedQuantile]
+	if !ok || q.PerSecond <= 0 {
+		t.Fatalf("the quantile recording read nothing; rows: %+v", rep.Inferslo.ByRule)
+	}
+	// Each signal reads the recorded quantile (one sample per group),
+	// not the histogram's buckets of every pod again.
+	for _, name := range []string{irules.LoadShed, irules.ContextReduce} {
+		if r := rows[name]; r.PerSecond*100 > q.PerSecond {
+			t.Errorf("%s reads %.2f samples/s, the quantile %.2f: the signal reads the histogram again", name, r.PerSecond, q.PerSecond)
+		}
+	}
+}
+
+func TestTheCostByRuleAddsUpToTheTotalCostliestFirst(t *testing.T) {
+	slo := slotest.VLLM(t, "errors", "99.9%")
+	rep, err := Measure(model.Set{SLOs: []model.SLO{slo}}, Options{Shape: synth.Shape{Pods: 20, Models: 2}, History: 10 * time.Minute, Evaluations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, r := range rep.Inferslo.ByRule {
+		sum += r.PerSecond
+	}
+	if total := rep.Inferslo.PerSecond; sum < total*0.999 || sum > total*1.001 {
+		t.Errorf("rows add up to %.2f samples/s, the total is %.2f", sum, total)
+	}
+	for i, r := range rep.Inferslo.ByRule[1:] {
+		if r.PerSecond > rep.Inferslo.ByRule[i].PerSecond {
+			t.Errorf("row %d (%s, %.2f samples/s) reads more than the row before it (%.2f)", i+1, r.Rule, r.PerSecond, rep.Inferslo.ByRule[i].PerSecond)
+		}
+	}
+}
+
+func TestSumsReadAtOffsetsPastTheHistoryAreProjectedAsRead(t *testing.T) {
+	slo := slotest.VLLM(t, "errors", "99.9%")
+	rep, err := Measure(model.Set{SLOs: []model.SLO{slo}}, Options{Shape: synth.Shape{Pods: 2, Models: 1}, History: 10 * time.Minute, Evaluations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 4w sums add ten 2d19h12m sums, each a sum and a count: 20
+	// samples per 1m evaluation, though only the latest exists after 10m.
+	name := irules.EventsSums + `{window="4w"}`
+	row, ok := rowsOf(rep.Inferslo.ByRule, name)[name]
+	if !ok {
+		t.Fatalf("no row %s in %+v", name, rep.Inferslo.ByRule)
+	}
+	if got := row.PerSecond * 60; got < 19.99 || got > 20.01 {
+		t.Errorf("%s reads %.2f samples per evaluation, want 20", name, got)
+	}
+}

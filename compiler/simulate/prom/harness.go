@@ -70,6 +70,9 @@ type QueryCount struct {
 	Projected int64
 	History   time.Duration
 	Ranges    map[string]Reach
+	// ByQuery, when set, sums Projected by query text, so a cost names
+	// the rule that reads what it counts.
+	ByQuery map[string]int64
 }
 
 func (c *QueryCount) add(qs string, samples int64, t time.Time) {
@@ -82,6 +85,12 @@ func (c *QueryCount) add(qs string, samples int64, t time.Time) {
 			c.Ranges[qs] = r
 		}
 	}
+	before := c.Projected
+	defer func() {
+		if c.ByQuery != nil {
+			c.ByQuery[qs] += c.Projected - before
+		}
+	}()
 	switch {
 	case c.History <= 0:
 		c.Projected += samples
@@ -91,11 +100,27 @@ func (c *QueryCount) add(qs string, samples int64, t time.Time) {
 		// full range has range/step of them.
 		first := Epoch().Add(-c.History).UnixMilli()
 		step := r.step.Milliseconds()
-		if k := t.UnixMilli()/step - (first+step-1)/step + 1; k > 0 {
+		// A subquery shorter than the history already read all its steps.
+		if k := min(t.UnixMilli()/step-(first+step-1)/step+1, int64(r.rng/r.step)); k > 0 {
 			c.Projected += samples * int64(r.rng/r.step) / k
 		}
 	case r.rng > c.History:
 		c.Projected += int64(float64(samples) * float64(r.rng) / float64(c.History))
+	case len(r.offsets) > 0:
+		// Selectors offset past the history read nothing yet; at full
+		// history each reads as many samples as one that found data (the
+		// sums a window adds read one series at several offsets).
+		found := 0
+		for _, o := range r.offsets {
+			if o < c.History {
+				found++
+			}
+		}
+		if found > 0 {
+			c.Projected += samples * int64(len(r.offsets)) / int64(found)
+		} else {
+			c.Projected += samples
+		}
 	default:
 		c.Projected += samples
 	}
@@ -500,8 +525,12 @@ func (k AlertKey) String() string {
 }
 
 // Reach is how far back a query reads: its longest range, and the step
-// when that range is a subquery's.
-type Reach struct{ rng, step time.Duration }
+// when that range is a subquery's; or, for a query of instant selectors
+// only, their offsets.
+type Reach struct {
+	rng, step time.Duration
+	offsets   []time.Duration
+}
 
 // projectRange is the longest range a query reads, of a range selector or
 // a subquery.
@@ -511,8 +540,19 @@ func projectRange(qs string) Reach {
 		return Reach{}
 	}
 	var longest Reach
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+	var offsets []time.Duration
+	parser.Inspect(expr, func(n parser.Node, path []parser.Node) error {
 		switch m := n.(type) {
+		case *parser.VectorSelector:
+			if len(path) == 0 {
+				offsets = append(offsets, m.OriginalOffset)
+				return nil
+			}
+			switch path[len(path)-1].(type) {
+			case *parser.MatrixSelector, *parser.SubqueryExpr:
+			default:
+				offsets = append(offsets, m.OriginalOffset)
+			}
 		case *parser.MatrixSelector:
 			if m.Range > longest.rng {
 				longest = Reach{rng: m.Range}
@@ -524,6 +564,9 @@ func projectRange(qs string) Reach {
 		}
 		return nil
 	})
+	if longest.rng == 0 {
+		longest.offsets = offsets
+	}
 	return longest
 }
 
