@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
 
@@ -57,17 +58,66 @@ func (s Service) Chained(limit int) (Service, Chain, error) {
 	return Service{Name: s.Name, Groups: groups, Sources: s.Sources, checked: s.checked}, c, nil
 }
 
-// chain cuts one group into parts of size rules and counts the late reads
-// on its longest path.
+// chain cuts one group into parts of at most size rules and counts the
+// late reads on its longest path. The recordings one rule reads stay in one
+// part: a ruler evaluates each part at its own moment, and a ratio whose
+// numerator and denominator came from two parts would divide values of two
+// moments (at a burn's start or end, a rate of one moment over the total
+// of another). Within that, rules keep their order and fill each part.
 func chain(g rulefmt.RuleGroup, size int, p parser.Parser) ([]rulefmt.RuleGroup, int, error) {
-	var parts []rulefmt.RuleGroup
-	for i, r := range g.Rules {
-		if i%size == 0 {
-			q := g
-			q.Name, q.Rules = model.ChainPart(g.Name, i/size+1), nil
-			parts = append(parts, q)
+	reads, err := readsOf(g.Rules, p)
+	if err != nil {
+		return nil, 0, fmt.Errorf("group %s: %w", g.Name, err)
+	}
+	// unit joins the rules whose recordings one rule reads together.
+	unit := make([]int, len(g.Rules))
+	for i := range unit {
+		unit[i] = i
+	}
+	var root func(int) int
+	root = func(i int) int {
+		for unit[i] != i {
+			unit[i] = unit[unit[i]]
+			i = unit[i]
 		}
-		parts[i/size].Rules = append(parts[i/size].Rules, r)
+		return i
+	}
+	for _, rs := range reads {
+		for _, j := range rs[min(1, len(rs)):] {
+			unit[root(j)] = root(rs[0])
+		}
+	}
+	members := map[int]int{}
+	for i := range g.Rules {
+		members[root(i)]++
+	}
+	partOf := map[int]int{}
+	assigned := make([]int, len(g.Rules))
+	var sizes []int
+	for i := range g.Rules {
+		u := root(i)
+		part, ok := partOf[u]
+		if !ok {
+			n := members[u]
+			if n > size {
+				return nil, 0, fmt.Errorf("group %s: %d rules read together (a rule reads what each of them records), more than %d: raise the limit", g.Name, n, size)
+			}
+			if len(sizes) == 0 || sizes[len(sizes)-1]+n > size {
+				sizes = append(sizes, 0)
+			}
+			part = len(sizes) - 1
+			sizes[part] += n
+			partOf[u] = part
+		}
+		assigned[i] = part
+	}
+	parts := make([]rulefmt.RuleGroup, len(sizes))
+	for k := range parts {
+		parts[k] = g
+		parts[k].Name, parts[k].Rules = model.ChainPart(g.Name, k+1), nil
+	}
+	for i, r := range g.Rules {
+		parts[assigned[i]].Rules = append(parts[assigned[i]].Rules, r)
 	}
 	links, err := linksOf(parts, p)
 	if err != nil {
@@ -82,39 +132,89 @@ func chain(g rulefmt.RuleGroup, size int, p parser.Parser) ([]rulefmt.RuleGroup,
 	return parts, most, nil
 }
 
+// readsOf lists, for each rule, the rules of the list whose recordings it
+// may read: same name, and no matcher refusing a label the recording sets
+// (labels it inherits are unknown, so they match).
+func readsOf(rs []rulefmt.Rule, p parser.Parser) ([][]int, error) {
+	out := make([][]int, len(rs))
+	for i, r := range rs {
+		e, err := p.ParseExpr(r.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("rule %d (%s): %w", i+1, r.Record+r.Alert, err)
+		}
+		sels := query.Selectors(e)
+		for j, w := range rs {
+			if j == i || w.Record == "" {
+				continue
+			}
+			for _, sel := range sels {
+				if recordedBy(sel, w) {
+					out[i] = append(out[i], j)
+					break
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// recordedBy tells whether sel may select what w records.
+func recordedBy(sel *parser.VectorSelector, w rulefmt.Rule) bool {
+	for _, m := range sel.LabelMatchers {
+		v, ok := w.Labels[m.Name]
+		if m.Name == labels.MetricName {
+			v, ok = w.Record, true
+		}
+		if ok && !m.Matches(v) {
+			return false
+		}
+	}
+	return true
+}
+
 // Links counts, for each rule of a chained group's parts (given in order),
-// the reads of a recording made in an earlier part on the longest path
-// from raw series to the rule: how many evaluation intervals late, at
-// most, a ruler evaluating each part on its own schedule gives its value.
+// the reads of a recording made in another part on the longest path from
+// raw series to the rule: how many evaluation intervals late, at most, a
+// ruler evaluating each part on its own schedule gives its value.
 func Links(parts []rulefmt.RuleGroup) ([][]int, error) { return linksOf(parts, query.NewParser()) }
 
 func linksOf(parts []rulefmt.RuleGroup, p parser.Parser) ([][]int, error) {
-	// made is a rule recording a name: its part and the late reads behind
-	// it. A name recorded by several rules is read from all of them.
-	type made struct{ part, links int }
-	recorded := map[string][]made{}
-	out := make([][]int, len(parts))
-	for part, g := range parts {
-		for i, r := range g.Rules {
-			e, err := p.ParseExpr(r.Expr)
-			if err != nil {
-				return nil, fmt.Errorf("group %s, rule %d: %w", g.Name, i+1, err)
-			}
-			links := 0
-			for _, sel := range query.Selectors(e) {
-				for _, m := range recorded[sel.Name] {
-					l := m.links
-					if m.part != part {
-						l++
-					}
-					links = max(links, l)
+	var all []rulefmt.Rule
+	var partOf []int
+	for k, g := range parts {
+		all = append(all, g.Rules...)
+		for range g.Rules {
+			partOf = append(partOf, k)
+		}
+	}
+	reads, err := readsOf(all, p)
+	if err != nil {
+		return nil, err
+	}
+	// The longest path, by relaxing every read until nothing changes; a
+	// cycle (a rule reading its own recording's past) stops after as many
+	// rounds as rules.
+	links := make([]int, len(all))
+	for round := 0; round < len(all); round++ {
+		changed := false
+		for i, rs := range reads {
+			for _, j := range rs {
+				l := links[j]
+				if partOf[j] != partOf[i] {
+					l++
+				}
+				if l > links[i] {
+					links[i], changed = l, true
 				}
 			}
-			if r.Record != "" {
-				recorded[r.Record] = append(recorded[r.Record], made{part: part, links: links})
-			}
-			out[part] = append(out[part], links)
 		}
+		if !changed {
+			break
+		}
+	}
+	out := make([][]int, len(parts))
+	for i, l := range links {
+		out[partOf[i]] = append(out[partOf[i]], l)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/prometheus/prometheus/model/rulefmt"
@@ -11,6 +12,7 @@ import (
 func TestChainingCutsGroupsInOrderAndCountsTheLateReads(t *testing.T) {
 	rec := func(name, expr string) rulefmt.Rule { return rulefmt.Rule{Record: name, Expr: expr} }
 	g := rulefmt.RuleGroup{Name: "inferslo-a", Rules: []rulefmt.Rule{
+		rec("f:rate", "sum(rate(f_total[5m]))"),
 		rec("x:rate", "sum(rate(x_total[5m]))"),
 		rec("y:rate", "sum(rate(y_total[5m]))"),
 		rec("r:ratio", "y:rate / x:rate"),
@@ -22,15 +24,23 @@ func TestChainingCutsGroupsInOrderAndCountsTheLateReads(t *testing.T) {
 		limit int
 		sizes []int
 		links int
+		err   string
 	}{
-		{"a limit of 0 keeps the group whole", 0, []int{5}, 0},
-		{"a group within the limit stays whole", 5, []int{5}, 0},
-		{"a ratio cut from its rates reads them one interval late, and the alert another", 2, []int{2, 2, 1}, 2},
-		{"parts of one rule put a late read on every link", 1, []int{1, 1, 1, 1, 1}, 3},
+		{"a limit of 0 keeps the group whole", 0, []int{6}, 0, ""},
+		{"a group within the limit stays whole", 6, []int{6}, 0, ""},
+		{"a ratio's two rates stay in one part, read one interval late, and the alert another", 2, []int{1, 2, 2, 1}, 2, ""},
+		{"a part holds what it can in order", 3, []int{3, 3}, 1, ""},
+		{"a limit below the rules one rule reads together is refused", 1, nil, 0, "2 rules read together"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, c, err := Service{Name: "a", Groups: []rulefmt.RuleGroup{g}}.Chained(tt.limit)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,6 +48,15 @@ func TestChainingCutsGroupsInOrderAndCountsTheLateReads(t *testing.T) {
 				t.Fatalf("%d groups (%d counted), want %d", len(s.Groups), c.Parts, len(tt.sizes))
 			}
 			var rules []rulefmt.Rule
+			partOf := map[string]int{}
+			for i, part := range s.Groups {
+				for _, r := range part.Rules {
+					partOf[r.Record+r.Alert] = i
+				}
+			}
+			if partOf["x:rate"] != partOf["y:rate"] {
+				t.Errorf("the ratio's rates are in parts %d and %d: it would divide two moments", partOf["x:rate"], partOf["y:rate"])
+			}
 			for i, part := range s.Groups {
 				if len(part.Rules) != tt.sizes[i] {
 					t.Errorf("part %d holds %d rules, want %d", i+1, len(part.Rules), tt.sizes[i])
@@ -47,9 +66,13 @@ func TestChainingCutsGroupsInOrderAndCountsTheLateReads(t *testing.T) {
 				}
 				rules = append(rules, part.Rules...)
 			}
-			for i := range rules {
-				if rules[i].Record+rules[i].Alert != g.Rules[i].Record+g.Rules[i].Alert {
-					t.Errorf("rule %d is %s, want %s: the order changed", i+1, rules[i].Record+rules[i].Alert, g.Rules[i].Record+g.Rules[i].Alert)
+			if len(rules) != len(g.Rules) {
+				t.Fatalf("%d rules in the parts, %d in the group", len(rules), len(g.Rules))
+			}
+			for i := 1; i < len(rules); i++ {
+				if partOf[rules[i].Record+rules[i].Alert] == partOf[rules[i-1].Record+rules[i-1].Alert] &&
+					index(g.Rules, rules[i]) < index(g.Rules, rules[i-1]) {
+					t.Errorf("%s comes before %s in a part: the order changed", rules[i-1].Record+rules[i-1].Alert, rules[i].Record+rules[i].Alert)
 				}
 			}
 			if c.Links != tt.links {
@@ -57,6 +80,15 @@ func TestChainingCutsGroupsInOrderAndCountsTheLateReads(t *testing.T) {
 			}
 		})
 	}
+}
+
+func index(rs []rulefmt.Rule, r rulefmt.Rule) int {
+	for i, q := range rs {
+		if q.Record+q.Alert == r.Record+r.Alert {
+			return i
+		}
+	}
+	return -1
 }
 
 func TestAGroupNameWithoutAPartNumberIsItsOwnChain(t *testing.T) {
