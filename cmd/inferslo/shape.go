@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/VictoriaMetrics/metricsql"
+	"github.com/prometheus/prometheus/model/rulefmt"
 
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/compiler/kube"
@@ -117,7 +118,7 @@ func (f shapeFlags) rulerChecker() (spec.Checker, error) {
 		return nil, fmt.Errorf("--ruler: %w", err)
 	}
 	limit := f.maxRules(t)
-	if !t.MetricsQL && t.MaxGroupsPerTenant == 0 {
+	if !t.MetricsQL && t.MaxGroupsPerTenant == 0 && limit == 0 {
 		return nil, nil
 	}
 	groups := 0
@@ -138,10 +139,12 @@ func (f shapeFlags) rulerChecker() (spec.Checker, error) {
 			}
 		}
 		before := groups
-		groups++
-		if limit > 0 {
-			groups += (len(g.Rules) - 1) / limit
+		chained, _, err := rules.Service{Name: s.Service.Name, Groups: []rulefmt.RuleGroup{g}}.Chained(limit)
+		if err != nil {
+			return append(out, spec.Problem{Path: "spec.indicator", Severity: spec.Error,
+				Message: fmt.Sprintf("the rules of this SLO cannot be chained for %s: %v", t.Name, err)})
 		}
+		groups += len(chained.Groups)
 		if n := t.MaxGroupsPerTenant; n > 0 && before <= n && groups > n {
 			out = append(out, spec.Problem{Path: "metadata.name", Severity: spec.Warning,
 				Message: fmt.Sprintf("with this SLO the ruler files hold %d groups, past %s's default of %d per tenant (-ruler.max-rule-groups-per-tenant): raise the tenant's limit or split the specs across tenants", groups, t.Name, n)})

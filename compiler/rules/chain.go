@@ -67,7 +67,7 @@ func (s Service) Chained(limit int) (Service, Chain, error) {
 func chain(g rulefmt.RuleGroup, size int, p parser.Parser) ([]rulefmt.RuleGroup, int, error) {
 	reads, err := readsOf(g.Rules, p)
 	if err != nil {
-		return nil, 0, fmt.Errorf("group %s: %w", g.Name, err)
+		return nil, 0, err
 	}
 	// unit joins the rules whose recordings one rule reads together.
 	unit := make([]int, len(g.Rules))
@@ -100,7 +100,7 @@ func chain(g rulefmt.RuleGroup, size int, p parser.Parser) ([]rulefmt.RuleGroup,
 		if !ok {
 			n := members[u]
 			if n > size {
-				return nil, 0, fmt.Errorf("group %s: %d rules read together (a rule reads what each of them records), more than %d: raise the limit", g.Name, n, size)
+				return nil, 0, fmt.Errorf("%d rules are read together (one rule reads what each of them records) and must share a group, more than %d: raise --max-rules-per-group", n, size)
 			}
 			if len(sizes) == 0 || sizes[len(sizes)-1]+n > size {
 				sizes = append(sizes, 0)

@@ -30,7 +30,7 @@ func TestChainingCutsGroupsInOrderAndCountsTheLateReads(t *testing.T) {
 		{"a group within the limit stays whole", 6, []int{6}, 0, ""},
 		{"a ratio's two rates stay in one part, read one interval late, and the alert another", 2, []int{1, 2, 2, 1}, 2, ""},
 		{"a part holds what it can in order", 3, []int{3, 3}, 1, ""},
-		{"a limit below the rules one rule reads together is refused", 1, nil, 0, "2 rules read together"},
+		{"a limit below the rules one rule reads together is refused", 1, nil, 0, "2 rules are read together"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
