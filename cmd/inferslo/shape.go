@@ -1,13 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/VictoriaMetrics/metricsql"
 	"github.com/prometheus/prometheus/model/rulefmt"
 
 	"github.com/inferslo/inferslo/compiler"
@@ -129,13 +129,11 @@ func (f shapeFlags) rulerChecker() (spec.Checker, error) {
 			return nil
 		}
 		var out []spec.Problem
-		if t.MetricsQL {
-			for _, r := range g.Rules {
-				if _, err := metricsql.Parse(r.Expr); err != nil {
-					out = append(out, spec.Problem{Path: "spec.indicator", Severity: spec.Error,
-						Message: fmt.Sprintf("%s cannot evaluate this SLO's rules (%s: %v); native histograms have no MetricsQL form: use an engine exposing classic buckets, or another ruler", t.Name, r.Record+r.Alert, err)})
-					break
-				}
+		for _, r := range g.Rules {
+			if err := t.Evaluates(r.Expr); err != nil {
+				out = append(out, spec.Problem{Path: "spec.indicator", Severity: spec.Error,
+					Message: fmt.Sprintf("%s cannot evaluate this SLO's rules (%s: %v); native histograms have no MetricsQL form: use an engine exposing classic buckets, or another ruler", t.Name, r.Record+r.Alert, errors.Unwrap(err))})
+				break
 			}
 		}
 		before := groups

@@ -15,9 +15,7 @@ import (
 	"regexp"
 	"sort"
 
-	"github.com/VictoriaMetrics/metricsql"
 	prommodel "github.com/prometheus/common/model"
-	"github.com/prometheus/prometheus/model/rulefmt"
 	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
@@ -210,10 +208,8 @@ func rulerFile(s ServiceRules, opts RulerOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Target.MetricsQL {
-		if err := checkMetricsQL(s.Groups, opts.Target.Name); err != nil {
-			return nil, err
-		}
+	if err := opts.Target.EvaluatesGroups(s.Groups); err != nil {
+		return nil, err
 	}
 	if chain.Split > 0 {
 		b = fmt.Appendf(b, "# %d groups over %d rules are chained into parts (<group>/2, ...): a part reads what an earlier one\n"+
@@ -221,18 +217,6 @@ func rulerFile(s ServiceRules, opts RulerOptions) ([]byte, error) {
 			chain.Split, opts.MaxRulesPerGroup, prommodel.Duration(chain.Lag))
 	}
 	return append(b, s.Encoded(0, rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy})...), nil
-}
-
-// checkMetricsQL parses every expression as vmalert does.
-func checkMetricsQL(groups []rulefmt.RuleGroup, target string) error {
-	for _, g := range groups {
-		for _, r := range g.Rules {
-			if _, err := metricsql.Parse(r.Expr); err != nil {
-				return fmt.Errorf("group %s, rule %s: %s cannot evaluate the expression: %w", g.Name, r.Record+r.Alert, target, err)
-			}
-		}
-	}
-	return nil
 }
 
 func encode(v any) ([]byte, error) {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/compiler/ruler"
 
-	"github.com/VictoriaMetrics/metricsql"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
 	"gopkg.in/yaml.v3"
@@ -314,10 +314,10 @@ func (f *File) query(p *pass, n *yaml.Node, r *Rule, grafana bool) *Query {
 			}
 		}
 	}
-	if err != nil && !grafana && p.rulerOf() == "vmalert" {
+	if t, _ := ruler.Lookup(p.rulerOf()); err != nil && !grafana && t.MetricsQL {
 		// vmalert reads MetricsQL; what its parser takes is not a bug,
 		// though lint's PromQL checks cannot read it.
-		if _, merr := metricsql.Parse(q.Text); merr == nil {
+		if t.Evaluates(q.Text) == nil {
 			f.queries = append(f.queries, q)
 			return q
 		}

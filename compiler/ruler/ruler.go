@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/VictoriaMetrics/metricsql"
+	"github.com/prometheus/prometheus/model/rulefmt"
 )
 
 // Target is one rule evaluator.
@@ -70,4 +73,29 @@ func (t Target) Reads(place, key string) bool {
 		return slices.Contains(t.GroupKeys, key)
 	}
 	return false
+}
+
+// Evaluates tells why the evaluator cannot run an expression, nil when it
+// can: a MetricsQL evaluator parses it with VictoriaMetrics' own parser;
+// the others read PromQL, which inferslo's expressions already are.
+func (t Target) Evaluates(expr string) error {
+	if !t.MetricsQL {
+		return nil
+	}
+	if _, err := metricsql.Parse(expr); err != nil {
+		return fmt.Errorf("%s cannot evaluate the expression: %w", t.Name, err)
+	}
+	return nil
+}
+
+// EvaluatesGroups is Evaluates for every rule of the groups.
+func (t Target) EvaluatesGroups(groups []rulefmt.RuleGroup) error {
+	for _, g := range groups {
+		for _, r := range g.Rules {
+			if err := t.Evaluates(r.Expr); err != nil {
+				return fmt.Errorf("group %s, rule %s: %w", g.Name, r.Record+r.Alert, err)
+			}
+		}
+	}
+	return nil
 }
