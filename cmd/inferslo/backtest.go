@@ -25,7 +25,8 @@ type history struct {
 	Catalogs   catalogFlag   `embed:""`
 	Templates  templatesFlag `embed:""`
 	Prometheus string        `required:"" help:"Base URL of the Prometheus-compatible HTTP API holding the history (Prometheus, Thanos, Mimir, VictoriaMetrics)." placeholder:"URL"`
-	Step       time.Duration `help:"Resolution the raw series are read at; default the SLOs' scrape interval." placeholder:"DUR"`
+	Read       string        `default:"server" enum:"server,raw" help:"Where the rules' expressions over raw series evaluate: server (the server answers each SLO's rates at the rules' interval, falling back to raw reads only for what cannot run there) or raw (every raw series is read at --step and evaluated here, for a server that stores but cannot evaluate)."`
+	Step       time.Duration `help:"Resolution raw series are read at (with --read raw, or where an expression cannot run on the server); default the SLOs' scrape interval." placeholder:"DUR"`
 	Rules      string        `help:"Replay the rule files in this folder (a compile output, possibly edited) instead of compiling the specs afresh." placeholder:"DIR"`
 	JSON       bool          `help:"Print the alerts and SLO figures as JSON."`
 	Output     string        `short:"o" help:"Also write an HTML report (index.html: budget spent, burn rates against the alert tiers, fired alerts) to this folder; replaced as a whole, atomically." placeholder:"DIR"`
@@ -92,6 +93,7 @@ func (c *history) replay(e *env, name string, from, to time.Time) error {
 		Text:    text,
 		Rules:   files,
 		Scratch: e.scratch,
+		Read:    backtest.Read(c.Read),
 		Progress: func(total int) func() {
 			p = c.Progress.start(e, name, "steps (requests, replayed days)", total)
 			return p.step

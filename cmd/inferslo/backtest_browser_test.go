@@ -109,7 +109,7 @@ func TestBacktestReportInChromium(t *testing.T) {
 	srv := burnServer(t, from.Add(-7*24*time.Hour), from.Add(36*time.Hour))
 	out := filepath.Join(dir, "report")
 	var stdout, stderr bytes.Buffer
-	cmd := &backtestCmd{History: history{Specs: []string{specFile}, Prometheus: srv.URL, Output: out, Timeout: time.Minute, MaxSamples: 1e7},
+	cmd := &backtestCmd{History: history{Specs: []string{specFile}, Prometheus: srv.URL, Read: "raw", Output: out, Timeout: time.Minute, MaxSamples: 1e7},
 		From: from.Format(time.RFC3339), To: to.Format(time.RFC3339)}
 	if err := cmd.Run(&env{stdout: &stdout, stderr: &stderr}); err != nil {
 		t.Fatalf("backtest: %v\n%s", err, stderr.String())

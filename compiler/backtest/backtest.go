@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,6 +48,9 @@ type Options struct {
 	// Scratch is the folder the replay keeps its storage in; "" is the
 	// system's temporary folder.
 	Scratch string
+	// Read says where the rules' reads of raw series evaluate; default
+	// ReadServer.
+	Read Read
 }
 
 // MaxRange bounds the range a backtest reports on: a year and a quarter's
@@ -97,23 +101,50 @@ func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 		slo, ok := slos[r.Labels().Get(model.LabelSLO)]
 		return ok && reportedRecording(r.Name()) && r.Labels().Get(model.LabelWindow) == model.FormatDuration(slo.BaseWindow())
 	})
+	// The warm-up is the rules' own, wherever their parts evaluate.
 	a := analyze(rp.Groups())
-	if len(a.selectors) == 0 {
+	var ps []*part
+	switch opts.Read {
+	case ReadServer, "":
+		recorded := map[string]bool{}
+		for _, g := range rp.Groups() {
+			for _, r := range g.Rules() {
+				if _, ok := r.(*rules.RecordingRule); ok {
+					recorded[r.Name()] = true
+				}
+			}
+		}
+		moved := newParts(recorded)
+		if err := rp.Rewrite(moved.rewrite); err != nil {
+			return nil, err
+		}
+		ps = moved.list
+	case ReadRaw:
+	default:
+		return nil, fmt.Errorf("read %q: valid: %s or %s", opts.Read, ReadServer, ReadRaw)
+	}
+	reads := analyze(rp.Groups())
+	if len(reads.selectors) == 0 && len(ps) == 0 {
 		return nil, fmt.Errorf("the rules read no raw series")
 	}
 	if src.Step <= 0 {
 		src.Step = defaultStep(set)
 	}
-	if src.Step*2 > a.rawRange {
-		return nil, fmt.Errorf("--step %s leaves fewer than two samples in the rules' %s rate windows; valid: a step of at most %s", src.Step, a.rawRange, a.rawRange/2)
+	if len(reads.selectors) > 0 && src.Step*2 > reads.rawRange {
+		return nil, fmt.Errorf("--step %s leaves fewer than two samples in the rules' %s rate windows; valid: a step of at most %s", src.Step, reads.rawRange, reads.rawRange/2)
 	}
 	// Evaluation starts one chain of windows before From, so the longest
 	// alert windows hold history when the reported range begins, and reads
-	// one rate window more.
+	// one rate window (or what the parts reach) more.
 	evalFrom := opts.From.Add(-a.warmup).Truncate(a.interval)
-	readFrom := evalFrom.Add(-a.rawRange).Truncate(src.Step)
+	readFrom := evalFrom.Add(-reads.rawRange).Truncate(src.Step)
+	partsFrom := evalFrom.Add(-reads.partRange)
 	l := &loader{src: src, app: rp.Appender, last: map[uint64]int64{}}
-	counts, err := l.plan(ctx, a.selectors, readFrom, opts.To)
+	counts, err := l.plan(ctx, reads.selectors, readFrom, opts.To)
+	if err != nil {
+		return nil, err
+	}
+	partCounts, err := l.planParts(ctx, ps, opts.To)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +152,13 @@ func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 	steps := make([]int, len(counts))
 	for i, n := range counts {
 		var c int
-		steps[i], c = l.chunks(n, readFrom, opts.To)
+		steps[i], c = l.chunks(n, readFrom, opts.To, src.Step)
+		requests += c
+	}
+	partSteps := make([]int, len(ps))
+	for i, n := range partCounts {
+		var c int
+		partSteps[i], c = l.chunks(n, partsFrom.Truncate(ps[i].interval), opts.To, ps[i].interval)
 		requests += c
 	}
 	days := int(opts.To.Sub(evalFrom)/(24*time.Hour)) + 1
@@ -131,11 +168,16 @@ func Run(ctx context.Context, set model.Set, opts Options) (*Report, error) {
 	}
 	l.step = done
 	began := time.Now()
-	for i, sel := range a.selectors {
+	for i, sel := range reads.selectors {
 		if counts[i] == 0 {
 			continue
 		}
 		if err := l.load(ctx, sel, steps[i], readFrom, opts.To); err != nil {
+			return nil, err
+		}
+	}
+	for i, p := range ps {
+		if err := l.loadPart(ctx, p, partSteps[i], partsFrom.Truncate(p.interval), opts.To); err != nil {
 			return nil, err
 		}
 	}
@@ -199,6 +241,8 @@ type analysis struct {
 	selectors []string
 	// rawRange is the longest range over raw series.
 	rawRange time.Duration
+	// partRange is the longest range over the parts the server evaluates.
+	partRange time.Duration
 	// warmup is how far back the alerts' windows reach, through recordings.
 	warmup time.Duration
 	// interval is the longest group interval.
@@ -226,6 +270,10 @@ func analyze(groups []*rules.Group) analysis {
 					return nil
 				}
 				rng := reach(path) + vs.OriginalOffset
+				if strings.HasPrefix(vs.Name, partPrefix) {
+					a.partRange = max(a.partRange, rng)
+					return nil
+				}
 				if recorded[vs.Name] || vs.Name == "ALERTS" {
 					// A recording of a window reaches that far back
 					// itself: the sums a long window adds read shorter

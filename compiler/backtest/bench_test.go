@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/internal/bench"
+	"github.com/inferslo/inferslo/compiler/internal/promapi"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -122,22 +123,35 @@ func fleetServer(pods, models int, from time.Time) *httptest.Server {
 }
 
 // BenchmarkBacktestFleet backtests the bench fleet (200 pods × 4 models,
-// an errors SLO per model) over 30 days at the 2m scrape step: time,
-// CPU, peak heap, and the bytes and samples read.
+// an errors SLO per model) over 30 days: reading raw series at the 2m
+// scrape step from a generated server (read=raw), and having an in-process
+// Prometheus engine over the same history answer the rules' parts
+// (read=server; its CPU and memory, the server's evaluation included, are
+// counted here too). Time, CPU, peak heap, and the bytes and samples read.
 func BenchmarkBacktestFleet(b *testing.B) {
 	res, err := spec.Parse(spec.Source{Name: "assist.yaml", Data: []byte(benchSpec)})
 	if err != nil || len(res.Set.SLOs) != 1 {
 		b.Fatalf("spec: %v %v", err, res.Problems)
 	}
-	for _, c := range []struct{ pods, days int }{{20, 30}, {200, 30}} {
-		b.Run(fmt.Sprintf("pods=%d/models=4/days=%d", c.pods, c.days), func(b *testing.B) {
+	for _, c := range []struct {
+		pods, days int
+		read       Read
+	}{{20, 30, ReadRaw}, {200, 30, ReadRaw}, {20, 30, ReadServer}, {200, 30, ReadServer}} {
+		b.Run(fmt.Sprintf("pods=%d/models=4/days=%d/read=%s", c.pods, c.days, c.read), func(b *testing.B) {
 			to := time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)
 			from := to.Add(-time.Duration(c.days) * 24 * time.Hour)
-			srv := fleetServer(c.pods, 4, from.Add(-7*24*time.Hour))
-			defer srv.Close()
+			origin := from.Add(-7 * 24 * time.Hour)
+			url := ""
+			if c.read == ReadRaw {
+				srv := fleetServer(c.pods, 4, origin)
+				defer srv.Close()
+				url = srv.URL
+			} else {
+				url = fleetEngine(b, c.pods, 4, origin, to).URL
+			}
 			var st Stats
 			bench.Measure(b, 1, func(int) {
-				rep, err := Run(context.Background(), res.Set, Options{Source: Source{URL: srv.URL}, From: from, To: to})
+				rep, err := Run(context.Background(), res.Set, Options{Source: Source{URL: url}, From: from, To: to, Read: c.read})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -153,4 +167,26 @@ func BenchmarkBacktestFleet(b *testing.B) {
 			b.ReportMetric(st.Replayed.Seconds(), "replay-s")
 		})
 	}
+}
+
+// fleetEngine serves the bench fleet's history, fleetServer's counters
+// at 2m scrapes from origin to to, from an in-process Prometheus.
+func fleetEngine(b *testing.B, pods, models int, origin, to time.Time) *promapi.Server {
+	return serve(b, func(add func(labels.Labels, time.Time, float64)) {
+		for m := 0; m < models; m++ {
+			for p := 0; p < pods; p++ {
+				for _, reason := range []string{"stop", "error"} {
+					lset := labels.FromStrings("__name__", "vllm:request_success_total", "namespace", "llm",
+						"model_name", fmt.Sprintf("model-%d", m), "pod", fmt.Sprintf("pod-%d", p), "finished_reason", reason)
+					share := 0.9995
+					if reason == "error" {
+						share = 0.0005
+					}
+					for t := origin; !t.After(to); t = t.Add(2 * time.Minute) {
+						add(lset, t, math.Floor(5*share*t.Sub(origin).Seconds()))
+					}
+				}
+			}
+		}
+	})
 }

@@ -177,7 +177,7 @@ func runHostile(t *testing.T, set model.Set, handler http.Handler, src Source, f
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	start := time.Now()
-	rep, err := Run(ctx, set, Options{Source: src, From: from, To: to, Scratch: t.TempDir()})
+	rep, err := Run(ctx, set, Options{Source: src, From: from, To: to, Scratch: t.TempDir(), Read: ReadRaw})
 	if d := time.Since(start); d > 60*time.Second {
 		t.Errorf("the run took %s", d)
 	}

@@ -87,6 +87,27 @@ func (h history) errorRatio(m string, t time.Time) float64 {
 	return h.healthyRate
 }
 
+// each calls f with every sample of the history, series after series.
+func (h history) each(f func(m string, pod int, reason string, t time.Time, v float64)) {
+	for _, m := range []string{"model-a", "model-b"} {
+		for pod := 0; pod < h.pods; pod++ {
+			for _, reason := range []string{"stop", "error"} {
+				var cum float64
+				for t := h.start; t.Before(h.end()); t = t.Add(h.scrape) {
+					n := h.rps * h.scrape.Seconds() * (0.5 + float64(pod))
+					ratio := h.errorRatio(m, t)
+					if reason == "stop" {
+						cum += n * (1 - ratio)
+					} else {
+						cum += n * ratio
+					}
+					f(m, pod, reason, t, math.Floor(cum))
+				}
+			}
+		}
+	}
+}
+
 // writeOpenMetrics writes the history at one sample every two minutes, series
 // after series, as promtool's backfill reads it.
 func (h history) writeOpenMetrics(path string) error { return h.write(path, false) }
@@ -102,28 +123,14 @@ func (h history) write(path string, millis bool) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	fmt.Fprintln(w, "# HELP vllm:request_success Count of successfully processed requests.")
 	fmt.Fprintln(w, "# TYPE vllm:request_success counter")
-	for _, m := range []string{"model-a", "model-b"} {
-		for pod := 0; pod < h.pods; pod++ {
-			for _, reason := range []string{"stop", "error"} {
-				var cum float64
-				for t := h.start; t.Before(h.end()); t = t.Add(h.scrape) {
-					n := h.rps * h.scrape.Seconds() * (0.5 + float64(pod))
-					ratio := h.errorRatio(m, t)
-					if reason == "stop" {
-						cum += n * (1 - ratio)
-					} else {
-						cum += n * ratio
-					}
-					ts := t.Unix()
-					if millis {
-						ts = t.UnixMilli()
-					}
-					fmt.Fprintf(w, "vllm:request_success_total{namespace=\"llm\",model_name=%q,pod=\"pod-%d\",finished_reason=%q} %g %d\n",
-						m, pod, reason, math.Floor(cum), ts)
-				}
-			}
+	h.each(func(m string, pod int, reason string, t time.Time, v float64) {
+		ts := t.Unix()
+		if millis {
+			ts = t.UnixMilli()
 		}
-	}
+		fmt.Fprintf(w, "vllm:request_success_total{namespace=\"llm\",model_name=%q,pod=\"pod-%d\",finished_reason=%q} %g %d\n",
+			m, pod, reason, v, ts)
+	})
 	if !millis {
 		fmt.Fprintln(w, "# EOF")
 	}
@@ -182,6 +189,26 @@ func TestBacktestFindsTheKnownIncidentsAsPrometheusDoes(t *testing.T) {
 		rep.Stats.Read.Round(time.Millisecond), rep.Stats.Requests, rep.Stats.BytesRead, rep.Stats.Samples, rep.Stats.Replayed.Round(time.Millisecond))
 
 	findsTheKnownIncidents(t, h, rep)
+	// Reading the raw series instead of the server's answers replays the
+	// same alerts and budgets, at many times the bytes read.
+	began = time.Now()
+	raw, err := Run(context.Background(), set, Options{Source: Source{URL: base}, From: from, To: h.end(), Read: ReadRaw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the same backtest reading raw series: %s (read %s: %d requests, %d bytes, %d samples)", time.Since(began).Round(time.Millisecond),
+		raw.Stats.Read.Round(time.Millisecond), raw.Stats.Requests, raw.Stats.BytesRead, raw.Stats.Samples)
+	if got, want := alertLines(rep), alertLines(raw); got != want {
+		t.Errorf("alerts differ:\nserver:\n%s\nraw:\n%s", got, want)
+	}
+	if len(raw.SLOs) != len(rep.SLOs) {
+		t.Fatalf("%d SLO groups from the server's answers, %d from raw series", len(rep.SLOs), len(raw.SLOs))
+	}
+	for i, s := range rep.SLOs {
+		if r := raw.SLOs[i]; !near(*s.SLI, *r.SLI) || !near(*s.BudgetSpent, *r.BudgetSpent) {
+			t.Errorf("%v: sli %v and budget spent %v from the server's answers; %v and %v from raw series", s.Labels, *s.SLI, *s.BudgetSpent, *r.SLI, *r.BudgetSpent)
+		}
+	}
 	// The SLI and budget follow from the generated ratios.
 	for _, s := range rep.SLOs {
 		if s.SLI == nil || *s.SLI < 0.99 || *s.SLI > 1 || *s.BudgetSpent <= 0 {

@@ -125,27 +125,36 @@ func (l *loader) plan(ctx context.Context, selectors []string, from, to time.Tim
 	return counts, nil
 }
 
-// chunks is how many requests reading a selector of n series takes.
-func (l *loader) chunks(n int, from, to time.Time) (steps int, count int) {
+// chunks is how many requests reading n series over [from, to] at step
+// takes.
+func (l *loader) chunks(n int, from, to time.Time, step time.Duration) (steps int, count int) {
 	steps = min(maxSteps, max(1, l.src.PointsPerRequest/max(n, 1)))
-	total := int(to.Sub(from)/l.src.Step) + 1
+	total := int(to.Sub(from)/step) + 1
 	return steps, (total + steps - 1) / steps
 }
 
-// load reads selector over [from, to] in chunks of steps steps.
+// load reads selector's raw series over [from, to] in chunks of steps steps.
 func (l *loader) load(ctx context.Context, selector string, steps int, from, to time.Time) error {
+	return l.read(ctx, selector, steps, from, to, l.src.Step, func(m prommodel.Matrix, start, end time.Time) error {
+		return l.append(ctx, selector, m, start, end)
+	})
+}
+
+// read asks the server for expr over [from, to] at step, in chunks of
+// steps steps, and hands each chunk's answer to add.
+func (l *loader) read(ctx context.Context, expr string, steps int, from, to time.Time, step time.Duration, add func(m prommodel.Matrix, start, end time.Time) error) error {
 	l.selected = map[uint64]bool{}
-	span := time.Duration(steps-1) * l.src.Step
-	for start := from; !start.After(to); start = start.Add(span + l.src.Step) {
+	span := time.Duration(steps-1) * step
+	for start := from; !start.After(to); start = start.Add(span + step) {
 		end := start.Add(span)
 		if end.After(to) {
 			end = to
 		}
 		q := url.Values{}
-		q.Set("query", selector)
+		q.Set("query", expr)
 		q.Set("start", formatTime(start))
 		q.Set("end", formatTime(end))
-		q.Set("step", strconv.FormatFloat(l.src.Step.Seconds(), 'f', -1, 64))
+		q.Set("step", strconv.FormatFloat(step.Seconds(), 'f', -1, 64))
 		var data struct {
 			ResultType string           `json:"resultType"`
 			Result     prommodel.Matrix `json:"result"`
@@ -154,9 +163,9 @@ func (l *loader) load(ctx context.Context, selector string, steps int, from, to 
 			return err
 		}
 		if data.ResultType != "matrix" {
-			return fmt.Errorf("query_range %s: the server answered a %q, not a matrix", selector, data.ResultType)
+			return fmt.Errorf("query_range %s: the server answered a %q, not a matrix", expr, data.ResultType)
 		}
-		if err := l.append(ctx, selector, data.Result, start, end); err != nil {
+		if err := add(data.Result, start, end); err != nil {
 			return err
 		}
 		if l.step != nil {

@@ -102,7 +102,7 @@ func TestBacktestRefusesBadServersWithClearErrors(t *testing.T) {
 			src := c.source
 			src.URL = srv.URL
 			to := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-			rep, err := Run(context.Background(), set, Options{Source: src, From: to.Add(-time.Hour), To: to})
+			rep, err := Run(context.Background(), set, Options{Source: src, From: to.Add(-time.Hour), To: to, Read: ReadRaw})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got error %v, want one containing %q", err, c.want)
 			}

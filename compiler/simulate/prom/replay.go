@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
 
@@ -49,6 +50,38 @@ func (r *Replay) Groups() []*rules.Group { return r.h.Groups }
 // Restrict keeps, in every group, the rules target accepts and the
 // recording rules they read, directly or not; the rest never evaluate.
 func (r *Replay) Restrict(target func(rules.Rule) bool) { r.h.restrictRules(target) }
+
+// Rewrite replaces every rule's expression by what f returns for it, given
+// the group's interval; f gets a copy it may change. Labels, annotations and
+// holds stay, so a rule whose parts are read from elsewhere (a backtest has
+// the history's server evaluate them) alerts and records as before.
+func (r *Replay) Rewrite(f func(interval time.Duration, expr parser.Expr) (parser.Expr, error)) error {
+	p := query.NewParser()
+	for i, g := range r.h.Groups {
+		var rs []rules.Rule
+		for _, rule := range g.Rules() {
+			// A parse of the printed expression is a deep copy.
+			e, err := p.ParseExpr(rule.Query().String())
+			if err == nil {
+				e, err = f(g.Interval(), e)
+			}
+			if err != nil {
+				return fmt.Errorf("rule %s in group %s: %w", rule.Name(), g.Name(), err)
+			}
+			switch rule := rule.(type) {
+			case *rules.RecordingRule:
+				rs = append(rs, rules.NewRecordingRule(rule.Name(), e, rule.Labels()))
+			case *rules.AlertingRule:
+				rs = append(rs, rules.NewAlertingRule(rule.Name(), e, rule.HoldDuration(), rule.KeepFiringFor(),
+					rule.Labels(), rule.Annotations(), labels.EmptyLabels(), "", true, r.h.opts.Logger))
+			default:
+				return fmt.Errorf("rule %s in group %s: a %T is neither recording nor alerting", rule.Name(), g.Name(), rule)
+			}
+		}
+		r.h.Groups[i] = rules.NewGroup(rules.GroupOptions{Name: g.Name(), File: g.File(), Interval: g.Interval(), Rules: rs, Opts: r.h.opts})
+	}
+	return nil
+}
 
 // Appender appends samples to the replay's storage.
 func (r *Replay) Appender(ctx context.Context) storage.Appender { return r.h.DB.Appender(ctx) }
@@ -182,6 +215,50 @@ func (r *Replay) Matrix(qs string, ts time.Time) (promql.Matrix, error) {
 		return nil, err
 	}
 	return res.Matrix()
+}
+
+// Query evaluates qs over [start, end] at step (an instant query at end
+// when step is 0), as the API of a server holding the replay's samples
+// would, and hands the answer to use, which must not keep it: the engine
+// reuses its memory once the query is closed.
+func (r *Replay) Query(qs string, start, end time.Time, step time.Duration, use func(parser.Value) error) error {
+	ctx := context.Background()
+	var q promql.Query
+	var err error
+	if step == 0 {
+		q, err = r.h.Engine.NewInstantQuery(ctx, r.h.DB, nil, qs, end)
+	} else {
+		q, err = r.h.Engine.NewRangeQuery(ctx, r.h.DB, nil, qs, start, end, step)
+	}
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	res := q.Exec(ctx)
+	if res.Err != nil {
+		return res.Err
+	}
+	return use(res.Value)
+}
+
+// Series lists the label sets of the series selector matches with samples
+// in [from, to].
+func (r *Replay) Series(selector string, from, to time.Time) ([]labels.Labels, error) {
+	ms, err := query.NewParser().ParseMetricSelector(selector)
+	if err != nil {
+		return nil, err
+	}
+	q, err := r.h.DB.Querier(from.UnixMilli(), to.UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	defer q.Close()
+	ss := q.Select(context.Background(), true, nil, ms...)
+	var out []labels.Labels
+	for ss.Next() {
+		out = append(out, ss.At().Labels())
+	}
+	return out, ss.Err()
 }
 
 // Close releases the storage.
