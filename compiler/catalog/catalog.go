@@ -14,7 +14,6 @@ import (
 	"github.com/inferslo/inferslo/compiler/grafana"
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/query"
-	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -106,14 +105,14 @@ func entryOf(p parser.Parser, slo model.SLO) (Entry, error) {
 		Service:     slo.Service.Name,
 		SLI:         model.SLIName(slo),
 		Objective:   slo.Objective.Percent(),
-		Window:      rules.WindowText(slo),
+		Window:      slo.WindowText(),
 		Tier:        slo.SLOTier,
 		GroupBy:     slo.GroupBy,
 		Source:      slo.Source,
 		Dashboard:   grafana.ServicePath(slo.Service.Name),
 		Queries: Queries{
 			BudgetRemaining: model.Selector(model.BudgetRemaining, slo, 0),
-			ErrorRatio:      model.SelectorAt(model.ErrorRatio, slo, rules.WindowLabel(slo)),
+			ErrorRatio:      model.SelectorAt(model.ErrorRatio, slo, slo.WindowLabel()),
 			BurnRate:        model.BurnRate(slo, slo.BaseWindow()),
 			Alerts:          "ALERTS{" + model.LabelSLO + "=" + strconv.Quote(slo.Name) + "}",
 		},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/templates"
 )
 
@@ -26,8 +25,8 @@ func periodStats(w *words, slo model.SLO) []panel {
 		"percentunit", []target{query(model.BudgetQuery(slo), "budget left")},
 		steps(colorRed, step{Value: num("0"), Color: colorGreen}))
 	left := statPanel("Days left this "+name,
-		w.say(templates.PanelDaysLeft, sloData(slo, rules.PeriodEnd)),
-		"d", []target{query(fmt.Sprintf("(%s - time()) / 86400", model.Selector(rules.PeriodEnd, slo, 0)), "days left")},
+		w.say(templates.PanelDaysLeft, sloData(slo, model.PeriodEnd)),
+		"d", []target{query(fmt.Sprintf("(%s - time()) / 86400", model.Selector(model.PeriodEnd, slo, 0)), "days left")},
 		steps(colorGreen))
 	return []panel{budget, left}
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	pq "github.com/inferslo/inferslo/compiler/query"
-	"github.com/inferslo/inferslo/compiler/rules"
 
 	"regexp"
 	"sort"
@@ -29,7 +28,7 @@ func percentiles() []struct{ q, name string } {
 // per group of the labels given; a native histogram is one series without
 // le, so its rates are summed whole.
 func percentileQuery(q, histogram, selector string, native bool, groupBy []string) string {
-	return rules.PercentileQuery(q, histogram, selector, native, groupBy, rateInterval)
+	return pq.Percentile(q, histogram, selector, native, groupBy, rateInterval)
 }
 
 // counterRateQuery rates an engine's counter, or a sum of counters (Triton

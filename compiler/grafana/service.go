@@ -10,7 +10,6 @@ import (
 	pq "github.com/inferslo/inferslo/compiler/query"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/templates"
 )
 
@@ -72,7 +71,7 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 	}
 
 	for _, slo := range slos {
-		g.row(fmt.Sprintf("SLO %s: %s, %s over %s", sloTitle(slo), sliText(slo), percent(slo.Objective), rules.WindowText(slo)))
+		g.row(fmt.Sprintf("SLO %s: %s, %s over %s", sloTitle(slo), sliText(slo), percent(slo.Objective), slo.WindowText()))
 		if slo.Calendar != nil {
 			for _, p := range periodStats(w, slo) {
 				g.add(p, 12, 4)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/templates"
 )
 
@@ -113,7 +112,7 @@ func sloTable(slos []model.SLO, withService bool) string {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---|", len(cols)) + "\n")
 	for _, s := range slos {
-		cells := []string{s.Name, sliText(s), percent(s.Objective), rules.WindowText(s), percent(s.ErrorBudget()), tiersText(s)}
+		cells := []string{s.Name, sliText(s), percent(s.Objective), s.WindowText(), percent(s.ErrorBudget()), tiersText(s)}
 		if tiered {
 			cells = slices.Insert(cells, 2, cmp.Or(s.SLOTier, model.SLOTierInteractive))
 		}

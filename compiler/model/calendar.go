@@ -28,6 +28,23 @@ type Calendar struct {
 }
 
 // Label is the period as an OpenSLO duration shorthand: "1M", "2w".
+// WindowText names the SLO's window for people: "28d", or "calendar month".
+func (s SLO) WindowText() string {
+	if s.Calendar != nil {
+		return s.Calendar.Name()
+	}
+	return FormatDuration(s.Window)
+}
+
+// WindowLabel is the window label value of the SLO window's recordings:
+// "28d", or the calendar period's shorthand ("1M").
+func (s SLO) WindowLabel() string {
+	if s.Calendar != nil {
+		return s.Calendar.Label()
+	}
+	return FormatDuration(s.Window)
+}
+
 func (c Calendar) Label() string { return fmt.Sprintf("%d%s", c.Count, c.Unit) }
 
 // Name says the period in words, for titles and descriptions.

@@ -22,6 +22,12 @@ const (
 	EventsIncrease = "inferslo:sli_events:increase"
 	// BadEventsIncrease is the bad events counted over window, in tiles.
 	BadEventsIncrease = "inferslo:sli_bad_events:increase"
+	// PeriodStart is when a calendar-window SLO's current period began,
+	// in Unix seconds.
+	PeriodStart = "inferslo:period_start:timestamp"
+	// PeriodEnd is when the current calendar period ends (and the next
+	// begins), in Unix seconds.
+	PeriodEnd = "inferslo:period_end:timestamp"
 	// ErrorRatio is bad / total events over window (absent at zero traffic).
 	ErrorRatio = "inferslo:sli_error:ratio"
 	// BudgetRemaining is 1 - the burn rate over the SLO window: the share of the

@@ -123,7 +123,7 @@ func (b *builder) alertData(optionalGroup bool) templates.Alert {
 		DisplayName: b.slo.DisplayName,
 		Service:     b.slo.Service.Name,
 		Objective:   b.slo.Objective.Percent(),
-		Window:      WindowText(b.slo),
+		Window:      b.slo.WindowText(),
 		RunbookURL:  b.slo.Alerting.RunbookURL,
 		SLI:         model.SLIName(b.slo),
 		Threshold:   threshold,

@@ -6,31 +6,6 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 )
 
-// Recorded series of calendar-window SLOs, as Unix timestamps in seconds.
-const (
-	// PeriodStart is when the current calendar period began.
-	PeriodStart = "inferslo:period_start:timestamp"
-	// PeriodEnd is when the current calendar period ends (and the next begins).
-	PeriodEnd = "inferslo:period_end:timestamp"
-)
-
-// WindowText names an SLO's window for people: "28d", or "calendar month".
-func WindowText(slo model.SLO) string {
-	if slo.Calendar != nil {
-		return slo.Calendar.Name()
-	}
-	return model.FormatDuration(slo.Window)
-}
-
-// WindowLabel is the window label value of the SLO window's recordings:
-// "28d", or the calendar period's shorthand ("1M").
-func WindowLabel(slo model.SLO) string {
-	if slo.Calendar != nil {
-		return slo.Calendar.Label()
-	}
-	return model.FormatDuration(slo.Window)
-}
-
 // calendar records the SLI and error budget of the calendar period so far.
 //
 // Each base-window recording holds the events of the base window before it,
@@ -52,12 +27,12 @@ func (b *builder) calendar() {
 	id := b.identity(0)
 	delete(id, model.LabelWindow)
 	start, end := periodBounds(cal)
-	b.record(PeriodStart, start, id)
-	b.record(PeriodEnd, end, id)
+	b.record(model.PeriodStart, start, id)
+	b.record(model.PeriodEnd, end, id)
 
 	tiles := func(fn, name string) string {
 		tile := b.sel(name, b.base)
-		keep := fmt.Sprintf("timestamp(%s) - %d >= on () group_left () %s @ end()", tile, int64(b.base.Seconds()), model.Selector(PeriodStart, b.slo, 0))
+		keep := fmt.Sprintf("timestamp(%s) - %d >= on () group_left () %s @ end()", tile, int64(b.base.Seconds()), model.Selector(model.PeriodStart, b.slo, 0))
 		return fmt.Sprintf("%s((%s and (%s))[%s:%s])", fn, tile, keep, model.FormatDuration(cal.Longest()), model.FormatDuration(b.base))
 	}
 	w := b.periodIdentity()

@@ -413,7 +413,7 @@ func (b *builder) metadata() {
 	delete(id, model.LabelWindow)
 	b.record(model.Objective, fmt.Sprintf("vector(%s)", b.slo.Objective), id)
 	info := b.identity(b.slo.Window)
-	info[model.LabelWindow] = WindowLabel(b.slo)
+	info[model.LabelWindow] = b.slo.WindowLabel()
 	info["objective"] = b.slo.Objective.String()
 	info[model.LabelBaseWindow] = model.FormatDuration(b.base)
 	if inf := b.slo.Inference; inf != nil {

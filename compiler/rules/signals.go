@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -30,24 +29,6 @@ const (
 	// recorded once for both.
 	ShedQuantile = "inferslo:ttft_quantile:seconds"
 )
-
-// PercentileQuery is quantile q of a histogram's observations over window
-// (a duration or a Grafana variable), one per group of the labels given; a
-// native histogram is one series without le, so its rates are summed whole.
-func PercentileQuery(q, histogram, selector string, native bool, groupBy []string, window string) string {
-	by := strings.Join(groupBy, ", ")
-	if native {
-		agg := "sum"
-		if by != "" {
-			agg = "sum by (" + by + ") "
-		}
-		return fmt.Sprintf("histogram_quantile(%s, %s(rate(%s[%s])))", q, agg, query.SeriesSelector(histogram, selector), window)
-	}
-	if by != "" {
-		by = ", " + by
-	}
-	return fmt.Sprintf("histogram_quantile(%s, sum by (le%s) (rate(%s[%s])))", q, by, query.SeriesSelector(histogram+"_bucket", selector), window)
-}
 
 // outageWindow is the outage tier's window, or 0 without one.
 func (b *builder) outageWindow() time.Duration {
@@ -163,7 +144,7 @@ func (b *builder) shedding() {
 		scrape = 30 * time.Second
 	}
 	window := 4 * scrape
-	q := PercentileQuery(b.slo.Objective.String(), inf.Histogram, inf.Selector, inf.Native, b.slo.GroupBy, model.FormatDuration(window))
+	q := query.Percentile(b.slo.Objective.String(), inf.Histogram, inf.Selector, inf.Native, b.slo.GroupBy, model.FormatDuration(window))
 	signals := []struct {
 		name string
 		sig  model.ShedSignal

@@ -480,20 +480,20 @@ func (s *sloSim) periodRatio() (Check, error) {
 		phase := math.Cos(2 * math.Pi * float64(t-lead) / float64(periodSpan))
 		return scale * (1 + 0.9*phase), 1.5 - phase
 	}
-	label := irules.WindowLabel(s.slo)
+	label := s.slo.WindowLabel()
 	s.only = func(r *rules.RecordingRule) bool {
-		return (r.Name() == model.ErrorRatio && r.Labels().Get(model.LabelWindow) == label) || r.Name() == irules.PeriodStart
+		return (r.Name() == model.ErrorRatio && r.Labels().Get(model.LabelWindow) == label) || r.Name() == model.PeriodStart
 	}
 	defer func() { s.only = nil }()
 	subject := fmt.Sprintf("%s{%s=%q,%s=%q}", model.ErrorRatio, model.LabelSLO, s.slo.Name, model.LabelWindow, label)
 	var c Check
 	err := s.run(load, nil, lead+periodSpan, nil, func(h *prom.Harness, d *workload.Driver, t time.Duration) error {
-		recorded, err := h.Query(model.Selector(irules.PeriodStart, s.slo, 0), t)
+		recorded, err := h.Query(model.Selector(model.PeriodStart, s.slo, 0), t)
 		if err != nil {
 			return err
 		}
 		if len(recorded) != 1 {
-			c = s.check(ScenarioDayNight, irules.PeriodStart, "one series", fmt.Sprintf("%d series", len(recorded)), false)
+			c = s.check(ScenarioDayNight, model.PeriodStart, "one series", fmt.Sprintf("%d series", len(recorded)), false)
 			return nil
 		}
 		truth, ok := d.Truth(firstTile(time.Unix(int64(recorded[0].F), 0)), t)
