@@ -232,16 +232,54 @@ func parseSet(t *testing.T, text string) model.Set {
 // mustPass runs generated tests that must pass: with the real promtool when
 // INFERSLO_PROMTOOL names one (as in CI), in process otherwise. Both
 // evaluate with Prometheus' own rule engine, so one run is the proof;
-// tests that need the failures themselves call runTests.
-func mustPass(t *testing.T, dir, testPath string) {
+// tests that need the failures themselves call runTests. Given names, it
+// runs only the test groups of those names (promtool on a copy of the file
+// holding only them): every group replays the whole rule file, and a test
+// whose claim is one group's need not replay the others.
+func mustPass(t *testing.T, dir, testPath string, names ...string) {
 	t.Helper()
 	if os.Getenv("INFERSLO_PROMTOOL") != "" {
+		if len(names) > 0 {
+			testPath = onlyGroups(t, testPath, names)
+		}
 		promtool(t, testPath)
 		return
 	}
-	if fails := runTests(t, dir, testPath); len(fails) > 0 {
+	if fails := runTests(t, dir, testPath, names...); len(fails) > 0 {
 		t.Fatalf("the generated tests of %s fail on the generated rules:\n%s", filepath.Base(testPath), strings.Join(fails, "\n"))
 	}
+}
+
+// onlyGroups writes, beside a test file, a copy holding only the named test
+// groups, and returns its path.
+func onlyGroups(t *testing.T, testPath string, names []string) string {
+	t.Helper()
+	data, err := os.ReadFile(testPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f File
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var kept []Test
+	for _, tg := range f.Tests {
+		if slices.Contains(names, tg.Name) {
+			kept = append(kept, tg)
+		}
+	}
+	if len(kept) < len(names) {
+		t.Fatalf("%s holds %d of the test groups %q", filepath.Base(testPath), len(kept), names)
+	}
+	f.Tests = kept
+	if data, err = yaml.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	only := strings.TrimSuffix(testPath, ".test.yaml") + ".only.test.yaml"
+	if err := os.WriteFile(only, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return only
 }
 
 func promtool(t *testing.T, testPath string) {
