@@ -66,7 +66,17 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 	for _, s := range tg.InputSeries {
 		fmt.Fprintf(&load, "  %s %s\n", s.Series, s.Values)
 	}
-	suite, err := promqltest.NewLazyLoader(load.String(), promqltest.LazyLoaderOpts{EnableAtModifier: true, EnableNegativeOffset: true})
+	// Like promtool, a test with a start_timestamp loads its series and
+	// counts its eval_times from there, not from the Unix epoch.
+	mint := time.Unix(0, 0).UTC()
+	if tg.StartTimestamp != "" {
+		start, err := time.Parse(time.RFC3339, tg.StartTimestamp)
+		if err != nil {
+			t.Fatalf("%s: start_timestamp: %v", tg.Name, err)
+		}
+		mint = start.UTC()
+	}
+	suite, err := promqltest.NewLazyLoader(load.String(), promqltest.LazyLoaderOpts{EnableAtModifier: true, EnableNegativeOffset: true, StartTime: mint})
 	if err != nil {
 		t.Fatalf("%s: %v", tg.Name, err)
 	}
@@ -113,7 +123,6 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 		maxt = max(maxt, time.Duration(d))
 	}
 	var fails []string
-	mint := time.Unix(0, 0).UTC()
 	for ts := time.Duration(0); ts <= maxt; ts += eval {
 		suite.WithSamplesTill(mint.Add(ts), func(err error) {
 			if err != nil {
@@ -161,17 +170,17 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 	// Like promtool, expressions are read once every rule has been
 	// evaluated up to the last evaluation time.
 	for _, q := range tg.PromQLTests {
-		fails = append(fails, exprFaults(t, suite, tg.Name, q)...)
+		fails = append(fails, exprFaults(t, suite, mint, tg.Name, q)...)
 	}
 	return fails
 }
 
 // exprFaults evaluates an expression test and lists how its samples
 // differ from the expected ones.
-func exprFaults(t *testing.T, suite *promqltest.LazyLoader, name string, q PromQLTest) []string {
+func exprFaults(t *testing.T, suite *promqltest.LazyLoader, mint time.Time, name string, q PromQLTest) []string {
 	t.Helper()
 	d, _ := prommodel.ParseDuration(q.EvalTime)
-	qry, err := suite.QueryEngine().NewInstantQuery(context.Background(), suite.Queryable(), nil, q.Expr, time.Unix(0, 0).UTC().Add(time.Duration(d)))
+	qry, err := suite.QueryEngine().NewInstantQuery(context.Background(), suite.Queryable(), nil, q.Expr, mint.Add(time.Duration(d)))
 	if err != nil {
 		t.Fatalf("%s: %s: %v", name, q.Expr, err)
 	}
