@@ -259,6 +259,25 @@ func mustPass(t *testing.T, dir, testPath string, names ...string) {
 	}
 }
 
+// testGroupsOf names the test groups of a test file that are about one SLO.
+func testGroupsOf(t *testing.T, data []byte, slo string) []string {
+	t.Helper()
+	var f File
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tg := range f.Tests {
+		if strings.HasPrefix(tg.Name, slo+": ") {
+			out = append(out, tg.Name)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no test group of SLO %s", slo)
+	}
+	return out
+}
+
 // onlyGroups writes, beside a test file, a copy holding only the named test
 // groups, and returns its path.
 func onlyGroups(t *testing.T, testPath string, names []string) string {
