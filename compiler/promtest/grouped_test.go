@@ -138,7 +138,10 @@ spec:
 			t.Fatalf("test file lacks %q:\n%s", want, tests[0].Data)
 		}
 	}
-	mustPass(t, filepath.Dir(path), path)
+	// The claim is the missing-bucket group's: the file's burn and silence
+	// groups are the kinds TestABurnOnOneModelPagesForThatModelOnly and the
+	// examples' tests replay, each group replaying the whole rule file.
+	mustPass(t, filepath.Dir(path), path, name)
 
 	hold := regexp.MustCompile(`(unless on \(slo, model_name\)\n\s*)inferslo:sli_misconfigured`)
 	dir, tests = writeOut(t, set, func(b []byte) []byte {

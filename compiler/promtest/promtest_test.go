@@ -257,7 +257,9 @@ func TestAMissingThresholdBucketPagesNobody(t *testing.T) {
 	if !bytes.Contains(tests[0].Data, []byte(`le: "0.5"`)) {
 		t.Errorf("the expected SLIMisconfigured alert does not name the bucket le=0.5:\n%s", tests[0].Data)
 	}
-	mustPass(t, filepath.Dir(path), path)
+	// The claim is the missing-bucket group's; the file's burn and silence
+	// groups are TestTTFTPageFiresDuringATwentyTimesBurnAndIsSilentAtHalfTheBudget's.
+	mustPass(t, filepath.Dir(path), path, name)
 
 	dir, tests = writeOut(t, set, func(b []byte) []byte {
 		return hold.ReplaceAll(b, []byte("${1}no_such_series"))
@@ -319,5 +321,8 @@ spec:
 		t.Error("no rejections test expects an alert")
 	}
 	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	mustPass(t, filepath.Dir(path), path)
+	// The errors and rejections SLOs' groups are the ones whose traffic
+	// the other SLO must not see; the TTFT SLO's read another series.
+	groups := append(testGroupsOf(t, tests[0].Data, "triton-chat-errors"), testGroupsOf(t, tests[0].Data, "triton-chat-rejections")...)
+	mustPass(t, filepath.Dir(path), path, groups...)
 }

@@ -66,7 +66,17 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 	for _, s := range tg.InputSeries {
 		fmt.Fprintf(&load, "  %s %s\n", s.Series, s.Values)
 	}
-	suite, err := promqltest.NewLazyLoader(load.String(), promqltest.LazyLoaderOpts{EnableAtModifier: true, EnableNegativeOffset: true})
+	// Like promtool, a test with a start_timestamp loads its series and
+	// counts its eval_times from there, not from the Unix epoch.
+	mint := time.Unix(0, 0).UTC()
+	if tg.StartTimestamp != "" {
+		start, err := time.Parse(time.RFC3339, tg.StartTimestamp)
+		if err != nil {
+			t.Fatalf("%s: start_timestamp: %v", tg.Name, err)
+		}
+		mint = start.UTC()
+	}
+	suite, err := promqltest.NewLazyLoader(load.String(), promqltest.LazyLoaderOpts{EnableAtModifier: true, EnableNegativeOffset: true, StartTime: mint})
 	if err != nil {
 		t.Fatalf("%s: %v", tg.Name, err)
 	}
@@ -113,7 +123,6 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 		maxt = max(maxt, time.Duration(d))
 	}
 	var fails []string
-	mint := time.Unix(0, 0).UTC()
 	for ts := time.Duration(0); ts <= maxt; ts += eval {
 		suite.WithSamplesTill(mint.Add(ts), func(err error) {
 			if err != nil {
@@ -161,17 +170,17 @@ func runGroup(t *testing.T, dir string, f File, tg Test, eval time.Duration) []s
 	// Like promtool, expressions are read once every rule has been
 	// evaluated up to the last evaluation time.
 	for _, q := range tg.PromQLTests {
-		fails = append(fails, exprFaults(t, suite, tg.Name, q)...)
+		fails = append(fails, exprFaults(t, suite, mint, tg.Name, q)...)
 	}
 	return fails
 }
 
 // exprFaults evaluates an expression test and lists how its samples
 // differ from the expected ones.
-func exprFaults(t *testing.T, suite *promqltest.LazyLoader, name string, q PromQLTest) []string {
+func exprFaults(t *testing.T, suite *promqltest.LazyLoader, mint time.Time, name string, q PromQLTest) []string {
 	t.Helper()
 	d, _ := prommodel.ParseDuration(q.EvalTime)
-	qry, err := suite.QueryEngine().NewInstantQuery(context.Background(), suite.Queryable(), nil, q.Expr, time.Unix(0, 0).UTC().Add(time.Duration(d)))
+	qry, err := suite.QueryEngine().NewInstantQuery(context.Background(), suite.Queryable(), nil, q.Expr, mint.Add(time.Duration(d)))
 	if err != nil {
 		t.Fatalf("%s: %s: %v", name, q.Expr, err)
 	}
@@ -232,16 +241,73 @@ func parseSet(t *testing.T, text string) model.Set {
 // mustPass runs generated tests that must pass: with the real promtool when
 // INFERSLO_PROMTOOL names one (as in CI), in process otherwise. Both
 // evaluate with Prometheus' own rule engine, so one run is the proof;
-// tests that need the failures themselves call runTests.
-func mustPass(t *testing.T, dir, testPath string) {
+// tests that need the failures themselves call runTests. Given names, it
+// runs only the test groups of those names (promtool on a copy of the file
+// holding only them): every group replays the whole rule file, and a test
+// whose claim is one group's need not replay the others.
+func mustPass(t *testing.T, dir, testPath string, names ...string) {
 	t.Helper()
 	if os.Getenv("INFERSLO_PROMTOOL") != "" {
+		if len(names) > 0 {
+			testPath = onlyGroups(t, testPath, names)
+		}
 		promtool(t, testPath)
 		return
 	}
-	if fails := runTests(t, dir, testPath); len(fails) > 0 {
+	if fails := runTests(t, dir, testPath, names...); len(fails) > 0 {
 		t.Fatalf("the generated tests of %s fail on the generated rules:\n%s", filepath.Base(testPath), strings.Join(fails, "\n"))
 	}
+}
+
+// testGroupsOf names the test groups of a test file that are about one SLO.
+func testGroupsOf(t *testing.T, data []byte, slo string) []string {
+	t.Helper()
+	var f File
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tg := range f.Tests {
+		if strings.HasPrefix(tg.Name, slo+": ") {
+			out = append(out, tg.Name)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no test group of SLO %s", slo)
+	}
+	return out
+}
+
+// onlyGroups writes, beside a test file, a copy holding only the named test
+// groups, and returns its path.
+func onlyGroups(t *testing.T, testPath string, names []string) string {
+	t.Helper()
+	data, err := os.ReadFile(testPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f File
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var kept []Test
+	for _, tg := range f.Tests {
+		if slices.Contains(names, tg.Name) {
+			kept = append(kept, tg)
+		}
+	}
+	if len(kept) < len(names) {
+		t.Fatalf("%s holds %d of the test groups %q", filepath.Base(testPath), len(kept), names)
+	}
+	f.Tests = kept
+	if data, err = yaml.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	only := strings.TrimSuffix(testPath, ".test.yaml") + ".only.test.yaml"
+	if err := os.WriteFile(only, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return only
 }
 
 func promtool(t *testing.T, testPath string) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler/internal/bench"
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 )
 
 // BenchmarkTest replays every scenario of a generated fleet's SLOs (vLLM
@@ -30,4 +31,22 @@ func BenchmarkTest(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkTestExamples replays every scenario of every example SLO, as
+// `inferslo test examples` does, and reports CPU seconds per SLO (the goal
+// is 0.5) and the peak heap. Run it with -benchtime=1x: one op replays all
+// of them.
+func BenchmarkTestExamples(b *testing.B) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(MemoryLimit(runtime.GOMAXPROCS(0))))
+	set := slotest.Examples(b).Set
+	bench.Measure(b, len(set.SLOs), func(int) {
+		r, err := Run(set, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Error(); err != nil {
+			b.Fatal(err)
+		}
+	})
 }

@@ -20,7 +20,7 @@ spec:
   objectives: [{sli: errors, target: 99.9%}, {sli: ttft, threshold: 250ms, target: 99%}]
   alerting:
     maintenance:
-      - {schedule: "30 9 * * *", duration: 90m, timeZone: "+05:30"}
+      - {schedule: "30 6 * * *", duration: 90m, timeZone: "+05:30"}
 ---
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
@@ -53,7 +53,11 @@ spec:
 // SLO. Inside the window every request fails for an hour (or the window)
 // and no burn alert fires, the budget left being the healthy traffic's;
 // the same failure outside pages (the batch SLO's ticket fires). Rules
-// compiled without the windows fail the same scenario.
+// compiled without the windows fail the same scenario. The nightly window
+// opens at 01:00 UTC (06:30 at +05:30), the replay's first hour after the
+// rate windows fill: a later hour only lengthens the healthy history
+// before it, which both replays, inside and outside, evaluate minute by
+// minute.
 func TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne(t *testing.T) {
 	set := slotest.Parse(t, maintenanceSpecs)
 	files, err := irules.Build(set, nil)

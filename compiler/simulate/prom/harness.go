@@ -276,7 +276,7 @@ func NewIndexedHarness(x RuleIndex, count bool, scratch string) (*Harness, error
 		Timeout:              time.Hour,
 		EnableAtModifier:     true,
 		EnableNegativeOffset: true,
-		Parser:               query.NewParser(),
+		Parser:               newCachedParser(query.NewParser()),
 	})
 	if count {
 		h.Counted = &QueryCount{}
