@@ -11,6 +11,8 @@ import (
 
 	"github.com/alecthomas/kong"
 	kongcompletion "github.com/jotaen/kong-completion"
+
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
 // Exit codes.
@@ -56,6 +58,7 @@ type env struct {
 var errReported = errors.New("problems reported")
 
 func main() {
+	prom.DisableTracing()
 	os.Exit(withScratch(func(dir string) int { return runIn(dir, os.Args[1:], os.Stdout, os.Stderr) }))
 }
 
