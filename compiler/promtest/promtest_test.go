@@ -271,58 +271,62 @@ func TestAMissingThresholdBucketPagesNobody(t *testing.T) {
 	}
 }
 
-// TestATritonServiceWithErrorsAndRejectionsPassesPromtool runs the tests
-// of a service whose errors and rejections SLOs read the same failure
-// counter in promtool (in process without INFERSLO_PROMTOOL): the traffic
-// of the rejections tests counts no failure the errors SLO sees, so its
-// silent cases stay silent.
-func TestATritonServiceWithErrorsAndRejectionsPassesPromtool(t *testing.T) {
-	set := parseSet(t, `
+// TestAServiceWithErrorsAndRejectionsPagesOnceInPromtool runs, for each
+// engine that counts rejections, the tests of a service whose errors and
+// rejections SLOs read the same failures in promtool (in process without
+// INFERSLO_PROMTOOL): the traffic of the rejections tests counts no
+// failure the errors SLO sees, so its silent cases stay silent, and a
+// rejection storm pages as the rejections SLO alone.
+func TestAServiceWithErrorsAndRejectionsPagesOnceInPromtool(t *testing.T) {
+	for _, c := range []struct{ name, engine string }{
+		{"Triton's failure counter with a REJECTED reason", "engine: triton\n  selector: {model: ensemble}"},
+		{"TGI's failure counter with an overloaded reason", "engine: tgi\n  selector: {service: chat}"},
+		{"vLLM's admission rejections added to its failures", "engine: vllm\n  engineVersion: \"0.32.0\"\n  selector: {model_name: chat}"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			set := parseSet(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
-metadata: {name: triton-chat}
+metadata: {name: llm-chat}
 spec:
-  engine: triton
-  selector: {model: ensemble}
+  `+strings.ReplaceAll(c.engine, `\n`, "\n")+`
   window: 28d
   objectives:
-    - {sli: ttft, threshold: 500ms, target: 99%}
     - {sli: errors, target: 99.9%}
     - {sli: rejections, target: 99.9%}
 `)
-	dir, tests := writeOut(t, set, nil)
-	if len(tests) != 1 {
-		t.Fatalf("%d test files", len(tests))
-	}
-	if !bytes.Contains(tests[0].Data, []byte("triton-chat-rejections: the page alert is silent at half the budget rate")) {
-		t.Fatalf("no silent case of the rejections SLO:\n%s", tests[0].Data)
-	}
-	// A rejection storm pages once: every alert a rejections test expects,
-	// up to every request refused, is the rejections SLO's.
-	var f File
-	if err := yaml.Unmarshal(tests[0].Data, &f); err != nil {
-		t.Fatal(err)
-	}
-	storms := 0
-	for _, tt := range f.Tests {
-		if !strings.HasPrefix(tt.Name, "triton-chat-rejections: ") {
-			continue
-		}
-		for _, at := range tt.Alerts {
-			for _, a := range at.ExpAlerts {
-				storms++
-				if a.Labels["slo"] != "triton-chat-rejections" {
-					t.Errorf("%s: %s also fires for %s", tt.Name, at.Alertname, a.Labels["slo"])
+			dir, tests := writeOut(t, set, nil)
+			if len(tests) != 1 {
+				t.Fatalf("%d test files", len(tests))
+			}
+			if !bytes.Contains(tests[0].Data, []byte("llm-chat-rejections: the page alert is silent at half the budget rate")) {
+				t.Fatalf("no silent case of the rejections SLO:\n%s", tests[0].Data)
+			}
+			// A rejection storm pages once: every alert a rejections test
+			// expects, up to every request refused, is the rejections SLO's.
+			var f File
+			if err := yaml.Unmarshal(tests[0].Data, &f); err != nil {
+				t.Fatal(err)
+			}
+			storms := 0
+			for _, tt := range f.Tests {
+				if !strings.HasPrefix(tt.Name, "llm-chat-rejections: ") {
+					continue
+				}
+				for _, at := range tt.Alerts {
+					for _, a := range at.ExpAlerts {
+						storms++
+						if a.Labels["slo"] != "llm-chat-rejections" {
+							t.Errorf("%s: %s also fires for %s", tt.Name, at.Alertname, a.Labels["slo"])
+						}
+					}
 				}
 			}
-		}
+			if storms == 0 {
+				t.Error("no rejections test expects an alert")
+			}
+			path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+			mustPass(t, filepath.Dir(path), path)
+		})
 	}
-	if storms == 0 {
-		t.Error("no rejections test expects an alert")
-	}
-	path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-	// The errors and rejections SLOs' groups are the ones whose traffic
-	// the other SLO must not see; the TTFT SLO's read another series.
-	groups := append(testGroupsOf(t, tests[0].Data, "triton-chat-errors"), testGroupsOf(t, tests[0].Data, "triton-chat-rejections")...)
-	mustPass(t, filepath.Dir(path), path, groups...)
 }

@@ -317,12 +317,13 @@ func BucketBound(sel string) string {
 	return ""
 }
 
-// Excluding narrows query so it no longer counts the series other selects:
-// other must be one selector whose metric query reads, told apart by one
-// equality matcher (tgi_request_failure{err="overloaded"}); each of query's
-// selectors of that metric then gets the matcher negated. It reports false,
-// with query unchanged, when other is not such a selector or query reads
-// no series of its metric.
+// Excluding narrows query so it no longer counts the series other selects.
+// Other is one selector: of a metric query reads, told apart by one
+// equality matcher (tgi_request_failure{err="overloaded"}), and each of
+// query's selectors of that metric gets the matcher negated; or a whole
+// metric (vllm:admission_rejections_total), and the terms of query's sum
+// that read only it are dropped. It reports false, with query unchanged,
+// when other is neither, or query reads no series of its metric apart.
 func Excluding(query, other string) (string, bool) {
 	ms, err := NewParser().ParseMetricSelector(other)
 	if err != nil {
@@ -340,12 +341,15 @@ func Excluding(query, other string) (string, bool) {
 			return query, false
 		}
 	}
-	if name == "" || by == nil {
+	if name == "" {
 		return query, false
 	}
 	expr, err := NewParser().ParseExpr(query)
 	if err != nil {
 		return query, false
+	}
+	if by == nil {
+		return withoutTerms(expr, name)
 	}
 	found := false
 	for _, vs := range Selectors(expr) {
@@ -359,4 +363,32 @@ func Excluding(query, other string) (string, bool) {
 		return query, false
 	}
 	return expr.String(), true
+}
+
+// withoutTerms drops from a sum the terms that read only metric name; it
+// reports false, with expr's text unchanged, when no term or every term
+// does.
+func withoutTerms(expr parser.Expr, name string) (string, bool) {
+	var terms func(e parser.Expr) []parser.Expr
+	terms = func(e parser.Expr) []parser.Expr {
+		if b, ok := e.(*parser.BinaryExpr); ok && b.Op == parser.ADD && !b.ReturnBool {
+			return append(terms(b.LHS), terms(b.RHS)...)
+		}
+		return []parser.Expr{e}
+	}
+	var kept []string
+	all := terms(expr)
+	for _, t := range all {
+		only := true
+		for _, vs := range Selectors(t) {
+			only = only && vs.Name == name
+		}
+		if !only || len(Selectors(t)) == 0 {
+			kept = append(kept, t.String())
+		}
+	}
+	if len(kept) == len(all) || len(kept) == 0 {
+		return expr.String(), false
+	}
+	return strings.Join(kept, " + "), true
 }

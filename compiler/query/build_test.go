@@ -10,6 +10,10 @@ func TestExcludingLeavesOutTheSeriesOfAnotherSelector(t *testing.T) {
 		{"a bare counter loses the other's reason", "tgi_request_failure", `tgi_request_failure{err="overloaded"}`, `tgi_request_failure{err!="overloaded"}`, true},
 		{"a negated reason gains a second one", `nv_inference_request_failure{reason!="CANCELED"}`, `nv_inference_request_failure{reason="REJECTED"}`, `nv_inference_request_failure{reason!="CANCELED",reason!="REJECTED"}`, true},
 		{"another metric is left alone", `vllm:request_success_total{finished_reason="error"}`, "vllm:admission_rejections_total", `vllm:request_success_total{finished_reason="error"}`, false},
+		{"a whole metric's term leaves the sum", `sum(vllm:request_success_total{finished_reason="error"}) + sum(vllm:admission_rejections_total)`, "vllm:admission_rejections_total", `sum(vllm:request_success_total{finished_reason="error"})`, true},
+		{"a whole metric's grouped term leaves a longer sum", `sum by (m) (a_total) + sum by (m) (r_total{x="1"}) + sum by (m) (b_total)`, "r_total", `sum by (m) (a_total) + sum by (m) (b_total)`, true},
+		{"a sum of only the metric is kept", `sum(r_total) + sum(r_total{x="1"})`, "r_total", `sum(r_total) + sum(r_total{x="1"})`, false},
+		{"a term mixing the metric with another is kept", `sum(a_total) + (sum(r_total) / sum(b_total))`, "r_total", `sum(a_total) + (sum(r_total) / sum(b_total))`, false},
 		{"two matchers cannot be negated one by one", "tgi_request_failure", `tgi_request_failure{err="overloaded",shard="0"}`, "tgi_request_failure", false},
 		{"a query that does not parse is kept", "sum(", `x{a="b"}`, "sum(", false},
 	}
