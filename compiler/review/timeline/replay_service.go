@@ -57,6 +57,9 @@ type replaySim struct {
 	// full is the SLO's group; base only its base-window recordings and
 	// the sums every longer window is built from (see run).
 	full, base []*rules.Group
+	// feedsFull and feedsBase are the other SLOs' recordings full and
+	// base read (see feed).
+	feedsFull, feedsBase []feed
 	// gauges are the engine gauges this harness carries, per pod.
 	gauges []gaugeSeries
 	refs   []storage.SeriesRef
@@ -107,6 +110,7 @@ func (r *serviceReplay) replay(slos []model.SLO, queries []string, parsed []pars
 	if len(r.sims) == 0 {
 		return nil
 	}
+	r.link()
 	if err := r.run(); err != nil {
 		return err
 	}
@@ -292,16 +296,18 @@ func (r *serviceReplay) run() error {
 	if r.opts.everyRule {
 		fineFrom = 0
 	}
+	order := r.evalOrder()
 	var t time.Duration
 	for t = 0; t <= end; t += step {
-		for _, s := range r.sims {
+		for _, s := range order {
 			if t%s.eval != 0 {
 				continue
 			}
 			coarse := t < fineFrom && t%r.opts.Step != 0 && t != end
+			feeds := s.feedsFull
 			s.h.Groups = s.full
 			if coarse {
-				s.h.Groups = s.base
+				s.h.Groups, feeds = s.base, s.feedsBase
 			}
 			load := func(at time.Duration) (float64, float64) {
 				rps := dailyLoad(at) * r.opts.RPS
@@ -321,6 +327,9 @@ func (r *serviceReplay) run() error {
 				}
 			}
 			if err := s.writeGauges(t, dailyLoad(t), burning(t)); err != nil {
+				return err
+			}
+			if err := s.copyFeeds(feeds, t); err != nil {
 				return err
 			}
 			if err := s.h.Eval(t); err != nil {
