@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -63,6 +64,7 @@ func feedsOf(groups []*rules.Group, self *replaySim, sims []*replaySim) []feed {
 // base-window rules it evaluates between query steps.
 func (r *serviceReplay) link() {
 	for _, s := range r.sims {
+		s.names = recordedSLOs(s)
 		s.feedsFull = feedsOf(s.full, s, r.sims)
 		s.feedsBase = feedsOf(s.base, s, r.sims)
 	}
@@ -104,4 +106,18 @@ func (s *replaySim) copyFeeds(fs []feed, t time.Duration) error {
 		}
 	}
 	return app.Commit()
+}
+
+// recordedSLOs lists the slo label values s's harness records: its SLO's
+// name, and a goodput pair's for the TPOT SLO whose group holds the pair.
+func recordedSLOs(s *replaySim) []string {
+	names := []string{s.slo.Name}
+	for _, g := range s.full {
+		for _, rule := range g.Rules() {
+			if v := rule.Labels().Get(model.LabelSLO); v != "" && !slices.Contains(names, v) {
+				names = append(names, v)
+			}
+		}
+	}
+	return names
 }

@@ -60,6 +60,9 @@ type replaySim struct {
 	// feedsFull and feedsBase are the other SLOs' recordings full and
 	// base read (see feed).
 	feedsFull, feedsBase []feed
+	// names are the slo label values the harness records (see
+	// recordedSLOs).
+	names []string
 	// gauges are the engine gauges this harness carries, per pod.
 	gauges []gaugeSeries
 	refs   []storage.SeriesRef

@@ -351,7 +351,9 @@ spec:
 	if len(model.GoodputPairs(set.SLOs)) != 1 {
 		t.Fatalf("no goodput pair in %d SLOs", len(set.SLOs))
 	}
-	base := `{window="` + model.FormatDuration(set.SLOs[0].BaseWindow()) + `"}`
+	// As the dashboard's panel selects them: by the pair's name.
+	pair := model.GoodputPairs(set.SLOs)[0]
+	base := `{slo="` + pair.Name() + `",window="` + model.FormatDuration(set.SLOs[0].BaseWindow()) + `"}`
 	lower, upper := model.GoodputLower+base, model.GoodputUpper+base
 	tl, err := RunTimeline(set, []string{lower, upper}, TimelineOptions{Healthy: 3 * time.Hour})
 	if err != nil {
