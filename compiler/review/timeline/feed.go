@@ -60,13 +60,11 @@ func feedsOf(groups []*rules.Group, self *replaySim, sims []*replaySim) []feed {
 	return out
 }
 
-// link finds each harness's feeds, for its full group and for the
-// base-window rules it evaluates between query steps.
+// link finds each harness's feeds and the slo label values it records.
 func (r *serviceReplay) link() {
 	for _, s := range r.sims {
 		s.names = recordedSLOs(s)
 		s.feedsFull = feedsOf(s.full, s, r.sims)
-		s.feedsBase = feedsOf(s.base, s, r.sims)
 	}
 }
 
