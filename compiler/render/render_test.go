@@ -669,3 +669,29 @@ func TestEverySeriesOfAPanelHasItsOwnColour(t *testing.T) {
 		}
 	}
 }
+
+func TestALineKeepsOnlyThePointsItsShapeNeeds(t *testing.T) {
+	var line, curve [][2]float64
+	for i := range 200 {
+		x := float64(i) * 3
+		line = append(line, [2]float64{x, 10 + x/2})
+		curve = append(curve, [2]float64{x, 100 + 80*math.Sin(x/60)})
+	}
+	if got := simplify(line, 0.2); len(got) != 2 || got[0] != line[0] || got[1] != line[199] {
+		t.Errorf("a straight line of 200 points keeps %d: %v", len(got), got)
+	}
+	got := simplify(curve, 0.2)
+	if len(got) >= len(curve)/2 || len(got) < 10 {
+		t.Errorf("a sine of 200 points keeps %d", len(got))
+	}
+	// Every point left out lies within the tolerance of the drawn line.
+	k := 0
+	for _, p := range curve {
+		for k+1 < len(got)-1 && got[k+1][0] < p[0] {
+			k++
+		}
+		if d := distToSegment(p, got[k], got[k+1]); d > 0.2+1e-9 {
+			t.Errorf("point %v lies %.2f from the drawn line", p, d)
+		}
+	}
+}

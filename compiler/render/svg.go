@@ -248,27 +248,71 @@ func spread(ls []thLabel, top, bottom, gap float64) []thLabel {
 	return out
 }
 
-// pathOf draws points as one path; missing values break the line.
+// pathOf draws points as one path; missing values break the line. A
+// line leaves out the points within a fifth of a unit of the straight
+// segment drawn past them (a page is drawn at about a unit per pixel, so
+// the line looks the same), which keeps smooth stretches to a few points.
 func pathOf(pts []Point, x func(time.Time) float64, y func(float64) float64, stepped bool) string {
 	var d strings.Builder
-	pen := false
+	var run [][2]float64
+	flush := func() {
+		if !stepped {
+			run = simplify(run, 0.2)
+		}
+		for i, p := range run {
+			switch {
+			case i == 0:
+				fmt.Fprintf(&d, "M%s %s", f1(p[0]), f1(p[1]))
+			case stepped:
+				fmt.Fprintf(&d, "H%sV%s", f1(p[0]), f1(p[1]))
+			default:
+				fmt.Fprintf(&d, "L%s %s", f1(p[0]), f1(p[1]))
+			}
+		}
+		run = run[:0]
+	}
 	for _, p := range pts {
 		if !finite(p.Value) {
-			pen = false
+			flush()
 			continue
 		}
-		px, py := x(p.Time), y(p.Value)
-		switch {
-		case !pen:
-			fmt.Fprintf(&d, "M%s %s", f1(px), f1(py))
-		case stepped:
-			fmt.Fprintf(&d, "H%sV%s", f1(px), f1(py))
-		default:
-			fmt.Fprintf(&d, "L%s %s", f1(px), f1(py))
-		}
-		pen = true
+		run = append(run, [2]float64{x(p.Time), y(p.Value)})
 	}
+	flush()
 	return d.String()
+}
+
+// simplify keeps the first and last of pts and each point that some point
+// skipped since the last kept one would lie farther than tol from the
+// segment joining them.
+func simplify(pts [][2]float64, tol float64) [][2]float64 {
+	if len(pts) < 3 {
+		return pts
+	}
+	out := [][2]float64{pts[0]}
+	k := 0 // index of the last kept point
+	for n := 2; n < len(pts); n++ {
+		a, b := pts[k], pts[n]
+		for j := k + 1; j < n; j++ {
+			if distToSegment(pts[j], a, b) > tol {
+				k = n - 1
+				out = append(out, pts[k])
+				break
+			}
+		}
+	}
+	return append(out, pts[len(pts)-1])
+}
+
+// distToSegment is the distance from p to the segment a-b.
+func distToSegment(p, a, b [2]float64) float64 {
+	dx, dy := b[0]-a[0], b[1]-a[1]
+	l2 := dx*dx + dy*dy
+	t := 0.0
+	if l2 > 0 {
+		t = math.Max(0, math.Min(1, ((p[0]-a[0])*dx+(p[1]-a[1])*dy)/l2))
+	}
+	return math.Hypot(p[0]-a[0]-t*dx, p[1]-a[1]-t*dy)
 }
 
 func writeLegend(b *bytes.Buffer, lines []line, ths []threshold, style, unit string, alerts []Alert, sp span) {
