@@ -4,24 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // specSets are the spec files and folders compiled on their own: every
-// example and testdata spec but the bad ones. By default each folder is
-// compiled as a whole: every spec file is in one set, and lint reads each
-// file's output as it reads a file compiled alone (what lint checks is
-// per rule, per dashboard and per spec). INFERSLO_LONG=1 compiles each
-// file on its own too (CI's long step), as a user with one spec would.
+// example and testdata spec but the bad ones.
 func specSets(t *testing.T) []string {
 	t.Helper()
-	sets := []string{"../../examples", "../../examples/openslo", "../../testdata/engines"}
-	if os.Getenv("INFERSLO_LONG") == "" {
-		return append(sets, "../../testdata/fleet", "../../testdata/calendar", "../../testdata/timeslices")
-	}
+	var sets []string
 	for _, pattern := range []string{"../../examples/*.yaml", "../../examples/openslo/*.yaml", "../../testdata/engines/*.yaml"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
