@@ -135,6 +135,10 @@ func panelProblems(page string, panels []reviewPanel) []string {
 			}
 		}
 	}
+	// A panel without data says so in a nodata text: none may.
+	if n := strings.Count(page, `class="nodata"`); n > 0 {
+		out = append(out, fmt.Sprintf("%d panels say No data", n))
+	}
 	if !pageBand.MatchString(sections["dashboard-chat"]) {
 		out = append(out, "the chat dashboard draws no page-alert band")
 	}

@@ -164,12 +164,30 @@ func (p *pass) rateLike(e parser.Expr, depth int) bool {
 				return
 			}
 		}
-		if x, rec := p.recordedExpr[metricName(vs)]; rec && p.rateLike(x, depth+1) {
+		if p.recordedRateLike(metricName(vs), depth) {
 			return
 		}
 		ok = false
 	})
 	return ok && seen
+}
+
+// recordedRateLike is rateLike of what a recording records, kept per
+// recording: the windows of a burn read the same recordings many times
+// over, and walking them afresh each time took seconds per rule file. A
+// recording being decided (a cycle) is not rate-like.
+func (p *pass) recordedRateLike(name string, depth int) bool {
+	x, rec := p.recordedExpr[name]
+	if !rec {
+		return false
+	}
+	if v, done := p.rateLikeOf[name]; done {
+		return v
+	}
+	p.rateLikeOf[name] = false
+	v := p.rateLike(x, depth+1)
+	p.rateLikeOf[name] = v
+	return v
 }
 
 // isBurnAlert says whether an alerting rule pages on an error budget burn.

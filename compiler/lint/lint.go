@@ -122,7 +122,7 @@ func Run(sources []Source, opts Options) (Result, error) {
 			return Result{}, err
 		}
 	}
-	p := &pass{opts: opts, catalog: newCatalog(cat), recorded: map[string]bool{}, recordedExpr: map[string]parser.Expr{}, templates: map[string]error{}}
+	p := &pass{opts: opts, catalog: newCatalog(cat), recorded: map[string]bool{}, recordedExpr: map[string]parser.Expr{}, rateLikeOf: map[string]bool{}, templates: map[string]error{}}
 	for _, s := range sources {
 		p.files = append(p.files, readFile(p, s))
 	}
@@ -195,7 +195,9 @@ type pass struct {
 	// recordedExpr is each recording rule's expression, so a query over a
 	// recording is understood as what it records.
 	recordedExpr map[string]parser.Expr
-	findings     []Finding
+	// rateLikeOf caches recordedRateLike by recording.
+	rateLikeOf map[string]bool
+	findings   []Finding
 	// templates caches template checks by text.
 	templates map[string]error
 }

@@ -45,7 +45,9 @@ text.thlabel{text-anchor:start;font-size:10px}
 text.nodata{text-anchor:middle;font-size:13px}
 text.statname{text-anchor:middle;font-size:12px}
 text.statvalue{text-anchor:middle;font-weight:600}
-.legend{list-style:none;margin:2px 0 0;padding:0;display:flex;flex-wrap:wrap;gap:2px 12px;font-size:11px;color:var(--muted);max-height:34px;overflow:auto}
+text.statname.list{text-anchor:start}text.statvalue.list{text-anchor:end}
+.legend{list-style:none;margin:2px 0 0;padding:0;display:flex;flex-wrap:wrap;gap:2px 12px;font-size:11px;color:var(--muted);max-height:34px;overflow:auto;flex:none}
+.legend.many{max-height:45%;gap:0 10px;line-height:1.25}
 .swatch{display:inline-block;width:12px;height:4px;margin-right:4px;vertical-align:middle}
 .swatch.line{height:0;border-top:2px solid}.swatch.line.dashed{border-top-style:dashed}
 .swatch.band-page{height:10px;background:var(--page);opacity:.5}.swatch.band-ticket{height:10px;background:var(--ticket);opacity:.5}.swatch.band-marker{height:10px;width:3px;background:var(--marker)}

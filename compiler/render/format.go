@@ -117,10 +117,41 @@ func timeLabel(t time.Time, step time.Duration) string {
 // f1 prints an SVG coordinate.
 func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
-// palette colours the series of a panel in order.
-func palette(i int) string {
+// palette colours the i-th of a panel's n series: Grafana's classic ten
+// while they suffice, else hues a golden angle apart (never the same twice)
+// in three lightnesses, so no two series of a panel share a colour.
+func palette(i, n int) string {
 	colors := []string{"#3274d9", "#56a64b", "#e0b400", "#ff780a", "#8f3bb8", "#19b3b3", "#c4162a", "#6e9fff", "#a16d00", "#7f7f7f"}
-	return colors[i%len(colors)]
+	if n <= len(colors) {
+		return colors[i%len(colors)]
+	}
+	hue := math.Mod(float64(i)*137.508, 360)
+	light := []float64{0.58, 0.45, 0.70}[i%3]
+	return hslHex(hue, 0.65, light)
+}
+
+// hslHex is the #rrggbb of a hue in degrees, a saturation and a lightness.
+func hslHex(h, s, l float64) string {
+	c := (1 - math.Abs(2*l-1)) * s
+	x := c * (1 - math.Abs(math.Mod(h/60, 2)-1))
+	m := l - c/2
+	var r, g, b float64
+	switch {
+	case h < 60:
+		r, g = c, x
+	case h < 120:
+		r, g = x, c
+	case h < 180:
+		g, b = c, x
+	case h < 240:
+		g, b = x, c
+	case h < 300:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	to := func(v float64) int { return int(math.Round((v + m) * 255)) }
+	return fmt.Sprintf("#%02x%02x%02x", to(r), to(g), to(b))
 }
 
 // cssColor maps Grafana's colour names to the page's, and refuses anything

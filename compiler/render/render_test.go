@@ -490,8 +490,10 @@ func TestStatNamesAreNeverDrawnOverTheirValues(t *testing.T) {
 		{"nineteen SLOs in a half-width panel", 19, 12, 8},
 		{"forty SLOs in a short panel", 40, 12, 6},
 	}
-	nameRE := regexp.MustCompile(`<text class="statname" x="([\d.]+)" y="([\d.]+)">`)
-	valueRE := regexp.MustCompile(`<text class="statvalue" style="fill:[^;]+;font-size:([\d.]+)px" x="([\d.]+)" y="([\d.]+)">`)
+	// A list (many values) draws name and value on one line: the name
+	// ends before the value begins. A value is never under 12 units.
+	nameRE := regexp.MustCompile(`<text class="statname( list)?"(?: style="font-size:([\d.]+)px")? x="([\d.]+)" y="([\d.]+)"><title>[^<]*</title>([^<]*)</text>`)
+	valueRE := regexp.MustCompile(`<text class="statvalue(?: list)?" style="fill:[^;]+;font-size:([\d.]+)px" x="([\d.]+)" y="([\d.]+)">([^<]*)<`)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := panel{Type: "stat", Title: "Error budget remaining", GridPos: gridPos{W: tc.w, H: tc.h},
@@ -507,10 +509,22 @@ func TestStatNamesAreNeverDrawnOverTheirValues(t *testing.T) {
 			if len(names) != tc.series || len(values) != tc.series {
 				t.Fatalf("%d names and %d values for %d series", len(names), len(values), tc.series)
 			}
+			num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
 			for i := range names {
-				nameY, _ := strconv.ParseFloat(names[i][2], 64)
-				size, _ := strconv.ParseFloat(values[i][1], 64)
-				valueY, _ := strconv.ParseFloat(values[i][3], 64)
+				nameX, nameY := num(names[i][3]), num(names[i][4])
+				size, valueX, valueY := num(values[i][1]), num(values[i][2]), num(values[i][3])
+				if size < 12 {
+					t.Errorf("series %d: value drawn %.1f units high", i, size)
+				}
+				if names[i][1] != "" {
+					// A glyph is at most about 0.6 of the font size wide.
+					nameEnd := nameX + 0.6*num(names[i][2])*float64(len([]rune(names[i][5])))
+					valueStart := valueX - 0.6*size*float64(len([]rune(values[i][4])))
+					if nameY != valueY || nameEnd > valueStart {
+						t.Errorf("series %d: name ends at %.1f,%.1f past the value's start %.1f,%.1f", i, nameEnd, nameY, valueStart, valueY)
+					}
+					continue
+				}
 				// A glyph rises about 0.75 of the font size above its baseline.
 				if top := valueY - 0.75*size; top < nameY+2 {
 					t.Errorf("series %d: value top %.1f is above the name's baseline %.1f", i, top, nameY)
@@ -637,5 +651,47 @@ func TestTheSummaryNamesCalendarWindowsAndTimeSlices(t *testing.T) {
 				t.Errorf("indicator %q, want it to hold %q", got, tt.sliContain)
 			}
 		})
+	}
+}
+
+func TestEverySeriesOfAPanelHasItsOwnColour(t *testing.T) {
+	for _, n := range []int{3, 10, 11, 35, 120} {
+		seen := map[string]int{}
+		for i := range n {
+			c := palette(i, n)
+			if !regexp.MustCompile(`^#[0-9a-f]{6}$`).MatchString(c) {
+				t.Fatalf("palette(%d, %d) = %q, not a #rrggbb colour", i, n, c)
+			}
+			if j, dup := seen[c]; dup {
+				t.Errorf("%d series: series %d and %d are both %s", n, j, i, c)
+			}
+			seen[c] = i
+		}
+	}
+}
+
+func TestALineKeepsOnlyThePointsItsShapeNeeds(t *testing.T) {
+	var line, curve [][2]float64
+	for i := range 200 {
+		x := float64(i) * 3
+		line = append(line, [2]float64{x, 10 + x/2})
+		curve = append(curve, [2]float64{x, 100 + 80*math.Sin(x/60)})
+	}
+	if got := simplify(line, 0.2); len(got) != 2 || got[0] != line[0] || got[1] != line[199] {
+		t.Errorf("a straight line of 200 points keeps %d: %v", len(got), got)
+	}
+	got := simplify(curve, 0.2)
+	if len(got) >= len(curve)/2 || len(got) < 10 {
+		t.Errorf("a sine of 200 points keeps %d", len(got))
+	}
+	// Every point left out lies within the tolerance of the drawn line.
+	k := 0
+	for _, p := range curve {
+		for k+1 < len(got)-1 && got[k+1][0] < p[0] {
+			k++
+		}
+		if d := distToSegment(p, got[k], got[k+1]); d > 0.2+1e-9 {
+			t.Errorf("point %v lies %.2f from the drawn line", p, d)
+		}
 	}
 }

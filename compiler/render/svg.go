@@ -40,8 +40,11 @@ func panelLines(p panel, data map[string][]Series) []line {
 	var out []line
 	for _, t := range p.Targets {
 		for _, s := range data[t.Expr] {
-			out = append(out, line{name: legendName(s, t), color: palette(len(out)), points: s.Points})
+			out = append(out, line{name: legendName(s, t), points: s.Points})
 		}
+	}
+	for i := range out {
+		out[i].color = palette(i, len(out))
 	}
 	return out
 }
@@ -245,31 +248,81 @@ func spread(ls []thLabel, top, bottom, gap float64) []thLabel {
 	return out
 }
 
-// pathOf draws points as one path; missing values break the line.
+// pathOf draws points as one path; missing values break the line. A
+// line leaves out the points within a fifth of a unit of the straight
+// segment drawn past them (a page is drawn at about a unit per pixel, so
+// the line looks the same), which keeps smooth stretches to a few points.
 func pathOf(pts []Point, x func(time.Time) float64, y func(float64) float64, stepped bool) string {
 	var d strings.Builder
-	pen := false
+	var run [][2]float64
+	flush := func() {
+		if !stepped {
+			run = simplify(run, 0.2)
+		}
+		for i, p := range run {
+			switch {
+			case i == 0:
+				fmt.Fprintf(&d, "M%s %s", f1(p[0]), f1(p[1]))
+			case stepped:
+				fmt.Fprintf(&d, "H%sV%s", f1(p[0]), f1(p[1]))
+			default:
+				fmt.Fprintf(&d, "L%s %s", f1(p[0]), f1(p[1]))
+			}
+		}
+		run = run[:0]
+	}
 	for _, p := range pts {
 		if !finite(p.Value) {
-			pen = false
+			flush()
 			continue
 		}
-		px, py := x(p.Time), y(p.Value)
-		switch {
-		case !pen:
-			fmt.Fprintf(&d, "M%s %s", f1(px), f1(py))
-		case stepped:
-			fmt.Fprintf(&d, "H%sV%s", f1(px), f1(py))
-		default:
-			fmt.Fprintf(&d, "L%s %s", f1(px), f1(py))
-		}
-		pen = true
+		run = append(run, [2]float64{x(p.Time), y(p.Value)})
 	}
+	flush()
 	return d.String()
 }
 
+// simplify keeps the first and last of pts and each point that some point
+// skipped since the last kept one would lie farther than tol from the
+// segment joining them.
+func simplify(pts [][2]float64, tol float64) [][2]float64 {
+	if len(pts) < 3 {
+		return pts
+	}
+	out := [][2]float64{pts[0]}
+	k := 0 // index of the last kept point
+	for n := 2; n < len(pts); n++ {
+		a, b := pts[k], pts[n]
+		for j := k + 1; j < n; j++ {
+			if distToSegment(pts[j], a, b) > tol {
+				k = n - 1
+				out = append(out, pts[k])
+				break
+			}
+		}
+	}
+	return append(out, pts[len(pts)-1])
+}
+
+// distToSegment is the distance from p to the segment a-b.
+func distToSegment(p, a, b [2]float64) float64 {
+	dx, dy := b[0]-a[0], b[1]-a[1]
+	l2 := dx*dx + dy*dy
+	t := 0.0
+	if l2 > 0 {
+		t = math.Max(0, math.Min(1, ((p[0]-a[0])*dx+(p[1]-a[1])*dy)/l2))
+	}
+	return math.Hypot(p[0]-a[0]-t*dx, p[1]-a[1]-t*dy)
+}
+
 func writeLegend(b *bytes.Buffer, lines []line, ths []threshold, style, unit string, alerts []Alert, sp span) {
-	b.WriteString("<ul class=\"legend\">")
+	// Past the classic palette's ten series the legend may take up to
+	// half the panel, so every series can be told by name and colour.
+	if len(lines) > 10 {
+		b.WriteString("<ul class=\"legend many\">")
+	} else {
+		b.WriteString("<ul class=\"legend\">")
+	}
 	for _, l := range lines {
 		fmt.Fprintf(b, "<li><span class=\"swatch\" style=\"background:%s\"></span>%s</li>", l.color, esc(l.name))
 	}
@@ -341,6 +394,13 @@ func writeStat(b *bytes.Buffer, p panel, data map[string][]Series) {
 	}
 	rows := (len(lines) + cols - 1) / cols
 	cw, ch := w/float64(cols), h/float64(rows)
+	// A cell too short for a name band and a readable value: every value
+	// gets a line of its own instead.
+	if ch < statNameBand+minStatFont {
+		writeStatList(b, p, lines, w, h)
+		b.WriteString("</svg>\n")
+		return
+	}
 	for i, l := range lines {
 		cx, cy := float64(i%cols)*cw, float64(i/cols)*ch
 		last, ok := lastValue(l.points)
@@ -355,8 +415,8 @@ func writeStat(b *bytes.Buffer, p panel, data map[string][]Series) {
 		// SLOs share the panel. The sparkline fills the cell below the
 		// value, or lies behind it (as Grafana draws it) when the cell is
 		// too short for both.
-		const nameBand = 16.0
-		size := math.Max(6, math.Min((ch-nameBand)*0.55, cw/float64(len([]rune(text))+2)*1.7))
+		const nameBand = statNameBand
+		size := math.Max(minStatFont, math.Min((ch-nameBand)*0.55, cw/float64(len([]rune(text))+2)*1.7))
 		sparkTop := cy + nameBand + size + 2
 		if cy+ch-2-sparkTop < 10 {
 			sparkTop = cy + nameBand
@@ -372,6 +432,43 @@ func writeStat(b *bytes.Buffer, p panel, data map[string][]Series) {
 			color, f1(size), f1(cx+cw/2), f1(cy+nameBand+size*0.9), esc(text))
 	}
 	b.WriteString("</svg>\n")
+}
+
+const (
+	// statNameBand is the height of a stat cell's name, minStatFont the
+	// smallest value drawn (a page is read at about one unit per pixel).
+	statNameBand = 16.0
+	minStatFont  = 12.0
+)
+
+// writeStatList draws many stat values as a list: one line per series in
+// as many columns as fit, each its name, a sparkline of its history and
+// its last value in the colour of its threshold step.
+func writeStatList(b *bytes.Buffer, p panel, lines []line, w, h float64) {
+	def := p.FieldConfig.Defaults
+	// Lines at least 16 units apart: more columns, narrower, when the
+	// panel is too short for them; names shorten first, never values.
+	fit := max(1, int(h/16))
+	cols := max(1, min(len(lines), int(w/180)), (len(lines)+fit-1)/fit)
+	rows := (len(lines) + cols - 1) / cols
+	cw, lh := w/float64(cols), math.Min(24, h/float64(rows))
+	font := math.Max(minStatFont, math.Min(14, lh*0.75))
+	for i, l := range lines {
+		cx, cy := float64(i/rows)*cw, float64(i%rows)*lh
+		last, ok := lastValue(l.points)
+		color, text := "#7f7f7f", "No data"
+		if ok {
+			color, text = cssColor(colorFor(p, last)), formatValue(last, def.Unit)
+		}
+		nameW := cw * 0.5
+		if d := sparkline(l.points, cx+nameW, cy+lh*0.2, cw*0.2, lh*0.6); d != "" {
+			fmt.Fprintf(b, "<path class=\"spark\" stroke=\"%s\" d=\"%s\"/>\n", color, d)
+		}
+		fmt.Fprintf(b, "<text class=\"statname list\" style=\"font-size:%spx\" x=\"%s\" y=\"%s\"><title>%s</title>%s</text>\n",
+			f1(font), f1(cx+4), f1(cy+lh*0.72), esc(l.name), esc(clip(l.name, int((nameW-8)/(font*0.6)))))
+		fmt.Fprintf(b, "<text class=\"statvalue list\" style=\"fill:%s;font-size:%spx\" x=\"%s\" y=\"%s\">%s</text>\n",
+			color, f1(font), f1(cx+cw-6), f1(cy+lh*0.72), esc(text))
+	}
 }
 
 // clip shortens s to at most n characters, marking the cut with an ellipsis.

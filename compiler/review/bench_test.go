@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler/internal/bench"
+	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/review"
 )
 
@@ -26,4 +27,42 @@ func BenchmarkRender(b *testing.B) {
 			b.ReportMetric(float64(size)/1e6, "page-MB")
 		})
 	}
+}
+
+// BenchmarkRenderExamples is `inferslo render examples`: the CPU seconds
+// per SLO (goal: at most 1) and the page's size (goal: under 2 MB).
+// `go test -run '^$' -bench RenderExamples -benchtime=1x ./compiler/review/`
+func BenchmarkRenderExamples(b *testing.B) {
+	set := slotest.Examples(b).Set
+	var size int
+	bench.Measure(b, len(set.SLOs), func(int) {
+		rv, err := review.Build(set, review.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(rv.Page)
+	})
+	b.ReportMetric(float64(size), "page-bytes")
+}
+
+// BenchmarkRenderOneSLO renders one errors SLO: what each render in the
+// command's tests costs.
+func BenchmarkRenderOneSLO(b *testing.B) {
+	set := slotest.Parse(b, `apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: chat}
+spec:
+  engine: vllm
+  window: 28d
+  objectives: [{sli: errors, target: 99%}]
+`)
+	var size int
+	bench.Measure(b, len(set.SLOs), func(int) {
+		rv, err := review.Build(set, review.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(rv.Page)
+	})
+	b.ReportMetric(float64(size), "page-bytes")
 }

@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ func (r *serviceReplay) query(queries []string, parsed []parser.Expr) error {
 func (r *serviceReplay) order(q string, expr parser.Expr) []*replaySim {
 	var first, rest []*replaySim
 	for _, s := range r.sims {
-		if !mayRead(expr, s.slo) {
+		if !mayRead(expr, s.names, s.slo.Service.Name) {
 			continue
 		}
 		// A native histogram is named bare; a classic one by its series.
@@ -71,7 +72,7 @@ func (r *serviceReplay) order(q string, expr parser.Expr) []*replaySim {
 	return append(first, rest...)
 }
 
-func mayRead(expr parser.Expr, slo model.SLO) bool {
+func mayRead(expr parser.Expr, names []string, service string) bool {
 	found := false
 	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
 		vs, ok := n.(*parser.VectorSelector)
@@ -79,8 +80,8 @@ func mayRead(expr parser.Expr, slo model.SLO) bool {
 			return nil
 		}
 		for _, m := range vs.LabelMatchers {
-			if m.Name == model.LabelSLO && !m.Matches(slo.Name) ||
-				m.Name == model.LabelService && !m.Matches(slo.Service.Name) {
+			if m.Name == model.LabelSLO && !slices.ContainsFunc(names, m.Matches) ||
+				m.Name == model.LabelService && !m.Matches(service) {
 				return nil
 			}
 		}

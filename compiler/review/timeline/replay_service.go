@@ -57,6 +57,11 @@ type replaySim struct {
 	// full is the SLO's group; base only its base-window recordings and
 	// the sums every longer window is built from (see run).
 	full, base []*rules.Group
+	// feedsFull are the other SLOs' recordings full reads (see feed).
+	feedsFull []feed
+	// names are the slo label values the harness records (see
+	// recordedSLOs).
+	names []string
 	// gauges are the engine gauges this harness carries, per pod.
 	gauges []gaugeSeries
 	refs   []storage.SeriesRef
@@ -107,6 +112,7 @@ func (r *serviceReplay) replay(slos []model.SLO, queries []string, parsed []pars
 	if len(r.sims) == 0 {
 		return nil
 	}
+	r.link()
 	if err := r.run(); err != nil {
 		return err
 	}
@@ -282,9 +288,11 @@ func (r *serviceReplay) run() error {
 		end = burnFrom + deadline + r.opts.Recovery
 	}
 	// Far from the burn, only the base-window recordings and the sums are
-	// evaluated between query steps: longer windows add up sums, which stay
+	// recorded between query steps: longer windows add up sums, which stay
 	// as dense as Prometheus would record them, so their values at the
-	// query steps are exact, and the replay is several times faster.
+	// query steps are exact. That history is recorded by range queries
+	// once the series are written (recordHistory), and the replay is many
+	// times faster.
 	fineFrom := r.opts.Healthy - time.Hour
 	if r.opts.SkipBurn {
 		fineFrom = end + 1
@@ -292,17 +300,21 @@ func (r *serviceReplay) run() error {
 	if r.opts.everyRule {
 		fineFrom = 0
 	}
+	order := r.evalOrder()
+	recorded := false
 	var t time.Duration
 	for t = 0; t <= end; t += step {
-		for _, s := range r.sims {
+		if t >= fineFrom && !recorded && t > 0 {
+			if err := r.recordHistory(t, order); err != nil {
+				return err
+			}
+		}
+		recorded = recorded || t >= fineFrom
+		for _, s := range order {
 			if t%s.eval != 0 {
 				continue
 			}
-			coarse := t < fineFrom && t%r.opts.Step != 0 && t != end
 			s.h.Groups = s.full
-			if coarse {
-				s.h.Groups = s.base
-			}
 			load := func(at time.Duration) (float64, float64) {
 				rps := dailyLoad(at) * r.opts.RPS
 				if burning(at) {
@@ -323,12 +335,16 @@ func (r *serviceReplay) run() error {
 			if err := s.writeGauges(t, dailyLoad(t), burning(t)); err != nil {
 				return err
 			}
+			if !recorded {
+				continue
+			}
+			if err := s.copyFeeds(s.feedsFull, t); err != nil {
+				return err
+			}
 			if err := s.h.Eval(t); err != nil {
 				return fmt.Errorf("slo %s at +%s: %w", s.slo.Name, model.FormatDuration(t), err)
 			}
-			if !coarse {
-				s.track(t, r)
-			}
+			s.track(t, r)
 		}
 		if r.opts.SkipBurn {
 			continue
@@ -349,6 +365,11 @@ func (r *serviceReplay) run() error {
 	}
 	if t > end {
 		t = end
+	}
+	if !recorded {
+		if err := r.recordHistory(t+step, order); err != nil {
+			return err
+		}
 	}
 	r.end = t
 	for _, s := range r.sims {

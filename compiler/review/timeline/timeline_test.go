@@ -331,3 +331,61 @@ spec:
 		}
 	}
 }
+
+// Goodput's bounds are recorded in the TPOT SLO's group from the TTFT SLO's
+// error ratios: replayed in harnesses of their own, the TPOT harness is
+// given the TTFT harness's recordings, so the bounds have values, the upper
+// at or above the lower, and both drop during the burn.
+func TestGoodputBoundsReadTheOtherSLOsRecordings(t *testing.T) {
+	set := slotest.Parse(t, `apiVersion: inferslo/v1alpha1
+kind: InferenceSLO
+metadata: {name: coder}
+spec:
+  engine: vllm
+  selector: {model_name: coder}
+  window: 7d
+  objectives:
+    - {sli: ttft, threshold: 500ms, target: 99%}
+    - {sli: tpot, threshold: 50ms, target: 99%}
+`)
+	if len(model.GoodputPairs(set.SLOs)) != 1 {
+		t.Fatalf("no goodput pair in %d SLOs", len(set.SLOs))
+	}
+	// As the dashboard's panel selects them: by the pair's name.
+	pair := model.GoodputPairs(set.SLOs)[0]
+	base := `{slo="` + pair.Name() + `",window="` + model.FormatDuration(set.SLOs[0].BaseWindow()) + `"}`
+	lower, upper := model.GoodputLower+base, model.GoodputUpper+base
+	tl, err := RunTimeline(set, []string{lower, upper}, TimelineOptions{Healthy: 3 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, up := tl.Series[lower], tl.Series[upper]
+	if len(lo) != 1 || len(up) != 1 {
+		t.Fatalf("goodput bounds: %d lower and %d upper series, want one each", len(lo), len(up))
+	}
+	if len(lo[0].Points) < 20 {
+		t.Fatalf("%d points of the lower bound", len(lo[0].Points))
+	}
+	at := map[time.Time]float64{}
+	for _, p := range up[0].Points {
+		at[p.T] = p.V
+	}
+	for _, p := range lo[0].Points {
+		if u, ok := at[p.T]; ok && u < p.V-1e-9 {
+			t.Errorf("at %s the upper bound %g is below the lower %g", p.T, u, p.V)
+		}
+	}
+	b := tl.Burns[0]
+	in, out := during(lo[0], b.From, b.To.Add(set.SLOs[0].BaseWindow()))
+	if len(in) == 0 || len(out) == 0 || minOf(in) >= minOf(out) {
+		t.Errorf("the lower bound does not drop during the burn: min %g in it, %g outside", minOf(in), minOf(out))
+	}
+}
+
+func minOf(vs []float64) float64 {
+	m := math.Inf(1)
+	for _, v := range vs {
+		m = min(m, v)
+	}
+	return m
+}
