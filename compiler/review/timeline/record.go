@@ -1,13 +1,10 @@
 package timeline
 
 import (
-	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -56,16 +53,10 @@ func (r *serviceReplay) recordHistory(to time.Duration, order []*replaySim) erro
 	return nil
 }
 
-// rangeChunk bounds the steps of one range query, so a long history is
-// not held in memory at once.
-const rangeChunk = 720
-
 // recordRange appends what rr records at each step from from up to but not
-// including to, marking a series stale after its last step as the rules
-// manager does.
+// including to.
 func recordRange(h *prom.Harness, rr *rules.RecordingRule, from, to, step time.Duration) error {
-	qs := rr.Query().String()
-	return appendRange(h, h, qs, from, to, step, func(b *labels.Builder) {
+	return appendRange(h, h, rr.Query().String(), from, to, step, func(b *labels.Builder) {
 		rr.Labels().Range(func(l labels.Label) { b.Set(l.Name, l.Value) })
 		b.Set(query.MetricNameLabel, rr.Name())
 	})
@@ -76,71 +67,12 @@ func copyRange(src, dst *prom.Harness, selector string, from, to, step time.Dura
 	return appendRange(src, dst, selector, from, to, step, func(*labels.Builder) {})
 }
 
+// appendRange is prom's AppendRange over simulated time, up to but not
+// including to.
 func appendRange(src, dst *prom.Harness, qs string, from, to, step time.Duration, relabel func(*labels.Builder)) error {
-	ctx := context.Background()
-	last := map[uint64]int64{}
-	lsets := map[uint64]labels.Labels{}
-	ms := step.Milliseconds()
-	// The last step before to; steps are multiples of step from from.
+	if to <= from {
+		return nil
+	}
 	lastStep := from + (to-1-from)/step*step
-	for start := from; start <= lastStep; start += rangeChunk * step {
-		end := min(start+(rangeChunk-1)*step, lastStep)
-		if end < start {
-			break
-		}
-		q, err := src.Engine.NewRangeQuery(ctx, src.DB, nil, qs, prom.Epoch().Add(start), prom.Epoch().Add(end), step)
-		if err != nil {
-			return err
-		}
-		res := q.Exec(ctx)
-		if res.Err != nil {
-			q.Close()
-			return res.Err
-		}
-		m, err := res.Matrix()
-		if err != nil {
-			q.Close()
-			return err
-		}
-		app := dst.DB.Appender(ctx)
-		for _, sm := range m {
-			b := labels.NewBuilder(sm.Metric)
-			relabel(b)
-			lset := b.Labels()
-			k := lset.Hash()
-			lsets[k] = lset
-			for _, p := range sm.Floats {
-				if l, ok := last[k]; ok && p.T > l+ms {
-					if _, err := app.Append(0, lset, l+ms, math.Float64frombits(value.StaleNaN)); err != nil {
-						app.Rollback()
-						q.Close()
-						return err
-					}
-				}
-				if _, err := app.Append(0, lset, p.T, p.F); err != nil {
-					app.Rollback()
-					q.Close()
-					return err
-				}
-				last[k] = p.T
-			}
-		}
-		q.Close()
-		if err := app.Commit(); err != nil {
-			return err
-		}
-	}
-	// A series that ended before the last step is stale after it, as the
-	// rules manager marks it.
-	endMs := prom.Epoch().Add(lastStep).UnixMilli()
-	app := dst.DB.Appender(ctx)
-	for k, l := range last {
-		if l < endMs {
-			if _, err := app.Append(0, lsets[k], l+ms, math.Float64frombits(value.StaleNaN)); err != nil {
-				app.Rollback()
-				return err
-			}
-		}
-	}
-	return app.Commit()
+	return dst.AppendRange(src, qs, prom.Epoch().Add(from), prom.Epoch().Add(lastStep), step, relabel)
 }

@@ -130,79 +130,86 @@ func (r *Replay) Record(from, to time.Time) error {
 const recordChunk = 360
 
 func (r *Replay) record(rr *rules.RecordingRule, from, to time.Time, step time.Duration) error {
-	h := r.h
+	return r.h.AppendRange(r.h, rr.Query().String(), from, to, step, func(b *labels.Builder) {
+		rr.Labels().Range(func(l labels.Label) { b.Set(l.Name, l.Value) })
+		b.Set(query.MetricNameLabel, rr.Name())
+	})
+}
+
+// AppendRange evaluates qs in src at every step from from to to (range
+// queries of at most recordChunk steps) and appends the answer's series,
+// relabelled, to h, with a staleness marker one step after a series
+// leaves the answer, as the rules manager marks a recording's: what a
+// recording rule would have written at each evaluation, or a copy of
+// another harness's series.
+func (h *Harness) AppendRange(src *Harness, qs string, from, to time.Time, step time.Duration, relabel func(*labels.Builder)) error {
 	ctx := context.Background()
 	ms := step.Milliseconds()
-	type seen struct {
-		lset labels.Labels
-		last int64
-	}
-	series := map[uint64]*seen{}
-	app := h.DB.Appender(ctx)
-	stale := func(s *seen) error {
-		_, err := app.Append(0, s.lset, s.last+ms, math.Float64frombits(value.StaleNaN))
-		return err
-	}
+	last := map[uint64]int64{}
+	lsets := map[uint64]labels.Labels{}
 	for start := from; !start.After(to); start = start.Add(recordChunk * step) {
 		end := start.Add((recordChunk - 1) * step)
 		if end.After(to) {
 			end = to
 		}
-		res, err := runQuery(h.Engine.NewRangeQuery(ctx, h.DB, nil, rr.Query().String(), start, end, step))
+		q, err := src.Engine.NewRangeQuery(ctx, src.DB, nil, qs, start, end, step)
 		if err != nil {
-			app.Rollback()
 			return err
 		}
-		m, err := res.Matrix()
-		if err != nil {
-			app.Rollback()
+		if err := h.appendAnswer(q, last, lsets, ms, relabel); err != nil {
 			return err
 		}
-		for _, sm := range m {
-			if len(sm.Histograms) > 0 {
+	}
+	// A series that ended before the last step is stale after it.
+	app := h.DB.Appender(ctx)
+	for k, l := range last {
+		if l < to.UnixMilli() {
+			if _, err := app.Append(0, lsets[k], l+ms, math.Float64frombits(value.StaleNaN)); err != nil {
 				app.Rollback()
-				return fmt.Errorf("native histogram results are not recorded by a replay")
+				return err
 			}
-			b := labels.NewBuilder(sm.Metric)
-			rr.Labels().Range(func(l labels.Label) { b.Set(l.Name, l.Value) })
-			b.Set(query.MetricNameLabel, rr.Name())
-			lset := b.Labels()
-			s := series[lset.Hash()]
-			if s == nil {
-				s = &seen{lset: lset, last: math.MinInt64}
-				series[lset.Hash()] = s
-			}
-			for _, p := range sm.Floats {
-				// The series left the result after its last step, as the
-				// rules engine marks it.
-				if s.last != math.MinInt64 && p.T > s.last+ms {
-					if err := stale(s); err != nil {
-						app.Rollback()
-						return err
-					}
-				}
-				if _, err := app.Append(0, lset, p.T, p.F); err != nil {
+		}
+	}
+	return app.Commit()
+}
+
+// appendAnswer runs q and appends its series to h, marking each gap since
+// a series' last sample stale.
+func (h *Harness) appendAnswer(q promql.Query, last map[uint64]int64, lsets map[uint64]labels.Labels, ms int64, relabel func(*labels.Builder)) error {
+	defer q.Close()
+	ctx := context.Background()
+	res := q.Exec(ctx)
+	if res.Err != nil {
+		return res.Err
+	}
+	m, err := res.Matrix()
+	if err != nil {
+		return err
+	}
+	app := h.DB.Appender(ctx)
+	for _, sm := range m {
+		if len(sm.Histograms) > 0 {
+			app.Rollback()
+			return fmt.Errorf("native histogram results are not recorded by a replay")
+		}
+		b := labels.NewBuilder(sm.Metric)
+		relabel(b)
+		lset := b.Labels()
+		k := lset.Hash()
+		lsets[k] = lset
+		for _, p := range sm.Floats {
+			if l, ok := last[k]; ok && p.T > l+ms {
+				if _, err := app.Append(0, lset, l+ms, math.Float64frombits(value.StaleNaN)); err != nil {
 					app.Rollback()
 					return err
 				}
-				s.last = p.T
 			}
-		}
-		// Steps of this chunk without the series: marked when it returns,
-		// or below.
-		for _, s := range series {
-			if s.last < end.UnixMilli() && s.last != math.MinInt64 && s.last+ms <= end.UnixMilli() {
-				if err := stale(s); err != nil {
-					app.Rollback()
-					return err
-				}
-				s.last = math.MinInt64
+			if _, err := app.Append(0, lset, p.T, p.F); err != nil {
+				app.Rollback()
+				return err
 			}
+			last[k] = p.T
 		}
-		if err := app.Commit(); err != nil {
-			return err
-		}
-		app = h.DB.Appender(ctx)
 	}
 	return app.Commit()
 }
