@@ -1,0 +1,216 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// FieldManager names the controller in managed fields.
+const FieldManager = "inferslo"
+
+// ConditionReady is the condition a reconcile sets: True once every object
+// is applied, False with validate's messages when the spec has errors.
+const ConditionReady = "Ready"
+
+// Reasons of the Ready condition.
+const (
+	ReasonApplied     = "Applied"
+	ReasonInvalidSpec = "InvalidSpec"
+	ReasonApplyFailed = "ApplyFailed"
+)
+
+// Reconciler turns a namespace's InferenceSLO objects into the objects
+// compile writes. With DryRun set it applies nothing: each object goes to a
+// file under DryRun instead (<kind>/<namespace>/<name>.yaml).
+type Reconciler struct {
+	Client  client.Client
+	Options Options
+	DryRun  string
+}
+
+// SetupWithManager watches InferenceSLOs and the objects they own.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	b := ctrl.NewControllerManagedBy(mgr).For(newObject(GVK)).Named("inferenceslo")
+	for _, gvk := range Owned {
+		b = b.Owns(newObject(gvk))
+	}
+	return b.Complete(r)
+}
+
+func newObject(gvk schema.GroupVersionKind) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u
+}
+
+// Reconcile applies what one InferenceSLO yields, deletes what it no
+// longer yields, and records the outcome in its status. A deleted
+// InferenceSLO needs nothing: its objects carry it as controller owner, so
+// the garbage collector removes them.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := newObject(GVK)
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return ctrl.Result{}, nil
+	}
+	d, err := Build(obj, r.Options)
+	if errors.Is(err, ErrInvalid) {
+		return ctrl.Result{}, r.setStatus(ctx, obj, metav1.ConditionFalse, ReasonInvalidSpec, d.Problems.Errors().Report(), nil)
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var names []string
+	for _, o := range d.Objects {
+		own(o, obj)
+		names = append(names, o.GetKind()+"/"+o.GetName())
+		if err := r.apply(ctx, o); err != nil {
+			msg := fmt.Sprintf("%s %s: %v", o.GetKind(), o.GetName(), err)
+			if serr := r.setStatus(ctx, obj, metav1.ConditionFalse, ReasonApplyFailed, msg, names); serr != nil {
+				return ctrl.Result{}, serr
+			}
+			return ctrl.Result{}, fmt.Errorf("apply %s", msg)
+		}
+	}
+	if r.DryRun == "" {
+		if err := r.prune(ctx, obj, d); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{}, r.setStatus(ctx, obj, metav1.ConditionTrue, ReasonApplied, fmt.Sprintf("%d objects applied", len(d.Objects)), names)
+}
+
+// own makes the InferenceSLO the object's controller owner.
+func own(o, owner *unstructured.Unstructured) {
+	t := true
+	o.SetOwnerReferences([]metav1.OwnerReference{{
+		APIVersion: APIVersion, Kind: Kind, Name: owner.GetName(), UID: owner.GetUID(),
+		Controller: &t, BlockOwnerDeletion: &t,
+	}})
+}
+
+// apply creates the object or replaces its content, with unknown fields
+// refused (fieldValidation=Strict) so a CRD that drifted from what compile
+// writes fails loudly instead of pruning.
+func (r *Reconciler) apply(ctx context.Context, o *unstructured.Unstructured) error {
+	if r.DryRun != "" {
+		return r.write(o)
+	}
+	cur := newObject(o.GroupVersionKind())
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}, cur)
+	if apierrors.IsNotFound(err) {
+		return r.Client.Create(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation("Strict"))
+	}
+	if err != nil {
+		return err
+	}
+	if ref := metav1.GetControllerOf(cur); ref != nil && ref.UID != o.GetOwnerReferences()[0].UID {
+		return fmt.Errorf("already controlled by %s %s", ref.Kind, ref.Name)
+	}
+	o.SetResourceVersion(cur.GetResourceVersion())
+	return r.Client.Update(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation("Strict"))
+}
+
+// write puts an object where DryRun says.
+func (r *Reconciler) write(o *unstructured.Unstructured) error {
+	data, err := yaml.Marshal(o.Object)
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(r.DryRun, o.GetKind(), o.GetNamespace(), o.GetName()+".yaml")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, data, 0o644)
+}
+
+// prune deletes the objects the InferenceSLO controls that it no longer
+// yields (an autoscaling section removed, a service renamed).
+func (r *Reconciler) prune(ctx context.Context, owner *unstructured.Unstructured, d Desired) error {
+	keep := map[string]bool{}
+	for _, o := range d.Objects {
+		keep[o.GetKind()+"/"+o.GetName()] = true
+	}
+	for _, gvk := range Owned {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := r.Client.List(ctx, list, client.InNamespace(owner.GetNamespace())); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			return err
+		}
+		for i := range list.Items {
+			o := &list.Items[i]
+			ref := metav1.GetControllerOf(o)
+			if ref == nil || ref.UID != owner.GetUID() || keep[gvk.Kind+"/"+o.GetName()] {
+				continue
+			}
+			if err := r.Client.Delete(ctx, o); client.IgnoreNotFound(err) != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// setStatus records the Ready condition and the objects applied.
+func (r *Reconciler) setStatus(ctx context.Context, obj *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string, objects []string) error {
+	var conds []metav1.Condition
+	if raw, ok, _ := unstructured.NestedSlice(obj.Object, "status", "conditions"); ok {
+		for _, c := range raw {
+			m, _ := c.(map[string]any)
+			var cond metav1.Condition
+			if b, err := yaml.Marshal(m); err == nil && yaml.Unmarshal(b, &cond) == nil {
+				conds = append(conds, cond)
+			}
+		}
+	}
+	meta.SetStatusCondition(&conds, metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: message, ObservedGeneration: obj.GetGeneration()})
+	st := map[string]any{"observedGeneration": obj.GetGeneration()}
+	var list []any
+	for _, c := range conds {
+		b, err := yaml.Marshal(c)
+		if err != nil {
+			return err
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		list = append(list, m)
+	}
+	st["conditions"] = list
+	if len(objects) > 0 {
+		st["objects"] = toAny(slices.Sorted(slices.Values(objects)))
+	}
+	if r.DryRun != "" {
+		return nil
+	}
+	obj.Object["status"] = st
+	return r.Client.Status().Update(ctx, obj)
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
