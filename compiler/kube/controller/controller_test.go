@@ -284,10 +284,19 @@ func TestReconcileAppliesUpdatesAndReportsTheSpec(t *testing.T) {
 func TestDryRunWritesWhatItWouldApply(t *testing.T) {
 	obj := exampleObject(t, "../../../examples/chat.yaml", "llm")
 	c := newClient(obj.DeepCopy())
-	dir := t.TempDir()
-	r := &Reconciler{Client: c, DryRun: dir}
-	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "llm", Name: "chat"}}); err != nil {
+	bad := objectOf(t, []byte(badSpec), "llm")
+	bad.SetName("bad")
+	if err := c.Create(context.Background(), bad); err != nil {
 		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var reported []string
+	names, err := DryRun(context.Background(), c, "llm", dir, Options{}, func(name, msg string) { reported = append(reported, name+": "+msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 1 || names[0] != "bad" || len(reported) != 1 || !strings.Contains(reported[0], "spec.objectives[0].threshold") {
+		t.Errorf("specs with problems %v, reported %q", names, reported)
 	}
 	for _, p := range []string{"PrometheusRule/llm/inferslo-chat.yaml", "ScaledObject/llm/chat.yaml"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {

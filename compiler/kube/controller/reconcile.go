@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,12 +32,10 @@ const (
 )
 
 // Reconciler turns a namespace's InferenceSLO objects into the objects
-// compile writes. With DryRun set it applies nothing: each object goes to a
-// file under DryRun instead (<kind>/<namespace>/<name>.yaml).
+// compile writes.
 type Reconciler struct {
 	Client  client.Client
 	Options Options
-	DryRun  string
 }
 
 // SetupWithManager watches InferenceSLOs and the objects they own.
@@ -88,10 +84,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, fmt.Errorf("apply %s", msg)
 		}
 	}
-	if r.DryRun == "" {
-		if err := r.prune(ctx, obj, d); err != nil {
-			return ctrl.Result{}, err
-		}
+	if err := r.prune(ctx, obj, d); err != nil {
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, r.setStatus(ctx, obj, metav1.ConditionTrue, ReasonApplied, fmt.Sprintf("%d objects applied", len(d.Objects)), names)
 }
@@ -109,9 +103,6 @@ func own(o, owner *unstructured.Unstructured) {
 // refused (fieldValidation=Strict) so a CRD that drifted from what compile
 // writes fails loudly instead of pruning.
 func (r *Reconciler) apply(ctx context.Context, o *unstructured.Unstructured) error {
-	if r.DryRun != "" {
-		return r.write(o)
-	}
 	cur := newObject(o.GroupVersionKind())
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}, cur)
 	if apierrors.IsNotFound(err) {
@@ -125,19 +116,6 @@ func (r *Reconciler) apply(ctx context.Context, o *unstructured.Unstructured) er
 	}
 	o.SetResourceVersion(cur.GetResourceVersion())
 	return r.Client.Update(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation("Strict"))
-}
-
-// write puts an object where DryRun says.
-func (r *Reconciler) write(o *unstructured.Unstructured) error {
-	data, err := yaml.Marshal(o.Object)
-	if err != nil {
-		return err
-	}
-	p := filepath.Join(r.DryRun, o.GetKind(), o.GetNamespace(), o.GetName()+".yaml")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(p, data, 0o644)
 }
 
 // prune deletes the objects the InferenceSLO controls that it no longer
@@ -199,9 +177,6 @@ func (r *Reconciler) setStatus(ctx context.Context, obj *unstructured.Unstructur
 	st["conditions"] = list
 	if len(objects) > 0 {
 		st["objects"] = toAny(slices.Sorted(slices.Values(objects)))
-	}
-	if r.DryRun != "" {
-		return nil
 	}
 	obj.Object["status"] = st
 	return r.Client.Status().Update(ctx, obj)

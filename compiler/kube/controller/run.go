@@ -2,17 +2,20 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/yaml"
 )
 
 // RunOptions configure a running controller.
@@ -65,29 +68,48 @@ func Run(ctx context.Context, cfg *rest.Config, o RunOptions) error {
 	return mgr.Start(ctx)
 }
 
-// DryRun reconciles every InferenceSLO of a namespace once, writing what
-// would be applied under dir (<kind>/<namespace>/<name>.yaml) and changing
-// nothing in the cluster. It returns the names of the specs with errors,
-// whose messages it hands to report.
+// DryRun builds what every InferenceSLO of a namespace yields and writes
+// each object, owner reference included, under dir
+// (<kind>/<namespace>/<name>.yaml), changing nothing in the cluster. It
+// returns the names of the specs with errors, whose validate messages it
+// hands to report.
 func DryRun(ctx context.Context, c client.Client, namespace, dir string, opts Options, report func(name, message string)) ([]string, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(GVK.GroupVersion().WithKind(Kind + "List"))
 	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
 		return nil, fmt.Errorf("list %s in %s: %w", Resource, namespace, err)
 	}
-	r := &Reconciler{Client: c, Options: opts, DryRun: dir}
 	var bad []string
 	for i := range list.Items {
 		obj := &list.Items[i]
 		d, err := Build(obj, opts)
-		if err != nil {
+		if errors.Is(err, ErrInvalid) {
 			bad = append(bad, obj.GetName())
 			report(obj.GetName(), d.Problems.Errors().Report())
 			continue
 		}
-		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}}); err != nil {
+		if err != nil {
 			return bad, err
+		}
+		for _, o := range d.Objects {
+			own(o, obj)
+			if err := write(dir, o); err != nil {
+				return bad, err
+			}
 		}
 	}
 	return bad, nil
+}
+
+// write puts an object at dir/<kind>/<namespace>/<name>.yaml.
+func write(dir string, o *unstructured.Unstructured) error {
+	data, err := yaml.Marshal(o.Object)
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(dir, o.GetKind(), o.GetNamespace(), o.GetName()+".yaml")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, data, 0o644)
 }
