@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,6 +118,10 @@ func startAPIServer(t *testing.T) *rest.Config {
 // object is a shorthand spec file as the InferenceSLO kubectl creates from
 // it (metadata.displayName has no place in Kubernetes metadata).
 func object(t *testing.T, path string) *unstructured.Unstructured {
+	return objectIn(t, path, namespace)
+}
+
+func objectIn(t *testing.T, path, namespace string) *unstructured.Unstructured {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -135,7 +140,7 @@ func object(t *testing.T, path string) *unstructured.Unstructured {
 
 // compiled runs `inferslo compile` on the spec file, as CI does, and
 // returns the objects of its kubernetes/ and keda/ files by kind and name.
-func compiled(t *testing.T, spec string) map[string]*unstructured.Unstructured {
+func compiled(t *testing.T, spec, namespace string) map[string]*unstructured.Unstructured {
 	t.Helper()
 	bin := os.Getenv("INFERSLO_BIN")
 	if bin == "" {
@@ -177,6 +182,10 @@ func jsonOf(t *testing.T, v any) string {
 }
 
 func get(t *testing.T, c client.Client, apiVersion, kind, name string) (*unstructured.Unstructured, error) {
+	return getIn(t, c, namespace, apiVersion, kind, name)
+}
+
+func getIn(t *testing.T, c client.Client, namespace, apiVersion, kind, name string) (*unstructured.Unstructured, error) {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion(apiVersion)
@@ -200,7 +209,9 @@ func ready(t *testing.T, c client.Client, name string) map[string]any {
 	return nil
 }
 
-func TestTheControllerOnARealAPIServer(t *testing.T) {
+// newClient starts an API server and returns a client of it.
+func newClient(t *testing.T) client.Client {
+	t.Helper()
 	cfg := startAPIServer(t)
 	// The apiextensions server serves no core group, which discovery
 	// asks for: the three kinds are mapped here.
@@ -213,10 +224,69 @@ func TestTheControllerOnARealAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// TestEveryShorthandExampleIsAppliedAsCompileWritesIt creates each
+// shorthand example (and every spec in $INFERSLO_CONTROLLER_SPECS) as an
+// object in a namespace of its own (its autoscaling namespace, if named)
+// and checks the reconciled objects against compile's.
+func TestEveryShorthandExampleIsAppliedAsCompileWritesIt(t *testing.T) {
+	paths, _ := filepath.Glob("../../../examples/*.yaml")
+	if dir := os.Getenv("INFERSLO_CONTROLLER_SPECS"); dir != "" {
+		more, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		paths = append(paths, more...)
+	}
+	c := newClient(t)
+	r := &controller.Reconciler{Client: c}
+	ctx := context.Background()
+	n := 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(data, []byte("kind: InferenceSLO")) || bytes.Contains(data, []byte("\n---")) {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			ns := "ex-" + strings.TrimSuffix(filepath.Base(p), ".yaml")
+			probe := objectIn(t, p, ns)
+			if a, ok, _ := unstructured.NestedString(probe.Object, "spec", "autoscaling", "namespace"); ok && a != "" {
+				ns = a
+			}
+			obj := objectIn(t, p, ns)
+			want := compiled(t, p, ns)
+			if err := c.Create(ctx, obj, client.FieldValidation("Strict")); err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: obj.GetName()}}); err != nil {
+				t.Fatal(err)
+			}
+			for key, w := range want {
+				got, err := getIn(t, c, ns, w.GetAPIVersion(), w.GetKind(), w.GetName())
+				if err != nil {
+					t.Fatalf("%s: %v", key, err)
+				}
+				if g, w := jsonOf(t, got.Object["spec"]), jsonOf(t, w.Object["spec"]); g != w {
+					t.Errorf("%s: the server holds a spec other than compile's", key)
+				}
+			}
+			t.Logf("%s: %d objects equal compile's", ns, len(want))
+		})
+	}
+	if n < 3 {
+		t.Fatalf("%d shorthand specs found", n)
+	}
+}
+
+func TestTheControllerOnARealAPIServer(t *testing.T) {
+	c := newClient(t)
 	ctx := context.Background()
 	r := &controller.Reconciler{Client: c}
 	const spec = "../../../examples/chat.yaml"
-	want := compiled(t, spec)
+	want := compiled(t, spec, namespace)
 	obj := object(t, spec)
 	if err := c.Create(ctx, obj, client.FieldValidation("Strict")); err != nil {
 		t.Fatalf("create InferenceSLO: %v", err)
