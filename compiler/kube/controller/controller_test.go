@@ -244,6 +244,23 @@ func TestReconcileAppliesUpdatesAndReportsTheSpec(t *testing.T) {
 		}
 	})
 
+	t.Run("a reconcile of an unchanged spec writes nothing", func(t *testing.T) {
+		before, after := newObject(Owned[0]), newObject(Owned[0])
+		key := types.NamespacedName{Namespace: "llm", Name: "inferslo-chat"}
+		if err := c.Get(ctx, key, before); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Reconcile(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Get(ctx, key, after); err != nil {
+			t.Fatal(err)
+		}
+		if before.GetResourceVersion() != after.GetResourceVersion() {
+			t.Errorf("resource version %s became %s", before.GetResourceVersion(), after.GetResourceVersion())
+		}
+	})
+
 	t.Run("removing the autoscaling section deletes the ScaledObject", func(t *testing.T) {
 		cur := newObject(GVK)
 		if err := c.Get(ctx, req.NamespacedName, cur); err != nil {

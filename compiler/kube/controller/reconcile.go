@@ -1,7 +1,9 @@
 package controller
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -114,6 +116,9 @@ func (r *Reconciler) apply(ctx context.Context, o *unstructured.Unstructured) er
 	if ref := metav1.GetControllerOf(cur); ref != nil && ref.UID != o.GetOwnerReferences()[0].UID {
 		return fmt.Errorf("already controlled by %s %s", ref.Kind, ref.Name)
 	}
+	if same(cur, o) {
+		return nil
+	}
 	o.SetResourceVersion(cur.GetResourceVersion())
 	return r.Client.Update(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation("Strict"))
 }
@@ -188,4 +193,16 @@ func toAny(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// same tells whether the object in the cluster already holds what would be
+// written: the same spec, labels and owner. Writing it again would only
+// wake the watches.
+func same(cur, want *unstructured.Unstructured) bool {
+	parts := func(o *unstructured.Unstructured) []any {
+		return []any{o.Object["spec"], o.GetLabels(), o.GetOwnerReferences()}
+	}
+	a, err1 := json.Marshal(parts(cur))
+	b, err2 := json.Marshal(parts(want))
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
 }
