@@ -379,3 +379,24 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+func TestTheWebhookAnswersWhatIsNotAReviewWithBadRequest(t *testing.T) {
+	for name, body := range map[string]string{
+		"a body that is not JSON":  "{",
+		"a review with no request": `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			Webhook{}.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, WebhookPath, strings.NewReader(body)))
+			if rec.Code != http.StatusBadRequest {
+				t.Errorf("status %d", rec.Code)
+			}
+		})
+	}
+	t.Run("an object that is not an object is refused, not a panic", func(t *testing.T) {
+		resp := Webhook{}.Review(&admissionv1.AdmissionRequest{UID: "2", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: []byte(`[1]`)}})
+		if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusBadRequest {
+			t.Errorf("response %+v", resp)
+		}
+	})
+}
