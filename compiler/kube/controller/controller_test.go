@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -213,7 +214,8 @@ func TestReconcileAppliesUpdatesAndReportsTheSpec(t *testing.T) {
 	ctx := context.Background()
 	obj := exampleObject(t, "../../../examples/chat.yaml", "llm")
 	c := newClient(obj.DeepCopy())
-	r := &Reconciler{Client: c}
+	events := record.NewFakeRecorder(10)
+	r := &Reconciler{Client: c, Events: events}
 	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "llm", Name: "chat"}}
 
 	t.Run("a new spec yields its PrometheusRule and ScaledObject, owned by it", func(t *testing.T) {
@@ -242,6 +244,9 @@ func TestReconcileAppliesUpdatesAndReportsTheSpec(t *testing.T) {
 		if count(t, c, 0) != 1 || count(t, c, 1) != 1 {
 			t.Fatalf("%d PrometheusRules, %d ScaledObjects", count(t, c, 0), count(t, c, 1))
 		}
+		if e := <-events.Events; e != "Normal Applied 2 objects applied" {
+			t.Errorf("event %q", e)
+		}
 	})
 
 	t.Run("a reconcile of an unchanged spec writes nothing", func(t *testing.T) {
@@ -258,6 +263,9 @@ func TestReconcileAppliesUpdatesAndReportsTheSpec(t *testing.T) {
 		}
 		if before.GetResourceVersion() != after.GetResourceVersion() {
 			t.Errorf("resource version %s became %s", before.GetResourceVersion(), after.GetResourceVersion())
+		}
+		if len(events.Events) != 0 {
+			t.Errorf("event %q for nothing new", <-events.Events)
 		}
 	})
 
@@ -291,6 +299,9 @@ func TestReconcileAppliesUpdatesAndReportsTheSpec(t *testing.T) {
 		d, _ := Build(bad, Options{})
 		if cond.Status != metav1.ConditionFalse || cond.Reason != ReasonInvalidSpec || cond.Message != d.Problems.Errors().Report() {
 			t.Fatalf("ready = %+v", cond)
+		}
+		if e := <-events.Events; !strings.HasPrefix(e, "Warning InvalidSpec inferenceslo/llm/bad:") {
+			t.Errorf("event %q", e)
 		}
 		if !strings.Contains(cond.Message, "inferenceslo/llm/bad:") || !strings.Contains(cond.Message, "spec.objectives[0].threshold") {
 			t.Errorf("message is not located: %s", cond.Message)

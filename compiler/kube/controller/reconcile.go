@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -38,6 +40,9 @@ const (
 type Reconciler struct {
 	Client  client.Client
 	Options Options
+	// Events, when set, records an event on the InferenceSLO for each
+	// outcome that changes (Applied, InvalidSpec, ApplyFailed).
+	Events record.EventRecorder
 }
 
 // SetupWithManager watches InferenceSLOs and the objects they own.
@@ -69,6 +74,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	d, err := Build(obj, r.Options)
 	if errors.Is(err, ErrInvalid) {
+		r.event(obj, corev1.EventTypeWarning, ReasonInvalidSpec, d.Problems.Errors()[0].String())
 		return ctrl.Result{}, r.setStatus(ctx, obj, metav1.ConditionFalse, ReasonInvalidSpec, d.Problems.Errors().Report(), nil)
 	}
 	if err != nil {
@@ -80,6 +86,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		names = append(names, o.GetKind()+"/"+o.GetName())
 		if err := r.apply(ctx, o); err != nil {
 			msg := fmt.Sprintf("%s %s: %v", o.GetKind(), o.GetName(), err)
+			r.event(obj, corev1.EventTypeWarning, ReasonApplyFailed, msg)
 			if serr := r.setStatus(ctx, obj, metav1.ConditionFalse, ReasonApplyFailed, msg, names); serr != nil {
 				return ctrl.Result{}, serr
 			}
@@ -89,7 +96,36 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.prune(ctx, obj, d); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, r.setStatus(ctx, obj, metav1.ConditionTrue, ReasonApplied, fmt.Sprintf("%d objects applied", len(d.Objects)), names)
+	msg := fmt.Sprintf("%d objects applied", len(d.Objects))
+	if c := readyOf(obj); c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != obj.GetGeneration() {
+		r.event(obj, corev1.EventTypeNormal, ReasonApplied, msg)
+	}
+	return ctrl.Result{}, r.setStatus(ctx, obj, metav1.ConditionTrue, ReasonApplied, msg, names)
+}
+
+// event records an event when a recorder is set.
+func (r *Reconciler) event(obj *unstructured.Unstructured, kind, reason, msg string) {
+	if r.Events != nil {
+		r.Events.Event(obj, kind, reason, msg)
+	}
+}
+
+// readyOf is the object's Ready condition, if any.
+func readyOf(obj *unstructured.Unstructured) *metav1.Condition {
+	return meta.FindStatusCondition(conditionsOf(obj), ConditionReady)
+}
+
+// conditionsOf reads the object's status conditions.
+func conditionsOf(obj *unstructured.Unstructured) []metav1.Condition {
+	var conds []metav1.Condition
+	raw, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range raw {
+		var cond metav1.Condition
+		if b, err := json.Marshal(c); err == nil && json.Unmarshal(b, &cond) == nil {
+			conds = append(conds, cond)
+		}
+	}
+	return conds
 }
 
 // own makes the InferenceSLO the object's controller owner.
@@ -155,16 +191,7 @@ func (r *Reconciler) prune(ctx context.Context, owner *unstructured.Unstructured
 
 // setStatus records the Ready condition and the objects applied.
 func (r *Reconciler) setStatus(ctx context.Context, obj *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string, objects []string) error {
-	var conds []metav1.Condition
-	if raw, ok, _ := unstructured.NestedSlice(obj.Object, "status", "conditions"); ok {
-		for _, c := range raw {
-			m, _ := c.(map[string]any)
-			var cond metav1.Condition
-			if b, err := yaml.Marshal(m); err == nil && yaml.Unmarshal(b, &cond) == nil {
-				conds = append(conds, cond)
-			}
-		}
-	}
+	conds := conditionsOf(obj)
 	meta.SetStatusCondition(&conds, metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: message, ObservedGeneration: obj.GetGeneration()})
 	st := map[string]any{"observedGeneration": obj.GetGeneration()}
 	var list []any

@@ -58,7 +58,7 @@ func Run(ctx context.Context, cfg *rest.Config, o RunOptions) error {
 			return err
 		}
 	}
-	r := &Reconciler{Client: mgr.GetClient(), Options: o.Options}
+	r := &Reconciler{Client: mgr.GetClient(), Options: o.Options, Events: mgr.GetEventRecorderFor("inferslo")}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("controller: %w", err)
 	}
