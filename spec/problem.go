@@ -93,6 +93,16 @@ func (p Problem) Snippet() string {
 // Problems is every problem of a run, reported together.
 type Problems []Problem
 
+// Report is every problem with its snippet, as validate prints them.
+func (ps Problems) Report() string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString(p.String() + "\n")
+		b.WriteString(p.Snippet())
+	}
+	return b.String()
+}
+
 // Errors returns only the problems that stop compilation.
 func (ps Problems) Errors() Problems {
 	var out Problems

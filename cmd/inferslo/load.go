@@ -132,11 +132,4 @@ func loadScraped(e *env, paths []string, catalogs catalogFlag, metrics metricsFl
 }
 
 // printProblems prints each problem with its snippet.
-func printProblems(w io.Writer, ps spec.Problems) {
-	for _, p := range ps {
-		fmt.Fprintln(w, p.String())
-		if s := p.Snippet(); s != "" {
-			fmt.Fprint(w, s)
-		}
-	}
-}
+func printProblems(w io.Writer, ps spec.Problems) { io.WriteString(w, ps.Report()) }

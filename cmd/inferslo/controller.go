@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/inferslo/inferslo/compiler/kube/controller"
+	"github.com/inferslo/inferslo/spec"
+)
+
+type controllerCmd struct {
+	Namespace   string            `help:"Namespace whose InferenceSLO objects are reconciled; the PrometheusRules and ScaledObjects go there too." placeholder:"NS"`
+	DryRun      string            `name:"dry-run" help:"Apply nothing: reconcile every InferenceSLO once, write what would be applied under this folder (<kind>/<namespace>/<name>.yaml) and exit." placeholder:"DIR"`
+	RuleLabel   map[string]string `name:"rule-label" help:"Label put on every PrometheusRule (a Prometheus' ruleSelector, e.g. release=kube-prometheus-stack), repeatable." placeholder:"KEY=VALUE"`
+	WebhookPort int               `name:"webhook-port" help:"Serve the validating admission webhook (TLS: tls.crt and tls.key from --cert-dir) on this port at /validate-inferenceslo; 0 serves none." default:"0"`
+	CertDir     string            `name:"cert-dir" help:"Folder of the webhook's tls.crt and tls.key." placeholder:"DIR"`
+	MetricsAddr string            `name:"metrics-addr" help:"Address of the controller's metrics; 0 turns them off." default:"0"`
+	ProbeAddr   string            `name:"probe-addr" help:"Address of /healthz and /readyz; empty turns them off." placeholder:"ADDR"`
+	PrintCRD    bool              `name:"print-crd" help:"Print the InferenceSLO CustomResourceDefinition and exit."`
+	Catalogs    catalogFlag       `embed:""`
+}
+
+// Run reconciles in the cluster of the kubeconfig (KUBECONFIG, ~/.kube/config
+// or the pod's service account).
+func (c *controllerCmd) Run(e *env) error {
+	if c.PrintCRD {
+		crd, err := controller.CommittedCRD()
+		if err != nil {
+			return err
+		}
+		_, err = e.stdout.Write(crd)
+		return err
+	}
+	if c.Namespace == "" {
+		return fmt.Errorf("--namespace is required: the controller reconciles one namespace")
+	}
+	cat, err := spec.Catalog(c.Catalogs.Catalog...)
+	if err != nil {
+		return err
+	}
+	opts := controller.Options{Labels: c.RuleLabel, Catalog: cat}
+	ctrl.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(e.stderr, nil)))
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if c.DryRun != "" {
+		cl, err := client.New(cfg, client.Options{})
+		if err != nil {
+			return fmt.Errorf("controller: %w", err)
+		}
+		bad, err := controller.DryRun(ctx, cl, c.Namespace, c.DryRun, opts, func(_, msg string) { fmt.Fprint(e.stderr, msg) })
+		if err != nil {
+			return err
+		}
+		if len(bad) > 0 {
+			fmt.Fprintf(e.stderr, "%d InferenceSLO(s) with problems\n", len(bad))
+			return errReported
+		}
+		fmt.Fprintf(e.stderr, "wrote what would be applied to %s\n", c.DryRun)
+		return nil
+	}
+	return controller.Run(ctx, cfg, controller.RunOptions{
+		Options: opts, Namespace: c.Namespace, WebhookPort: c.WebhookPort, CertDir: c.CertDir,
+		MetricsAddr: c.MetricsAddr, ProbeAddr: c.ProbeAddr,
+	})
+}

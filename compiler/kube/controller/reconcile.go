@@ -1,0 +1,235 @@
+package controller
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// FieldManager names the controller in managed fields.
+const FieldManager = "inferslo"
+
+// ConditionReady is the condition a reconcile sets: True once every object
+// is applied, False with validate's messages when the spec has errors.
+const ConditionReady = "Ready"
+
+// Reasons of the Ready condition.
+const (
+	ReasonApplied     = "Applied"
+	ReasonInvalidSpec = "InvalidSpec"
+	ReasonApplyFailed = "ApplyFailed"
+)
+
+// Reconciler turns a namespace's InferenceSLO objects into the objects
+// compile writes.
+type Reconciler struct {
+	Client  client.Client
+	Options Options
+	// Events, when set, records an event on the InferenceSLO for each
+	// outcome that changes (Applied, InvalidSpec, ApplyFailed).
+	Events record.EventRecorder
+}
+
+// SetupWithManager watches InferenceSLOs and the objects they own.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	b := ctrl.NewControllerManagedBy(mgr).For(newObject(GVK)).Named("inferenceslo")
+	for _, gvk := range Owned {
+		b = b.Owns(newObject(gvk))
+	}
+	return b.Complete(r)
+}
+
+func newObject(gvk schema.GroupVersionKind) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u
+}
+
+// Reconcile applies what one InferenceSLO yields, deletes what it no
+// longer yields, and records the outcome in its status. A deleted
+// InferenceSLO needs nothing: its objects carry it as controller owner, so
+// the garbage collector removes them.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := newObject(GVK)
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return ctrl.Result{}, nil
+	}
+	d, err := Build(obj, r.Options)
+	if errors.Is(err, ErrInvalid) {
+		r.event(obj, corev1.EventTypeWarning, ReasonInvalidSpec, d.Problems.Errors()[0].String())
+		return ctrl.Result{}, r.setStatus(ctx, obj, metav1.ConditionFalse, ReasonInvalidSpec, d.Problems.Errors().Report(), nil)
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var names []string
+	for _, o := range d.Objects {
+		own(o, obj)
+		names = append(names, o.GetKind()+"/"+o.GetName())
+		if err := r.apply(ctx, o); err != nil {
+			msg := fmt.Sprintf("%s %s: %v", o.GetKind(), o.GetName(), err)
+			r.event(obj, corev1.EventTypeWarning, ReasonApplyFailed, msg)
+			if serr := r.setStatus(ctx, obj, metav1.ConditionFalse, ReasonApplyFailed, msg, names); serr != nil {
+				return ctrl.Result{}, serr
+			}
+			return ctrl.Result{}, fmt.Errorf("apply %s", msg)
+		}
+	}
+	if err := r.prune(ctx, obj, d); err != nil {
+		return ctrl.Result{}, err
+	}
+	msg := fmt.Sprintf("%d objects applied", len(d.Objects))
+	if c := readyOf(obj); c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != obj.GetGeneration() {
+		r.event(obj, corev1.EventTypeNormal, ReasonApplied, msg)
+	}
+	return ctrl.Result{}, r.setStatus(ctx, obj, metav1.ConditionTrue, ReasonApplied, msg, names)
+}
+
+// event records an event when a recorder is set.
+func (r *Reconciler) event(obj *unstructured.Unstructured, kind, reason, msg string) {
+	if r.Events != nil {
+		r.Events.Event(obj, kind, reason, msg)
+	}
+}
+
+// readyOf is the object's Ready condition, if any.
+func readyOf(obj *unstructured.Unstructured) *metav1.Condition {
+	return meta.FindStatusCondition(conditionsOf(obj), ConditionReady)
+}
+
+// conditionsOf reads the object's status conditions.
+func conditionsOf(obj *unstructured.Unstructured) []metav1.Condition {
+	var conds []metav1.Condition
+	raw, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range raw {
+		var cond metav1.Condition
+		if b, err := json.Marshal(c); err == nil && json.Unmarshal(b, &cond) == nil {
+			conds = append(conds, cond)
+		}
+	}
+	return conds
+}
+
+// own makes the InferenceSLO the object's controller owner.
+func own(o, owner *unstructured.Unstructured) {
+	t := true
+	o.SetOwnerReferences([]metav1.OwnerReference{{
+		APIVersion: APIVersion, Kind: Kind, Name: owner.GetName(), UID: owner.GetUID(),
+		Controller: &t, BlockOwnerDeletion: &t,
+	}})
+}
+
+// apply creates the object or replaces its content, with unknown fields
+// refused (fieldValidation=Strict) so a CRD that drifted from what compile
+// writes fails loudly instead of pruning.
+func (r *Reconciler) apply(ctx context.Context, o *unstructured.Unstructured) error {
+	cur := newObject(o.GroupVersionKind())
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}, cur)
+	if apierrors.IsNotFound(err) {
+		return r.Client.Create(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation("Strict"))
+	}
+	if err != nil {
+		return err
+	}
+	if ref := metav1.GetControllerOf(cur); ref != nil && ref.UID != o.GetOwnerReferences()[0].UID {
+		return fmt.Errorf("already controlled by %s %s", ref.Kind, ref.Name)
+	}
+	if same(cur, o) {
+		return nil
+	}
+	o.SetResourceVersion(cur.GetResourceVersion())
+	return r.Client.Update(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation("Strict"))
+}
+
+// prune deletes the objects the InferenceSLO controls that it no longer
+// yields (an autoscaling section removed, a service renamed).
+func (r *Reconciler) prune(ctx context.Context, owner *unstructured.Unstructured, d Desired) error {
+	keep := map[string]bool{}
+	for _, o := range d.Objects {
+		keep[o.GetKind()+"/"+o.GetName()] = true
+	}
+	for _, gvk := range Owned {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := r.Client.List(ctx, list, client.InNamespace(owner.GetNamespace())); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			return err
+		}
+		for i := range list.Items {
+			o := &list.Items[i]
+			ref := metav1.GetControllerOf(o)
+			if ref == nil || ref.UID != owner.GetUID() || keep[gvk.Kind+"/"+o.GetName()] {
+				continue
+			}
+			if err := r.Client.Delete(ctx, o); client.IgnoreNotFound(err) != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// setStatus records the Ready condition and the objects applied.
+func (r *Reconciler) setStatus(ctx context.Context, obj *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string, objects []string) error {
+	conds := conditionsOf(obj)
+	meta.SetStatusCondition(&conds, metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: message, ObservedGeneration: obj.GetGeneration()})
+	st := map[string]any{"observedGeneration": obj.GetGeneration()}
+	var list []any
+	for _, c := range conds {
+		b, err := yaml.Marshal(c)
+		if err != nil {
+			return err
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		list = append(list, m)
+	}
+	st["conditions"] = list
+	if len(objects) > 0 {
+		st["objects"] = toAny(slices.Sorted(slices.Values(objects)))
+	}
+	obj.Object["status"] = st
+	return r.Client.Status().Update(ctx, obj)
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// same tells whether the object in the cluster already holds what would be
+// written: the same spec, labels and owner. Writing it again would only
+// wake the watches.
+func same(cur, want *unstructured.Unstructured) bool {
+	parts := func(o *unstructured.Unstructured) []any {
+		return []any{o.Object["spec"], o.GetLabels(), o.GetOwnerReferences()}
+	}
+	a, err1 := json.Marshal(parts(cur))
+	b, err2 := json.Marshal(parts(want))
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
+}
