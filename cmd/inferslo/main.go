@@ -38,8 +38,6 @@ type cli struct {
 	Lint     lintCmd     `cmd:"" help:"Lint PromQL in rule files, dashboards, ScaledObjects and specs, with engine and SLO knowledge."`
 	Version  versionCmd  `cmd:"" help:"Print the version, the commit it was built from and the Go version."`
 
-	Controller controllerCmd `cmd:"" help:"Run in a cluster: reconcile a namespace's InferenceSLO objects into PrometheusRules and ScaledObjects, with an admission webhook running validate."`
-
 	Completion completionCmd `cmd:"" help:"Print the shell code that completes inferslo's commands and flags (bash, zsh or fish)."`
 
 	PrintVersion kong.VersionFlag `name:"version" help:"Print the version and exit."`

@@ -1,22 +1,30 @@
+// Command inferslo-controller reconciles a namespace's InferenceSLO objects
+// into the PrometheusRules and ScaledObjects `inferslo compile` writes, and
+// serves the admission webhook that refuses a spec `inferslo validate`
+// refuses. It is a binary of its own so the CLI links no Kubernetes client.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/alecthomas/kong"
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/inferslo/inferslo/compiler/kube/controller"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/inferslo/inferslo/spec"
 )
 
-type controllerCmd struct {
+type cli struct {
 	Namespace   string            `help:"Namespace whose InferenceSLO objects are reconciled; the PrometheusRules and ScaledObjects go there too." placeholder:"NS"`
 	DryRun      string            `name:"dry-run" help:"Apply nothing: reconcile every InferenceSLO once, write what would be applied under this folder (<kind>/<namespace>/<name>.yaml) and exit." placeholder:"DIR"`
 	RuleLabel   map[string]string `name:"rule-label" help:"Label put on every PrometheusRule (a Prometheus' ruleSelector, e.g. release=kube-prometheus-stack), repeatable." placeholder:"KEY=VALUE"`
@@ -25,29 +33,64 @@ type controllerCmd struct {
 	MetricsAddr string            `name:"metrics-addr" help:"Address of the controller's metrics; 0 turns them off." default:"0"`
 	ProbeAddr   string            `name:"probe-addr" help:"Address of /healthz and /readyz; empty turns them off." placeholder:"ADDR"`
 	PrintCRD    bool              `name:"print-crd" help:"Print the InferenceSLO CustomResourceDefinition and exit."`
-	Catalogs    catalogFlag       `embed:""`
+	Catalog     []string          `help:"Engine catalog file declaring your own engines' metrics (the format of spec/engine/catalog.yaml), repeatable." type:"existingfile" placeholder:"FILE"`
 }
 
-// Run reconciles in the cluster of the kubeconfig (KUBECONFIG, ~/.kube/config
-// or the pod's service account).
-func (c *controllerCmd) Run(e *env) error {
+// errReported: the problems were printed already.
+var errReported = errors.New("problems reported")
+
+func main() {
+	prom.DisableTracing()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs a command line: 0 done, 1 specs with problems or a failure, 2 a
+// bad command line.
+func run(args []string, stdout, stderr io.Writer) int {
+	var c cli
+	exit := -1
+	p, err := kong.New(&c, kong.Name("inferslo-controller"),
+		kong.Description("Reconcile InferenceSLO objects into PrometheusRules and ScaledObjects; serve their admission webhook."),
+		kong.Writers(stdout, stderr), kong.Exit(func(code int) { exit = code }))
+	if err != nil {
+		fmt.Fprintf(stderr, "inferslo-controller: %v\n", err)
+		return 2
+	}
+	if _, err := p.Parse(args); exit >= 0 {
+		return exit
+	} else if err != nil {
+		fmt.Fprintf(stderr, "inferslo-controller: %v\n", err)
+		return 2
+	}
+	if err := c.run(stdout, stderr); err != nil {
+		if !errors.Is(err, errReported) {
+			fmt.Fprintf(stderr, "inferslo-controller: %v\n", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// run reconciles in the cluster of the kubeconfig (KUBECONFIG,
+// ~/.kube/config or the pod's service account).
+func (c *cli) run(stdout, stderr io.Writer) error {
 	if c.PrintCRD {
 		crd, err := controller.CommittedCRD()
 		if err != nil {
 			return err
 		}
-		_, err = e.stdout.Write(crd)
+		_, err = stdout.Write(crd)
 		return err
 	}
 	if c.Namespace == "" {
 		return fmt.Errorf("--namespace is required: the controller reconciles one namespace")
 	}
-	cat, err := spec.Catalog(c.Catalogs.Catalog...)
+	cat, err := spec.Catalog(c.Catalog...)
 	if err != nil {
 		return err
 	}
 	opts := controller.Options{Labels: c.RuleLabel, Catalog: cat}
-	ctrl.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(e.stderr, nil)))
+	ctrl.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(stderr, nil)))
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
@@ -59,15 +102,15 @@ func (c *controllerCmd) Run(e *env) error {
 		if err != nil {
 			return fmt.Errorf("controller: %w", err)
 		}
-		bad, err := controller.DryRun(ctx, cl, c.Namespace, c.DryRun, opts, func(_, msg string) { fmt.Fprint(e.stderr, msg) })
+		bad, err := controller.DryRun(ctx, cl, c.Namespace, c.DryRun, opts, func(_, msg string) { fmt.Fprint(stderr, msg) })
 		if err != nil {
 			return err
 		}
 		if len(bad) > 0 {
-			fmt.Fprintf(e.stderr, "%d InferenceSLO(s) with problems\n", len(bad))
+			fmt.Fprintf(stderr, "%d InferenceSLO(s) with problems\n", len(bad))
 			return errReported
 		}
-		fmt.Fprintf(e.stderr, "wrote what would be applied to %s\n", c.DryRun)
+		fmt.Fprintf(stderr, "wrote what would be applied to %s\n", c.DryRun)
 		return nil
 	}
 	return controller.Run(ctx, cfg, controller.RunOptions{
