@@ -278,10 +278,16 @@ func TestAMissingThresholdBucketPagesNobody(t *testing.T) {
 // failure the errors SLO sees, so its silent cases stay silent, and a
 // rejection storm pages as the rejections SLO alone.
 func TestAServiceWithErrorsAndRejectionsPagesOnceInPromtool(t *testing.T) {
-	for _, c := range []struct{ name, engine string }{
-		{"Triton's failure counter with a REJECTED reason", "engine: triton\n  selector: {model: ensemble}"},
-		{"TGI's failure counter with an overloaded reason", "engine: tgi\n  selector: {service: chat}"},
-		{"vLLM's admission rejections added to its failures", "engine: vllm\n  engineVersion: \"0.32.0\"\n  selector: {model_name: chat}"},
+	// Which alerts a test expects is read from the file; promtool runs the
+	// vLLM row's (a term dropped, the other rows a matcher negated) unless
+	// INFERSLO_LONG is set, as CI's long promtest step sets it.
+	for _, c := range []struct {
+		name, engine string
+		promtool     bool
+	}{
+		{"Triton's failure counter with a REJECTED reason", "engine: triton\n  selector: {model: ensemble}", os.Getenv("INFERSLO_LONG") != ""},
+		{"TGI's failure counter with an overloaded reason", "engine: tgi\n  selector: {service: chat}", os.Getenv("INFERSLO_LONG") != ""},
+		{"vLLM's admission rejections added to its failures", "engine: vllm\n  engineVersion: \"0.32.0\"\n  selector: {model_name: chat}", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			set := parseSet(t, `
@@ -325,8 +331,10 @@ spec:
 			if storms == 0 {
 				t.Error("no rejections test expects an alert")
 			}
-			path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
-			mustPass(t, filepath.Dir(path), path)
+			if c.promtool {
+				path := filepath.Join(dir, filepath.FromSlash(tests[0].Path))
+				mustPass(t, filepath.Dir(path), path)
+			}
 		})
 	}
 }
