@@ -26,7 +26,7 @@ func TestAMonthsReportHasBacktestsFiguresForTheMonth(t *testing.T) {
 	runJSON := func(args ...string) map[string]any {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		if code := run(append([]string{args[0], specFile, "--prometheus", srv.URL, "--json"}, args[1:]...), &stdout, &stderr); code != exitOK {
+		if code := run(append([]string{args[0], specFile, "--prometheus", srv.URL, "--read", "raw", "--json"}, args[1:]...), &stdout, &stderr); code != exitOK {
 			t.Fatalf("%s: exit %d\n%s", args[0], code, stderr.String())
 		}
 		var out map[string]any

@@ -48,7 +48,7 @@ func TestBacktestThroughATenantGate(t *testing.T) {
 		src.URL = srv.URL
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		return Run(ctx, set, Options{Source: src, From: from, To: to, Scratch: t.TempDir()})
+		return Run(ctx, set, Options{Source: src, From: from, To: to, Scratch: t.TempDir(), Read: ReadRaw})
 	}
 	rep, err := run(Source{Client: client})
 	if err != nil {
