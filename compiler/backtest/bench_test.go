@@ -41,15 +41,7 @@ spec:
 // vLLM request counters over days, generated on the fly: the server costs
 // no memory, so the benchmark measures the backtest's.
 func fleetServer(pods, models int, from time.Time) *httptest.Server {
-	var all []labels.Labels
-	for m := 0; m < models; m++ {
-		for p := 0; p < pods; p++ {
-			for _, reason := range []string{"stop", "error"} {
-				all = append(all, labels.FromStrings("__name__", "vllm:request_success_total", "namespace", "llm",
-					"model_name", fmt.Sprintf("model-%d", m), "pod", fmt.Sprintf("pod-%d", p), "finished_reason", reason))
-			}
-		}
-	}
+	all := fleetSeries(pods, models)
 	matching := func(sel string) []labels.Labels {
 		ms, err := query.NewParser().ParseMetricSelector(sel)
 		if err != nil {
@@ -102,16 +94,11 @@ func fleetServer(pods, models int, from time.Time) *httptest.Server {
 					fmt.Fprintf(bw, "%q:%q", x.Name, x.Value)
 				})
 				fmt.Fprint(bw, `},"values":[`)
-				// 5 requests per second per pod, 0.05% failing.
-				share := 0.9995
-				if l.Get("finished_reason") == "error" {
-					share = 0.0005
-				}
 				for t := start; t <= end; t += step {
 					if t > start {
 						bw.WriteByte(',')
 					}
-					fmt.Fprintf(bw, `[%s,"%g"]`, strconv.FormatFloat(t, 'f', -1, 64), math.Floor(5*share*(t-float64(from.Unix()))))
+					fmt.Fprintf(bw, `[%s,"%g"]`, strconv.FormatFloat(t, 'f', -1, 64), fleetValue(l, t-float64(from.Unix())))
 				}
 				fmt.Fprint(bw, `]}`)
 			}
@@ -173,20 +160,35 @@ func BenchmarkBacktestFleet(b *testing.B) {
 // at 2m scrapes from origin to to, from an in-process Prometheus.
 func fleetEngine(b *testing.B, pods, models int, origin, to time.Time) *promapi.Server {
 	return serve(b, func(add func(labels.Labels, time.Time, float64)) {
-		for m := 0; m < models; m++ {
-			for p := 0; p < pods; p++ {
-				for _, reason := range []string{"stop", "error"} {
-					lset := labels.FromStrings("__name__", "vllm:request_success_total", "namespace", "llm",
-						"model_name", fmt.Sprintf("model-%d", m), "pod", fmt.Sprintf("pod-%d", p), "finished_reason", reason)
-					share := 0.9995
-					if reason == "error" {
-						share = 0.0005
-					}
-					for t := origin; !t.After(to); t = t.Add(2 * time.Minute) {
-						add(lset, t, math.Floor(5*share*t.Sub(origin).Seconds()))
-					}
-				}
+		for _, l := range fleetSeries(pods, models) {
+			for t := origin; !t.After(to); t = t.Add(2 * time.Minute) {
+				add(l, t, fleetValue(l, t.Sub(origin).Seconds()))
 			}
 		}
 	})
+}
+
+// fleetSeries are the bench fleet's request counters: per model and pod,
+// finished and failed.
+func fleetSeries(pods, models int) []labels.Labels {
+	var all []labels.Labels
+	for m := 0; m < models; m++ {
+		for p := 0; p < pods; p++ {
+			for _, reason := range []string{"stop", "error"} {
+				all = append(all, labels.FromStrings("__name__", "vllm:request_success_total", "namespace", "llm",
+					"model_name", fmt.Sprintf("model-%d", m), "pod", fmt.Sprintf("pod-%d", p), "finished_reason", reason))
+			}
+		}
+	}
+	return all
+}
+
+// fleetValue is a counter's value seconds after the fleet started: 5
+// requests per second per pod, 0.05% failing.
+func fleetValue(l labels.Labels, seconds float64) float64 {
+	share := 0.9995
+	if l.Get("finished_reason") == "error" {
+		share = 0.0005
+	}
+	return math.Floor(5 * share * seconds)
 }

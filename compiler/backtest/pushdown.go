@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -189,23 +188,11 @@ func dropsName(e parser.Expr) bool {
 func (l *loader) planParts(ctx context.Context, ps []*part, to time.Time) ([]int, error) {
 	counts := make([]int, len(ps))
 	for i, p := range ps {
-		q := url.Values{}
-		q.Set("query", p.expr)
-		q.Set("time", formatTime(to))
-		var data struct {
-			ResultType string           `json:"resultType"`
-			Result     prommodel.Vector `json:"result"`
+		v, err := l.instant(ctx, p.expr, to)
+		if err != nil {
+			return nil, fmt.Errorf("read history: %w; valid: --read raw when the server cannot evaluate the rules' expressions", err)
 		}
-		if err := l.get(ctx, "/api/v1/query", q, &data); err != nil {
-			return nil, fmt.Errorf("%w; valid: --read raw when the server cannot evaluate the rules' expressions", err)
-		}
-		if data.ResultType != "vector" {
-			return nil, fmt.Errorf("query %s: the server answered a %s, not a vector", p.expr, safetext.Quote(data.ResultType))
-		}
-		if len(data.Result) > l.src.MaxSeries {
-			return nil, fmt.Errorf("%s answers more than %d series; valid: a selector narrowed in the spec, or a larger series limit", p.expr, l.src.MaxSeries)
-		}
-		counts[i] = len(data.Result)
+		counts[i] = len(v)
 	}
 	return counts, nil
 }

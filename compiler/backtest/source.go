@@ -324,7 +324,11 @@ func formatTime(t time.Time) string {
 // same client, limits and error reporting as the history backtest reads:
 // one HTTP path for every reading of a Prometheus-compatible server.
 func (s Source) Instant(ctx context.Context, expr string, at time.Time) (prommodel.Vector, error) {
-	l := &loader{src: s.withDefaults()}
+	return (&loader{src: s.withDefaults()}).instant(ctx, expr, at)
+}
+
+// instant is Instant, counted in the loader's stats.
+func (l *loader) instant(ctx context.Context, expr string, at time.Time) (prommodel.Vector, error) {
 	q := url.Values{}
 	q.Set("query", expr)
 	q.Set("time", formatTime(at))

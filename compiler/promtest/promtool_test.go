@@ -33,14 +33,7 @@ import (
 // fails one group need not replay the file's others.
 func runTests(t *testing.T, dir, testPath string, names ...string) []string {
 	t.Helper()
-	data, err := os.ReadFile(testPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f File
-	if err := yaml.Unmarshal(data, &f); err != nil {
-		t.Fatal(err)
-	}
+	f := readTestFile(t, testPath)
 	eval, err := prommodel.ParseDuration(f.EvaluationInterval)
 	if err != nil {
 		t.Fatal(err)
@@ -282,14 +275,7 @@ func testGroupsOf(t *testing.T, data []byte, slo string) []string {
 // groups, and returns its path.
 func onlyGroups(t *testing.T, testPath string, names []string) string {
 	t.Helper()
-	data, err := os.ReadFile(testPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f File
-	if err := yaml.Unmarshal(data, &f); err != nil {
-		t.Fatal(err)
-	}
+	f := readTestFile(t, testPath)
 	var kept []Test
 	for _, tg := range f.Tests {
 		if slices.Contains(names, tg.Name) {
@@ -300,7 +286,8 @@ func onlyGroups(t *testing.T, testPath string, names []string) string {
 		t.Fatalf("%s holds %d of the test groups %q", filepath.Base(testPath), len(kept), names)
 	}
 	f.Tests = kept
-	if data, err = yaml.Marshal(f); err != nil {
+	data, err := yaml.Marshal(f)
+	if err != nil {
 		t.Fatal(err)
 	}
 	only := strings.TrimSuffix(testPath, ".test.yaml") + ".only.test.yaml"
@@ -320,4 +307,18 @@ func promtool(t *testing.T, testPath string) {
 		t.Fatalf("promtool test rules %s: %v\n%s", testPath, err, out)
 	}
 	t.Logf("promtool test rules %s:\n%s", filepath.Base(testPath), out)
+}
+
+// readTestFile reads a promtool test file.
+func readTestFile(t *testing.T, path string) File {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f File
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
