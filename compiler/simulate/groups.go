@@ -29,20 +29,9 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 	if len(s.slo.GroupBy) == 0 {
 		return nil, nil
 	}
-	var b float64
-	tier, ok := predict.TierBySeverity(s.slo, "page")
-	if ok {
-		b = s.fastFactor(predict.Factors(tier))
-	} else {
-		// As in the fast burn of an SLO without a page tier: the burn that
-		// would page with the workbook's tiers raises the ticket.
-		if tier, ok = predict.TierBySeverity(s.slo, "ticket"); !ok {
-			return nil, nil
-		}
-		b = s.fastFactor(predict.Factors(tier))
-		if page, err := model.WorkbookTiersOf([]string{"page"}, s.slo.Window, 4*s.scrape(), s.slo.Evaluation); err == nil {
-			b = s.fastFactor(predict.Factors(page[0]))
-		}
+	tier, b, ok := s.burnTier()
+	if !ok {
+		return nil, nil
 	}
 	warm := s.warmup()
 	detectT, ok := predict.TierDetect(tier, warm, workload.HealthyBurn, b, s.sliceLag(b))

@@ -29,7 +29,7 @@ func (s *sloSim) scenarios() []scenario {
 		{ScenarioHealthy, (*sloSim).healthy}, {ScenarioFastBurn, (*sloSim).fastBurn}, {ScenarioSlowBurn, (*sloSim).slowBurn},
 		{ScenarioZeroTraffic, (*sloSim).zeroTraffic}, {ScenarioReset, (*sloSim).counterReset}, {ScenarioDayNight, (*sloSim).dayNight},
 		{ScenarioGroupBurn, (*sloSim).groupBurn}, {ScenarioOutage, (*sloSim).outage}, {ScenarioRamp, (*sloSim).ramp},
-		{ScenarioMaintenance, (*sloSim).maintenance},
+		{ScenarioMaintenance, (*sloSim).maintenance}, {ScenarioOneIncident, (*sloSim).oneIncident},
 		{ScenarioReplay, (*sloSim).traceReplay},
 	} {
 		if len(s.opts.Scenarios) == 0 || slices.Contains(s.opts.Scenarios, sc.name) {

@@ -169,7 +169,8 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 				defer wg.Done()
 				defer func() { <-sem }()
 				own := byName[irules.GroupName(slo)]
-				s := &sloSim{slo: slo, rules: withoutMaintenance(own), maintained: own, opts: opts, cores: cores}
+				s := &sloSim{slo: slo, rules: withoutMaintenance(own), maintained: own, opts: opts, cores: cores,
+					onlookers: onlookers(slo, service.SLOs), service: byName}
 				results[i], errs[i] = s.all()
 				simulated[i] = s.simulated
 				replays[i] = s.replays
@@ -224,6 +225,10 @@ type sloSim struct {
 	cores chan struct{}
 	// replays are the trace replays' figures.
 	replays []Autoscaling
+	// onlookers are the service's SLOs that read the counters this SLO
+	// fails, and service the rule groups of the service by name.
+	onlookers []model.SLO
+	service   map[string]prom.RuleIndex
 }
 
 func (s *sloSim) scrape() time.Duration {
@@ -461,7 +466,8 @@ func (s *sloSim) unproven() (Check, bool) {
 // branch is a simulation of the same SLO for one scenario run beside the
 // others: it shares the trunk, not the fields a run sets.
 func (s *sloSim) branch() *sloSim {
-	return &sloSim{slo: s.slo, rules: s.rules, maintained: s.maintained, opts: s.opts, eval: s.eval, shared: s.shared}
+	return &sloSim{slo: s.slo, rules: s.rules, maintained: s.maintained, opts: s.opts, eval: s.eval, shared: s.shared,
+		onlookers: s.onlookers, service: s.service}
 }
 
 // all runs the SLO's scenarios, each on a core of its own once the trunk
