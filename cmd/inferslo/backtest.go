@@ -9,6 +9,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/backtest"
 	"github.com/inferslo/inferslo/compiler/httpconfig"
+	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
@@ -46,11 +47,12 @@ func (c *backtestCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("--to: %w", err)
 	}
-	return c.History.replay(e, "inferslo backtest", from, to)
+	return c.History.replay(e, "inferslo backtest", func(model.Set) (time.Time, time.Time, error) { return from, to, nil })
 }
 
-// replay replays the alerts over [from, to] and prints what they said.
-func (c *history) replay(e *env, name string, from, to time.Time) error {
+// replay replays the alerts over the range span gives for the specs and
+// prints what they said.
+func (c *history) replay(e *env, name string, span func(model.Set) (time.Time, time.Time, error)) error {
 	text, err := c.Templates.load()
 	if err != nil {
 		return err
@@ -63,6 +65,10 @@ func (c *history) replay(e *env, name string, from, to time.Time) error {
 		return err
 	}
 	res, err := load(e, c.Specs, c.Catalogs)
+	if err != nil {
+		return err
+	}
+	from, to, err := span(res.Set)
 	if err != nil {
 		return err
 	}

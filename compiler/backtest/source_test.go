@@ -144,22 +144,25 @@ func TestParseTimeReadsRFC3339NowAndDurationsBack(t *testing.T) {
 	}
 }
 
-func TestParsePeriodReadsMonthsAndQuartersInUTC(t *testing.T) {
+func TestParsePeriodReadsMonthsAndQuartersFromLocalMidnight(t *testing.T) {
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name, in, from, to, err string
+		offset                  int
 	}{
-		{"a month is its first day to the next month's", "2026-10", "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", ""},
-		{"february of a leap year has 29 days", "2024-02", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z", ""},
-		{"a quarter is three months", "2026-Q3", "2026-07-01T00:00:00Z", "2026-10-01T00:00:00Z", ""},
-		{"the running month ends now", "2026-11", "2026-11-01T00:00:00Z", "2026-11-28T12:00:00Z", ""},
-		{"a month not begun is refused", "2026-12", "", "", "2026-12 has not begun"},
-		{"a fifth quarter is not a period", "2026-Q5", "", "", `"2026-Q5" is not a period; valid: a month (2026-10) or a quarter (2026-Q4)`},
-		{"a day is not a period", "2026-10-03", "", "", "is not a period"},
+		{"a month is its first day to the next month's", "2026-10", "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "", 0},
+		{"february of a leap year has 29 days", "2024-02", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z", "", 0},
+		{"a quarter is three months", "2026-Q3", "2026-07-01T00:00:00Z", "2026-10-01T00:00:00Z", "", 0},
+		{"the running month ends now", "2026-11", "2026-11-01T00:00:00Z", "2026-11-28T12:00:00Z", "", 0},
+		{"a month not begun is refused", "2026-12", "", "", "2026-12 has not begun", 0},
+		{"a fifth quarter is not a period", "2026-Q5", "", "", `"2026-Q5" is not a period; valid: a month (2026-10) or a quarter (2026-Q4)`, 0},
+		{"a day is not a period", "2026-10-03", "", "", "is not a period", 0},
+		{"a month at UTC+05:30 starts the evening before in UTC", "2026-10", "2026-09-30T18:30:00Z", "2026-10-31T18:30:00Z", "", 19800},
+		{"a quarter at UTC-05:00 starts five hours into its first day in UTC", "2026-Q1", "2026-01-01T05:00:00Z", "2026-04-01T05:00:00Z", "", -18000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			from, to, err := ParsePeriod(tt.in, now)
+			from, to, err := ParsePeriod(tt.in, now, tt.offset)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("got %v, want %q", err, tt.err)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	prommodel "github.com/prometheus/common/model"
+
+	"github.com/inferslo/inferslo/compiler/model"
 )
 
 // ParseTime reads a time given on the command line: RFC 3339
@@ -29,26 +31,29 @@ func ParseTime(s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// ParsePeriod reads a calendar period given on the command line, in UTC: a
-// month (2026-10) or a quarter (2026-Q4). A period still running ends now;
-// one not yet begun is refused.
-func ParsePeriod(s string, now time.Time) (from, to time.Time, err error) {
-	invalid := fmt.Errorf("%q is not a period; valid: a month (2026-10) or a quarter (2026-Q4), in UTC", s)
+// ParsePeriod reads a calendar period given on the command line: a month
+// (2026-10) or a quarter (2026-Q4), its boundaries at local midnight of the
+// fixed UTC offset given in seconds (0 for UTC). A period still running ends
+// now; one not yet begun is refused.
+func ParsePeriod(s string, now time.Time, offset int) (from, to time.Time, err error) {
+	invalid := fmt.Errorf("%q is not a period; valid: a month (2026-10) or a quarter (2026-Q4)", s)
+	zone := time.FixedZone("", offset)
 	if y, q, ok := strings.Cut(s, "-Q"); ok {
 		year, err1 := strconv.Atoi(y)
 		n, err2 := strconv.Atoi(q)
 		if err1 != nil || err2 != nil || len(y) != 4 || n < 1 || n > 4 {
 			return time.Time{}, time.Time{}, invalid
 		}
-		from = time.Date(year, time.Month(3*n-2), 1, 0, 0, 0, 0, time.UTC)
+		from = time.Date(year, time.Month(3*n-2), 1, 0, 0, 0, 0, zone)
 		to = from.AddDate(0, 3, 0)
 	} else {
-		m, err := time.Parse("2006-01", s)
+		m, err := time.ParseInLocation("2006-01", s, zone)
 		if err != nil {
 			return time.Time{}, time.Time{}, invalid
 		}
 		from, to = m, m.AddDate(0, 1, 0)
 	}
+	from, to = from.UTC(), to.UTC()
 	if !from.Before(now) {
 		return time.Time{}, time.Time{}, fmt.Errorf("%s has not begun; valid: a period before now", s)
 	}
@@ -56,4 +61,35 @@ func ParsePeriod(s string, now time.Time) (from, to time.Time, err error) {
 		to = now
 	}
 	return from, to, nil
+}
+
+// PeriodOffset is the UTC offset, in seconds, at which a report's periods
+// begin: that of the set's calendar windows, so a month reported is the
+// month their rules record (inferslo:period_start:timestamp), or UTC
+// without one. Calendar windows drawn at two offsets have no period in
+// common.
+func PeriodOffset(set model.Set) (int, error) {
+	var first *model.SLO
+	for i, slo := range set.SLOs {
+		if slo.Calendar == nil {
+			continue
+		}
+		if first == nil {
+			first = &set.SLOs[i]
+			continue
+		}
+		if slo.Calendar.Offset != first.Calendar.Offset {
+			return 0, fmt.Errorf("SLO %s draws its calendar periods at UTC%s (%s) and SLO %s at UTC%s (%s), so no period is both of theirs; valid: report the specs of each time zone separately",
+				first.Name, offsetText(first.Calendar.Offset), first.Calendar.Zone, slo.Name, offsetText(slo.Calendar.Offset), slo.Calendar.Zone)
+		}
+	}
+	if first == nil {
+		return 0, nil
+	}
+	return first.Calendar.Offset, nil
+}
+
+// offsetText writes an offset as +05:30.
+func offsetText(offset int) string {
+	return time.Unix(0, 0).In(time.FixedZone("", offset)).Format("-07:00")
 }
