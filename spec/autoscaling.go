@@ -220,10 +220,6 @@ func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path st
 			a.TargetKind, a.TargetName))
 	}
 	if !planned {
-		if ttft := slices.IndexFunc(slos, isTTFT); ttft >= 0 {
-			ps = append(ps, objects[slos[ttft].Name].warnf(path, "%s %s gives no capacity facts (capacity: peakRPS, meanServiceTime): nothing says how many requests a replica serves, so its ScaledObject gets no load trigger (it scales on latency and queue alone) and `inferslo test` cannot size a load trace to replay it on; give the peak requests/s and a request's mean service time",
-				a.TargetKind, a.TargetName))
-		}
 		if a.QueuePerReplica.IsZero() && slices.ContainsFunc(slos, readsQueue) {
 			ps = append(ps, o.warnf(path, "%s %s gets no queue-depth trigger, because neither queuePerReplica nor capacity facts (peakRPS, meanServiceTime) are given; it scales on latency alone",
 				a.TargetKind, a.TargetName))
@@ -247,15 +243,11 @@ func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path st
 // burn-rate trigger with an SLO that scales on burn.
 func hasTrigger(slos []model.SLO, a *model.Autoscaling, planned bool) bool {
 	return slices.ContainsFunc(slos, func(s model.SLO) bool {
-		return isTTFT(s) ||
+		return s.Inference != nil && s.Inference.Role == "ttft" ||
 			readsQueue(s) && (!a.QueuePerReplica.IsZero() || planned) ||
 			a.BurnRateTrigger && s.ScaleOnBurn
 	})
 }
-
-// isTTFT tells whether an SLO is an inference TTFT objective, the one a
-// capacity plan and the trace replay size replicas for.
-func isTTFT(s model.SLO) bool { return s.Inference != nil && s.Inference.Role == "ttft" }
 
 // readsQueue tells whether an SLO's engine exports the queue gauge a
 // queue-depth trigger reads.
