@@ -164,11 +164,16 @@ type Replayer struct {
 	Scratch string
 }
 
+// NoCapacityFacts is why an autoscaled SLO without capacity facts is not
+// replayed: a queue target or a latency share says nothing of how many
+// requests a replica serves, so no trace can be sized without inventing it.
+const NoCapacityFacts = "no capacity facts (autoscaling.capacity: peakRPS, meanServiceTime): nothing says how many requests a replica serves, so no load trace can be sized for its fleet; give them to replay it (its ScaledObject gets the load trigger too)"
+
 // NewReplayer is the replayer of an autoscaled TTFT SLO with capacity
 // facts; why says what it lacks when it cannot replay.
 func NewReplayer(slo model.SLO, rules prom.RuleIndex, scratch string) (r Replayer, why string, err error) {
 	if slo.Autoscaling == nil || slo.Autoscaling.Capacity.PeakRPS.IsZero() {
-		return r, "the replay's peak is autoscaling.capacity.peakRPS", nil
+		return r, NoCapacityFacts, nil
 	}
 	f, _, why, err := fleetOf(slo)
 	if err != nil || why != "" {

@@ -6,34 +6,46 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/inferslo/inferslo/compiler/internal/slotest"
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/inferslo/inferslo/spec"
 )
 
-// replayable are the autoscaled SLOs of the examples and testdata whose
-// capacity facts give the replay a peak.
+// autoscaledSLOs are the autoscaled TTFT SLOs of the examples, the engines'
+// testdata and the warning cases of testdata/bad (the specs that validate).
+func autoscaledSLOs(t *testing.T) []model.SLO {
+	t.Helper()
+	root := filepath.Join("..", "..", "..")
+	paths := []string{filepath.Join(root, "examples"), filepath.Join(root, "testdata", "engines")}
+	bad, err := filepath.Glob(filepath.Join(root, "testdata", "bad", "warning-*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []model.SLO
+	for _, path := range append(paths, bad...) {
+		res, err := spec.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := res.Err(); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, slo := range res.Set.SLOs {
+			if slo.Autoscaling != nil && slo.Inference != nil && slo.Inference.Role == "ttft" {
+				out = append(out, slo)
+			}
+		}
+	}
+	return out
+}
+
+// replayable are the autoscaled SLOs whose capacity facts give the replay
+// a peak.
 func replayable(t *testing.T) []Replayer {
 	t.Helper()
-	set := slotest.Examples(t).Set
-	for _, name := range []string{"warning-queue-floor.yaml"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "bad", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := spec.Parse(spec.Source{Name: name, Data: data})
-		if err != nil {
-			t.Fatal(err)
-		}
-		set.SLOs = append(set.SLOs, res.Set.SLOs...)
-	}
 	var out []Replayer
-	for _, slo := range set.SLOs {
-		if slo.Autoscaling == nil || slo.Inference == nil || slo.Inference.Role != "ttft" {
-			continue
-		}
+	for _, slo := range autoscaledSLOs(t) {
 		files, err := irules.Build(model.Set{SLOs: []model.SLO{slo}}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -47,12 +59,33 @@ func replayable(t *testing.T) []Replayer {
 			t.Fatal(err)
 		}
 		if why != "" {
-			t.Logf("%s: not replayed: %s", slo.Name, why)
 			continue
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// An autoscaled SLO without capacity facts says nothing of what a replica
+// serves: no trace can be sized for it, and the replay says so rather than
+// invent a throughput. Every other autoscaled SLO is replayed.
+func TestEveryAutoscaledSLOIsReplayedOrSaysItGivesNoCapacityFacts(t *testing.T) {
+	replayed := 0
+	for _, slo := range autoscaledSLOs(t) {
+		_, why, err := NewReplayer(slo, prom.RuleIndex{}, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case why == "":
+			replayed++
+		case why != NoCapacityFacts || !slo.Autoscaling.Capacity.PeakRPS.IsZero():
+			t.Errorf("%s is not replayed: %s", slo.Name, why)
+		}
+	}
+	if replayed < 4 {
+		t.Errorf("%d autoscaled SLOs replayed, want chat's, rag-chat's and testdata's summarise and agent", replayed)
+	}
 }
 
 func TestTheTriggersBeforeTheReplayOvershotTheBurstAndTheGeneratedOnesDoNot(t *testing.T) {
@@ -97,14 +130,28 @@ func TestTheTriggersBeforeTheReplayOvershotTheBurstAndTheGeneratedOnesDoNot(t *t
 	}
 }
 
+// Every replayable SLO on both traces: attainment at least the objective,
+// replica-hours under each baseline that holds the SLO (else attainment
+// above it), the peak at most 1.5 times the plan's replicas at the trace's
+// peak, no scale-up past 1.5 times the plan's at the load, no flap. An SLO
+// whose maxReplicas is under the plan (validate warns of it) cannot hold
+// the peak: its replay shows the warning true instead.
 func TestEveryReplayableSLOHoldsItsObjectiveOnBothTracesCheaperThanTheBaselines(t *testing.T) {
 	for _, r := range replayable(t) {
 		objective := r.SLO.Objective.Float()
+		capped := r.Fleet.Autoscaler.MaxReplicas < r.Plan.Replicas
 		for _, tr := range Traces() {
 			t.Run(r.SLO.Name+" on the "+tr.Name, func(t *testing.T) {
 				o, err := r.Replay(r.Fleet.Autoscaler, tr)
 				if err != nil {
 					t.Fatal(err)
+				}
+				t.Logf("attainment %.5f, %.1f replica-hours, peak %d, needed %d", o.Attainment, o.ReplicaHours, o.Peak, r.Needed())
+				if capped {
+					if o.PeakAttainment >= objective {
+						t.Errorf("maxReplicas %d is under the plan's %d, yet the fleet attains %.5f at the peak", r.Fleet.Autoscaler.MaxReplicas, r.Plan.Replicas, o.PeakAttainment)
+					}
+					return
 				}
 				if o.Attainment < objective {
 					t.Errorf("attainment %.5f under the objective %v", o.Attainment, objective)
@@ -132,24 +179,38 @@ func TestEveryReplayableSLOHoldsItsObjectiveOnBothTracesCheaperThanTheBaselines(
 					}
 					t.Logf("%s: attainment %.5f, %.1f replica-hours", name, b.Attainment, b.ReplicaHours)
 				}
-				t.Logf("attainment %.5f, %.1f replica-hours, peak %d, needed %d", o.Attainment, o.ReplicaHours, o.Peak, r.Needed())
 			})
 		}
 	}
 }
 
+// pooledGap are the replayable SLOs whose plan sizes past the fewest static
+// replicas holding the peak, by how many. The plan queues each replica
+// alone (its requests split off at random, as a Service does); the replay
+// pools the fleet's slots behind one queue (as an LLM gateway sending a
+// request to a free slot does). With 32 or 64 slots a replica pools most of
+// what a fleet does and the two agree within a replica; with 1 or 16 the
+// pooled fleet runs hotter. A plan over the pooled fleet agrees with the
+// replay for all four (41, 7, 101 and 6 against 41, 7, 102 and 6), but the
+// triggers sized from it lose the burst: the per-replica plan's surplus is
+// the slack that carries the climb while replicas start.
+var pooledGap = map[string]int{"rag-chat-ttft": 58 - 41, "summarise-ttft": 145 - 102}
+
 func TestThePlansReplicasAreWithinOneOfTheFewestStaticReplicasHoldingThePeak(t *testing.T) {
 	for _, r := range replayable(t) {
 		smallest := r.SmallestStatic(Burst())
 		t.Logf("%s: plan %d, fewest static %d (%d slots per replica)", r.SLO.Name, r.Needed(), smallest, r.Plan.Servers)
-		// A replica of one slot queues alone in the plan, while the fleet
-		// pools every replica's slots behind one queue: the plan sizes
-		// such fleets for the queueing of one replica, past what a pooled
-		// fleet needs.
-		if r.Plan.Servers == 1 {
+		if smallest == 0 {
+			t.Errorf("%s: no static size up to twice the plan's %d holds the SLO at the peak", r.SLO.Name, r.Needed())
 			continue
 		}
-		if smallest == 0 || smallest < r.Needed()-1 || smallest > r.Needed()+1 {
+		if gap, ok := pooledGap[r.SLO.Name]; ok {
+			if r.Needed()-smallest != gap {
+				t.Errorf("%s: the plan's %d replicas against the fewest static %d, a gap of %d where %d is known; update pooledGap", r.SLO.Name, r.Needed(), smallest, r.Needed()-smallest, gap)
+			}
+			continue
+		}
+		if smallest < r.Needed()-1 || smallest > r.Needed()+1 {
 			t.Errorf("%s: the plan's %d replicas, the fewest static replicas holding the SLO at the peak %d", r.SLO.Name, r.Needed(), smallest)
 		}
 	}
