@@ -18,7 +18,7 @@ import (
 
 // Defaults of the shorthand, also used for plain OpenSLO without annotations.
 const (
-	DefaultScrapeInterval = 30 * time.Second
+	DefaultScrapeInterval = model.DefaultScrapeInterval
 	DefaultEvaluation     = time.Minute
 	// DefaultBatchWindow is the SLO window of a batch shorthand spec that
 	// names none: a quarter, over which batch work is planned and judged.

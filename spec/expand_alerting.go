@@ -26,12 +26,12 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, ext *Extensions, scrape, 
 		}
 		ext.MinEvents = a.MinEventsPerSecond
 	}
-	tiers := map[string]ShorthandTier{"page": a.Page, "ticket": a.Ticket}
+	tiers := map[string]ShorthandTier{model.PageTier: a.Page, model.TicketTier: a.Ticket}
 	// on tells whether a tier is enabled: by the spec, else by the SLO
 	// tier's defaults (a batch SLO raises tickets only).
 	defaults := model.TierSeverities(s.Spec.Tier)
 	on := func(sev string) bool { return boolOr(tiers[sev].Enabled, contains(defaults, sev)) }
-	if !contains(defaults, "page") && (boolOr(a.Page.Enabled, false) || a.Page.For != "") {
+	if !contains(defaults, model.PageTier) && (boolOr(a.Page.Enabled, false) || a.Page.For != "") {
 		ps = append(ps, d.errorf("spec.alerting.page", "%s", batchPageProblem))
 	}
 	custom := false

@@ -122,7 +122,7 @@ func (l *loader) policyTiers(o object[v1.SLO], s model.SLO, a *model.Alerting, p
 			if !ok {
 				continue
 			}
-			if s.Batch() && tier.Severity == "page" {
+			if s.Batch() && tier.Severity == model.PageTier {
 				*ps = append(*ps, cond.errorf("spec.severity", "%s", batchPageProblem))
 				continue
 			}
@@ -165,9 +165,9 @@ func (l *loader) policyTiers(o object[v1.SLO], s model.SLO, a *model.Alerting, p
 
 func severityRank(s string) int {
 	switch s {
-	case "page":
+	case model.PageTier:
 		return 0
-	case "ticket":
+	case model.TicketTier:
 		return 1
 	}
 	return 2

@@ -89,7 +89,7 @@ func signals(o object[v1.SLO], s model.SLO, a *model.Alerting, ps *Problems) {
 	// or pages turned off) gets none.
 	hasPage := false
 	for _, t := range a.Tiers {
-		hasPage = hasPage || t.Severity == "page"
+		hasPage = hasPage || t.Severity == model.PageTier
 	}
 	if !extensionProblem(o, AnnotationOutage, ps) && boolOr(ext.Outage, true) {
 		if hasPage && hasCounts(s) {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/inferslo/inferslo/compiler/model"
 )
 
 // Strings from specs reach alert labels and annotations (which Prometheus
@@ -78,7 +80,7 @@ func dashboardProblem(s string) string {
 // spelled into annotations, or "". page and ticket are the known tiers;
 // any other value must be a short identifier.
 func severityProblem(s string) string {
-	if s == "page" || s == "ticket" {
+	if s == model.PageTier || s == model.TicketTier {
 		return ""
 	}
 	if !severityPattern.MatchString(s) {

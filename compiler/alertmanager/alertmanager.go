@@ -89,8 +89,8 @@ func build(set model.Set, external []string) (artifact.Set, error) {
 	var slos []model.SLO
 	var tickets, outages bool
 	for _, slo := range set.SLOs {
-		ticket := hasTiers(slo, "page", "ticket")
-		outage := slo.Alerting.Outage != nil && hasTiers(slo, "page")
+		ticket := hasTiers(slo, model.PageTier, model.TicketTier)
+		outage := slo.Alerting.Outage != nil && hasTiers(slo, model.PageTier)
 		if !ticket && !outage {
 			continue
 		}
@@ -107,8 +107,8 @@ func build(set model.Set, external []string) (artifact.Set, error) {
 	var says []string
 	if tickets {
 		s.InhibitRules = append(s.InhibitRules, InhibitRule{
-			SourceMatchers: []string{burn, tier("page")},
-			TargetMatchers: []string{burn, tier("ticket")},
+			SourceMatchers: []string{burn, tier(model.PageTier)},
+			TargetMatchers: []string{burn, tier(model.TicketTier)},
 			// A missing label counts as equal, so SLOs without groups match too.
 			Equal: equal,
 		})

@@ -225,12 +225,12 @@ func reportedRecording(name string) bool {
 func defaultStep(set model.Set) time.Duration {
 	step := time.Duration(0)
 	for _, slo := range set.SLOs {
-		if slo.ScrapeInterval > 0 && (step == 0 || slo.ScrapeInterval < step) {
-			step = slo.ScrapeInterval
+		if step == 0 || slo.Scrape() < step {
+			step = slo.Scrape()
 		}
 	}
 	if step == 0 {
-		step = 30 * time.Second
+		step = model.DefaultScrapeInterval
 	}
 	return step
 }

@@ -167,7 +167,7 @@ func burnChart(slo model.SLO, burn render.Series, buckets []Bucket) render.Chart
 	seen := map[float64]bool{}
 	for _, t := range slo.Alerting.Tiers {
 		color := "orange"
-		if t.Severity == "page" {
+		if t.Severity == model.PageTier {
 			color = "red"
 		}
 		for _, w := range t.Windows {

@@ -224,7 +224,7 @@ func summarize(rp *prom.Replay, slo model.SLO, evalFrom, from, to time.Time, ale
 // it fired, while the burn built up, to two hours after it resolved.
 func zoomSpan(alerts []Alert, g SLOReport, from, to time.Time) (time.Time, time.Time, bool) {
 	for _, a := range alerts { // sorted by fire time
-		if a.SLO != g.SLO || a.Severity != "page" || !sameGroup(a.Labels, g.Labels) {
+		if a.SLO != g.SLO || a.Severity != model.PageTier || !sameGroup(a.Labels, g.Labels) {
 			continue
 		}
 		end := to

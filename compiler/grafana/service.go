@@ -393,7 +393,7 @@ func burnRatePanel(w *words, slo model.SLO) panel {
 				factors = append(factors, p.Factor)
 				colors[f] = colorOrange
 			}
-			if t.Severity == "page" {
+			if t.Severity == model.PageTier {
 				colors[f] = colorRed
 			}
 		}

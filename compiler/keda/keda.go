@@ -435,7 +435,7 @@ func loadTrigger(u unit, plan capacity.Result, base func(name, query, metricType
 		// lags the load by half its window, and replicas asked for now
 		// serve a minute or more later. A falling load adds nothing (the
 		// scale-down stabilization holds the fleet anyway).
-		q = fmt.Sprintf("%[1]s + clamp_min(deriv((%[1]s)[%[2]s:%[3]s]) * %[4]d, 0)", q, w, model.FormatDuration(scrapeOf(slo)), int(triggerWindow(slo).Seconds()))
+		q = fmt.Sprintf("%[1]s + clamp_min(deriv((%[1]s)[%[2]s:%[3]s]) * %[4]d, 0)", q, w, model.FormatDuration(slo.Scrape()), int(triggerWindow(slo).Seconds()))
 		perReplica := plan.Ceiling.Float() * u.a.Headroom.Float() * float64(plan.Servers) / plan.ServiceTime.Float()
 		if perReplica <= 0 || math.IsInf(perReplica, 0) || math.IsNaN(perReplica) {
 			return trigger{}, false, nil
@@ -454,15 +454,7 @@ func loadTrigger(u unit, plan capacity.Result, base func(name, query, metricType
 // and the TTFT trigger stops reading a slow start soon after the replicas
 // it asked for serve (a longer window keeps asking for minutes after).
 func triggerWindow(slo model.SLO) time.Duration {
-	return max(4*scrapeOf(slo), 2*time.Minute)
-}
-
-// scrapeOf is the SLO's scrape interval, 30s when unknown.
-func scrapeOf(slo model.SLO) time.Duration {
-	if slo.ScrapeInterval <= 0 {
-		return 30 * time.Second
-	}
-	return slo.ScrapeInterval
+	return max(4*slo.Scrape(), 2*time.Minute)
 }
 
 // slowShare is the query of the share of requests slower than the SLO's

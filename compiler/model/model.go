@@ -192,7 +192,7 @@ type Alerting struct {
 // SeverityLabel is the severity label's value for a tier.
 func (a Alerting) SeverityLabel(tier string) string {
 	if tier == OutageTier {
-		tier = "page"
+		tier = PageTier
 	}
 	if v, ok := a.SeverityLabels[tier]; ok {
 		return v

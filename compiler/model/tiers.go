@@ -6,6 +6,26 @@ import (
 	"time"
 )
 
+// The alert tiers of burn alerts, as their severity and burn_tier labels
+// name them (the severities a spec may rename per tier).
+const (
+	PageTier   = "page"
+	TicketTier = "ticket"
+)
+
+// DefaultScrapeInterval is the scrape interval of an SLO whose spec names
+// none: Prometheus' own default is 1m, but the engines' Helm charts and
+// ServiceMonitors scrape every 30s.
+const DefaultScrapeInterval = 30 * time.Second
+
+// Scrape is the SLO's scrape interval, DefaultScrapeInterval when unknown.
+func (s SLO) Scrape() time.Duration {
+	if s.ScrapeInterval <= 0 {
+		return DefaultScrapeInterval
+	}
+	return s.ScrapeInterval
+}
+
 // workbookWindow is the SLO window the Google SRE workbook's alert table is
 // defined for.
 const workbookWindow = 30 * 24 * time.Hour
@@ -14,10 +34,10 @@ const workbookWindow = 30 * 24 * time.Hour
 // 30d SLO: page on 2% of the budget spent in 1h or 5% in 6h, ticket on 10%
 // in 1d or 10% in 3d; the short window of each pair is 1/12 of the long one.
 var workbookPairs = []workbookPair{
-	{"page", time.Hour, NewDecimal(144, 10)},
-	{"page", 6 * time.Hour, NewDecimal(6, 1)},
-	{"ticket", 24 * time.Hour, NewDecimal(3, 1)},
-	{"ticket", 3 * 24 * time.Hour, NewDecimal(1, 1)},
+	{PageTier, time.Hour, NewDecimal(144, 10)},
+	{PageTier, 6 * time.Hour, NewDecimal(6, 1)},
+	{TicketTier, 24 * time.Hour, NewDecimal(3, 1)},
+	{TicketTier, 3 * 24 * time.Hour, NewDecimal(1, 1)},
 }
 
 type workbookPair struct {
@@ -27,7 +47,7 @@ type workbookPair struct {
 }
 
 // Severities are the alert tiers in order.
-var Severities = []string{"page", "ticket"}
+var Severities = []string{PageTier, TicketTier}
 
 // WorkbookTiers scales the workbook table to an SLO window. Each pair keeps
 // its burn-rate factor and its share of the budget, so its windows scale by
@@ -43,7 +63,7 @@ func WorkbookTiers(window, minRate, evaluation time.Duration) ([]Tier, error) {
 // SLO raises tickets only, since a job waits on it, not a person.
 func TierSeverities(sloTier string) []string {
 	if sloTier == SLOTierBatch {
-		return []string{"ticket"}
+		return []string{TicketTier}
 	}
 	return Severities
 }

@@ -18,8 +18,8 @@ func (b builder) goodputTests() ([]Test, error) {
 		if len(p.TTFT.GroupBy) > 0 {
 			continue
 		}
-		scrape := scrapeOf(p.TTFT)
-		if s := scrapeOf(p.TPOT); s < scrape {
+		scrape := p.TTFT.Scrape()
+		if s := p.TPOT.Scrape(); s < scrape {
 			scrape = s
 		}
 		evalAt := b.evalTime()

@@ -63,7 +63,7 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 		evalAt = at
 	}
 	// The series must reach the evaluation time.
-	steps := int((evalAt+b.eval)/scrapeOf(slo)) + 1
+	steps := int((evalAt+b.eval)/slo.Scrape()) + 1
 	for i := range t.InputSeries {
 		v := t.InputSeries[i].Values
 		t.InputSeries[i].Values = v[:strings.LastIndex(v, "x")+1] + strconv.Itoa(steps)

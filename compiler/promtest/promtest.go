@@ -253,13 +253,6 @@ func clearStart(slos []model.SLO) (string, bool) {
 	return "", false
 }
 
-func scrapeOf(slo model.SLO) time.Duration {
-	if slo.ScrapeInterval == 0 {
-		return 30 * time.Second
-	}
-	return slo.ScrapeInterval
-}
-
 func (b builder) misconfiguredRule(slo model.SLO) (rulefmt.Rule, bool) {
 	for _, g := range b.groups {
 		if g.Name != rules.GroupName(slo) {
@@ -285,7 +278,7 @@ func tierBurn(slo model.SLO, tier model.Tier) (float64, bool) {
 		maxF = math.Max(maxF, p.Factor.Float())
 	}
 	for _, t := range slo.Alerting.Tiers {
-		if t.Severity == "page" {
+		if t.Severity == model.PageTier {
 			for _, p := range t.Windows {
 				minPage = math.Min(minPage, p.Factor.Float())
 			}
@@ -294,9 +287,9 @@ func tierBurn(slo model.SLO, tier model.Tier) (float64, bool) {
 	limit := 1 / slo.ErrorBudget().Float()
 	var b float64
 	switch {
-	case tier.Severity == "page" && maxF < 20:
+	case tier.Severity == model.PageTier && maxF < 20:
 		b = 20
-	case tier.Severity == "page":
+	case tier.Severity == model.PageTier:
 		b = 2 * maxF
 	case minPage > maxF && !math.IsInf(minPage, 1):
 		b = math.Round(10*math.Sqrt(maxF*minPage)) / 10
@@ -317,9 +310,9 @@ func pagelessBurn(slo model.SLO) (float64, bool) {
 	var ticket *model.Tier
 	for i, t := range slo.Alerting.Tiers {
 		switch t.Severity {
-		case "page":
+		case model.PageTier:
 			return 0, false
-		case "ticket":
+		case model.TicketTier:
 			ticket = &slo.Alerting.Tiers[i]
 		}
 	}
@@ -438,10 +431,7 @@ func (b builder) test(slo model.SLO, name string, burn float64) (Test, error) {
 	if err != nil {
 		return Test{}, err
 	}
-	scrape := slo.ScrapeInterval
-	if scrape == 0 {
-		scrape = 30 * time.Second
-	}
+	scrape := slo.Scrape()
 	// Requests per scrape such that a burn of 1 is 100 bad requests: burn
 	// rates then print exactly in the annotations.
 	perScrape := math.Ceil(100 / slo.ErrorBudget().Float())

@@ -77,7 +77,7 @@ func (b builder) sheddingTests(slo model.SLO) ([]Test, error) {
 // factor × threshold, or between that and twice it.
 func (b builder) sheddingTest(slo model.SLO, base map[string]string, rule map[string]string, what string, sig model.ShedSignal) Test {
 	inf := slo.Inference
-	scrape := scrapeOf(slo)
+	scrape := slo.Scrape()
 	window := 4 * scrape // the rule's rate window
 	// Phases last whole evaluations and whole scrapes.
 	unit := time.Duration(lcm(int64(scrape/time.Second), int64(b.eval/time.Second))) * time.Second

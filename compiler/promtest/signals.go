@@ -74,7 +74,7 @@ func (b builder) signalTests(slo model.SLO) ([]Test, error) {
 // mean and one a third below, per group, and expects the warning for every
 // group when the mean is above the threshold.
 func (b builder) backlogTest(slo model.SLO, rule ruleT, base map[string]string, name string, mean float64) (Test, error) {
-	scrape := scrapeOf(slo)
+	scrape := slo.Scrape()
 	at := rule.For + 3*b.eval
 	steps := int(at/scrape) + 1
 	t := Test{Name: name, Interval: model.FormatDuration(scrape)}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"time"
+
+	"github.com/inferslo/inferslo/compiler/model"
 )
 
 // incidentPanelsPerRow lays the zoomed panels out three abreast.
@@ -16,7 +18,7 @@ const incidentPanelsPerRow = 3
 func incidentSpan(alerts []Alert, own span) (Alert, span, bool) {
 	var first *Alert
 	for i, a := range alerts {
-		if a.Severity == "page" && a.Name != "" && (first == nil || a.From.Before(first.From)) {
+		if a.Severity == model.PageTier && a.Name != "" && (first == nil || a.From.Before(first.From)) {
 			first = &alerts[i]
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/inferslo/inferslo/compiler/model"
 )
 
 // Chart geometry in SVG user units: one grid column is 50 wide and one grid
@@ -345,7 +347,7 @@ func writeLegend(b *bytes.Buffer, lines []line, ths []threshold, style, unit str
 
 func bandClass(a Alert) string {
 	switch a.Severity {
-	case "page":
+	case model.PageTier:
 		return "band-page"
 	case MarkerSeverity:
 		return "band-marker"

@@ -102,8 +102,8 @@ func rampSection(slo model.SLO, r simulate.Ramp) render.Section {
 			alerts = append(alerts, *cur)
 		}
 	}
-	band(irules.AlertBacklog, "ticket", func(st autoscale.FleetStep) bool { return st.Backlog[0] })
-	band(model.AlertBurn, "page", func(st autoscale.FleetStep) bool { return st.Paging[0] })
+	band(irules.AlertBacklog, model.TicketTier, func(st autoscale.FleetStep) bool { return st.Backlog[0] })
+	band(model.AlertBurn, model.PageTier, func(st autoscale.FleetStep) bool { return st.Paging[0] })
 	for _, a := range r.Asks {
 		alerts = append(alerts, render.Alert{Name: fmt.Sprintf("KEDA trigger %s first asks for %d replicas", a.Trigger, a.Replicas),
 			Severity: render.MarkerSeverity, SLO: slo.Name, Service: slo.Service.Name, From: at(a.T), To: at(a.T)})

@@ -60,7 +60,7 @@ func (b *builder) alerts() error {
 			Alert:       model.AlertMisconfigured,
 			Expr:        b.sel(model.Misconfigured, 0),
 			For:         prommodel.Duration(MisconfiguredFor(b.base)),
-			Labels:      b.alertLabels("ticket"),
+			Labels:      b.alertLabels(model.TicketTier),
 			Annotations: annotations,
 		})
 	}
@@ -84,7 +84,7 @@ func (b *builder) alerts() error {
 			Alert:       model.AlertNoData,
 			Expr:        expr,
 			For:         prommodel.Duration(noDataFor(b.base)),
-			Labels:      b.alertLabels("ticket"),
+			Labels:      b.alertLabels(model.TicketTier),
 			Annotations: annotations,
 		})
 	}

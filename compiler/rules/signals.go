@@ -119,7 +119,7 @@ func (b *builder) backlogAlert() error {
 		Alert:       AlertBacklog,
 		Expr:        fmt.Sprintf("%s > %s", avg, bl.PerReplica),
 		For:         prommodel.Duration(bl.For),
-		Labels:      b.alertLabels("ticket"),
+		Labels:      b.alertLabels(model.TicketTier),
 		Annotations: annotations,
 	})
 	return nil
@@ -139,10 +139,7 @@ func (b *builder) shedding() {
 	if sh == nil || inf == nil || inf.Role != "ttft" {
 		return
 	}
-	scrape := b.slo.ScrapeInterval
-	if scrape <= 0 {
-		scrape = 30 * time.Second
-	}
+	scrape := b.slo.Scrape()
 	window := 4 * scrape
 	q := query.Percentile(b.slo.Objective.String(), inf.Histogram, inf.Selector, inf.Native, b.slo.GroupBy, model.FormatDuration(window))
 	signals := []struct {

@@ -54,15 +54,15 @@ func onlookers(slo model.SLO, service []model.SLO) []model.SLO {
 // the ticket of an SLO that pages nobody under the burn that would page with
 // the workbook's tiers.
 func (s *sloSim) burnTier() (model.Tier, float64, bool) {
-	if tier, ok := predict.TierBySeverity(s.slo, "page"); ok {
+	if tier, ok := predict.TierBySeverity(s.slo, model.PageTier); ok {
 		return tier, s.fastFactor(predict.Factors(tier)), true
 	}
-	tier, ok := predict.TierBySeverity(s.slo, "ticket")
+	tier, ok := predict.TierBySeverity(s.slo, model.TicketTier)
 	if !ok {
 		return model.Tier{}, 0, false
 	}
 	b := s.fastFactor(predict.Factors(tier))
-	if page, err := model.WorkbookTiersOf([]string{"page"}, s.slo.Window, 4*s.scrape(), s.slo.Evaluation); err == nil {
+	if page, err := model.WorkbookTiersOf([]string{model.PageTier}, s.slo.Window, 4*s.scrape(), s.slo.Evaluation); err == nil {
 		b = s.fastFactor(predict.Factors(page[0]))
 	}
 	return tier, b, true

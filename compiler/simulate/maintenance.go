@@ -143,8 +143,8 @@ func (s *sloSim) maintenance() ([]Check, error) {
 	checks = append(checks, s.check(ScenarioMaintenance, model.BudgetRemaining, "spends no budget: "+subject, obs, spent <= healthy*1.1+0.01))
 
 	// Outside every window.
-	key := prom.AlertKey{Name: model.AlertBurn, Severity: "page"}
-	if _, ok := predict.TierBySeverity(s.slo, "page"); !ok && len(burns) > 0 {
+	key := prom.AlertKey{Name: model.AlertBurn, Severity: model.PageTier}
+	if _, ok := predict.TierBySeverity(s.slo, model.PageTier); !ok && len(burns) > 0 {
 		key = burns[0]
 	}
 	if out < 0 {

@@ -80,7 +80,7 @@ func (s *sloSim) healthySpan() time.Duration {
 	span := 2 * time.Hour
 	var maxFor time.Duration
 	for _, t := range s.slo.Alerting.Tiers {
-		if l := predict.Longest(t); l < span && t.Severity == "page" {
+		if l := predict.Longest(t); l < span && t.Severity == model.PageTier {
 			span = l
 		}
 		if t.For > maxFor {
@@ -93,7 +93,7 @@ func (s *sloSim) healthySpan() time.Duration {
 // warmup is the healthy history before a burn: the page tier's longest
 // window, so page windows start full of healthy data.
 func (s *sloSim) warmup() time.Duration {
-	if t, ok := predict.TierBySeverity(s.slo, "page"); ok {
+	if t, ok := predict.TierBySeverity(s.slo, model.PageTier); ok {
 		return predict.RoundUp(predict.Longest(t), s.scrape())
 	}
 	if len(s.slo.Alerting.Tiers) > 0 {
@@ -233,7 +233,7 @@ func (s *sloSim) maxFor() time.Duration {
 // ratio): the page fires no later than the workbook predicts and resolves
 // after the burn stops.
 func (s *sloSim) fastBurn() ([]Check, error) {
-	page, ok := predict.TierBySeverity(s.slo, "page")
+	page, ok := predict.TierBySeverity(s.slo, model.PageTier)
 	if !ok {
 		return s.fastBurnWithoutPage()
 	}
@@ -258,38 +258,38 @@ func (s *sloSim) fastFactor(pageFactors []float64) float64 {
 // `for` longer; how fast a ticket resolves is not checked, as its windows
 // take most of a day to drain.
 func (s *sloSim) fastBurnWithoutPage() ([]Check, error) {
-	ticket, ok := predict.TierBySeverity(s.slo, "ticket")
+	ticket, ok := predict.TierBySeverity(s.slo, model.TicketTier)
 	if !ok {
 		return nil, nil
 	}
-	page, err := model.WorkbookTiersOf([]string{"page"}, s.slo.Window, 4*s.scrape(), s.slo.Evaluation)
+	page, err := model.WorkbookTiersOf([]string{model.PageTier}, s.slo.Window, 4*s.scrape(), s.slo.Evaluation)
 	if err != nil {
 		// The workbook's page windows do not fit this SLO; the slow burn
 		// still proves the ticket.
 		return nil, nil
 	}
 	b := s.fastFactor(predict.Factors(page[0]))
-	return s.burnScenario(ScenarioFastBurn, ticket, b, false, []prom.AlertKey{{Name: model.AlertBurn, Severity: "page"}})
+	return s.burnScenario(ScenarioFastBurn, ticket, b, false, []prom.AlertKey{{Name: model.AlertBurn, Severity: model.PageTier}})
 }
 
 // slowBurn: between the ticket tier's largest factor and the page tier's
 // smallest (their geometric mean): the ticket fires, the page stays silent.
 func (s *sloSim) slowBurn() ([]Check, error) {
-	ticket, ok := predict.TierBySeverity(s.slo, "ticket")
+	ticket, ok := predict.TierBySeverity(s.slo, model.TicketTier)
 	if !ok {
 		return nil, nil
 	}
 	tf := predict.Factors(ticket)
 	b := 2 * tf[len(tf)-1]
 	var silent []prom.AlertKey
-	if page, ok := predict.TierBySeverity(s.slo, "page"); ok {
+	if page, ok := predict.TierBySeverity(s.slo, model.PageTier); ok {
 		pf := predict.Factors(page)
 		if pf[0] <= tf[len(tf)-1] {
 			return []Check{s.check(ScenarioSlowBurn, "tiers", "page factors above ticket factors",
 				fmt.Sprintf("page factor %g <= ticket factor %g", pf[0], tf[len(tf)-1]), false)}, nil
 		}
 		b = math.Sqrt(pf[0] * tf[len(tf)-1])
-		silent = append(silent, prom.AlertKey{Name: model.AlertBurn, Severity: "page"})
+		silent = append(silent, prom.AlertKey{Name: model.AlertBurn, Severity: model.PageTier})
 	}
 	silent = append(silent, s.outageSilent()...)
 	b = math.Min(b, (tf[len(tf)-1]+1/s.budget())/2)

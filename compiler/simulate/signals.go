@@ -100,7 +100,7 @@ func rampChecks(s *sloSim, steps []autoscale.FleetStep, scaler autoscale.Autosca
 		}
 	}
 	var out []Check
-	pageSubject := fmt.Sprintf("%s{severity=%q}", model.AlertBurn, "page")
+	pageSubject := fmt.Sprintf("%s{severity=%q}", model.AlertBurn, model.PageTier)
 	c := s.check(ScenarioRamp, pageSubject, fmt.Sprintf("pages once the load (%.0f to %.0f requests/s) outruns maxReplicas", from, to), "never paged", false)
 	if page >= 0 {
 		c.Observed, c.Pass = fmt.Sprintf("paged at %s, burn_tier %s", at(steps[page]), steps[page].PageTier[0]), true

@@ -232,10 +232,7 @@ type sloSim struct {
 }
 
 func (s *sloSim) scrape() time.Duration {
-	if s.slo.ScrapeInterval > 0 {
-		return s.slo.ScrapeInterval
-	}
-	return 30 * time.Second
+	return s.slo.Scrape()
 }
 
 func (s *sloSim) budget() float64 { return s.slo.ErrorBudget().Float() }
@@ -421,7 +418,7 @@ func (s *sloSim) alertsOf() []prom.AlertKey {
 		out = append(out, outageKey)
 	}
 	if s.slo.Alerting.NoData {
-		out = append(out, prom.AlertKey{Name: model.AlertNoData, Severity: "ticket"})
+		out = append(out, prom.AlertKey{Name: model.AlertNoData, Severity: model.TicketTier})
 	}
 	return out
 }

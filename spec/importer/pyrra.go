@@ -69,10 +69,10 @@ func pyrraWindows(w time.Duration) []struct {
 		for_, long, short time.Duration
 		factor            int64
 	}{
-		{"page", r(w / (28 * 24 * 30)), r(w / (28 * 24)), r(w / (28 * 24 * 12)), 14},
-		{"page", r(w / (28 * 24 * 4)), r(w / (28 * 4)), r(w / (28 * 24 * 2)), 7},
-		{"ticket", r(w / (28 * 24)), r(w / 28), r(w / (28 * 12)), 2},
-		{"ticket", r(w / (28 * 8)), r(w / 7), r(w / (28 * 4)), 1},
+		{model.PageTier, r(w / (28 * 24 * 30)), r(w / (28 * 24)), r(w / (28 * 24 * 12)), 14},
+		{model.PageTier, r(w / (28 * 24 * 4)), r(w / (28 * 4)), r(w / (28 * 24 * 2)), 7},
+		{model.TicketTier, r(w / (28 * 24)), r(w / 28), r(w / (28 * 12)), 2},
+		{model.TicketTier, r(w / (28 * 8)), r(w / 7), r(w / (28 * 4)), 1},
 	}
 }
 
@@ -151,7 +151,7 @@ func pyrra(d spec.Doc) conversion {
 			return c
 		}
 	}
-	ext := spec.Extensions{Severities: map[string]string{"page": "critical", "ticket": "warning"}, GroupBy: grouping}
+	ext := spec.Extensions{Severities: map[string]string{model.PageTier: "critical", model.TicketTier: "warning"}, GroupBy: grouping}
 	var policies []v1.SLOAlertPolicy
 	a := s.Spec.Alerting
 	if a.Severities != nil {

@@ -196,7 +196,7 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 	for _, t := range []struct {
 		tier, name string
 		a          slothAlert
-	}{{"page", "page_alert", page}, {"ticket", "ticket_alert", ticket}} {
+	}{{model.PageTier, "page_alert", page}, {model.TicketTier, "ticket_alert", ticket}} {
 		// A tier's severity label is inferslo's severity name for the tier.
 		if sev := t.a.Labels["severity"]; sev != "" {
 			severities[t.tier] = sev
@@ -218,10 +218,10 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 	}
 	var sevs []string
 	if !page.Disable {
-		sevs = append(sevs, "page")
+		sevs = append(sevs, model.PageTier)
 	}
 	if !ticket.Disable {
-		sevs = append(sevs, "ticket")
+		sevs = append(sevs, model.TicketTier)
 	}
 	if len(sevs) == 0 {
 		off := false

@@ -155,10 +155,7 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 	if signals && slo.Inference != nil {
 		s.gauges = addSignals(slo, w)
 	}
-	scrape := slo.ScrapeInterval
-	if scrape <= 0 {
-		scrape = 30 * time.Second
-	}
+	scrape := slo.Scrape()
 	budget := slo.ErrorBudget().Float()
 	s.d = workload.NewDriver(h, w, budget, scrape, slo.BaseWindow()+2*scrape)
 	if len(groups) > 0 {
@@ -174,7 +171,7 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 	s.rate = math.Min(10, 1/budget)
 	var best time.Duration = -1
 	for _, tier := range slo.Alerting.Tiers {
-		if hasPage(slo) && tier.Severity != "page" {
+		if hasPage(slo) && tier.Severity != model.PageTier {
 			continue
 		}
 		fs := predict.Factors(tier)
@@ -249,7 +246,7 @@ func dailyLoad(t time.Duration) float64 {
 }
 
 func hasPage(slo model.SLO) bool {
-	_, ok := predict.TierBySeverity(slo, "page")
+	_, ok := predict.TierBySeverity(slo, model.PageTier)
 	return ok
 }
 

@@ -236,14 +236,14 @@ func pageTier(h *prom.Harness, ls map[string]string) string {
 			if ok {
 				tier = ar.Labels().Get(model.LabelBurnTier)
 			}
-			if !ok || tier != "page" && tier != model.OutageTier && ar.Labels().Get(model.LabelSeverity) != "page" {
+			if !ok || tier != model.PageTier && tier != model.OutageTier && ar.Labels().Get(model.LabelSeverity) != model.PageTier {
 				continue
 			}
 			for _, a := range ar.ActiveAlerts() {
 				if a.State == rules.StateFiring && prom.Matches(a.Labels, ls) && (out == "" || tier == model.OutageTier) {
 					out = tier
 					if out == "" {
-						out = "page"
+						out = model.PageTier
 					}
 				}
 			}

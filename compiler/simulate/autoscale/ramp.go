@@ -176,7 +176,7 @@ func rampWarmup(slo model.SLO) time.Duration {
 				out = p.Long
 			}
 		}
-		if t.Severity == "page" || out > 0 {
+		if t.Severity == model.PageTier || out > 0 {
 			break
 		}
 	}

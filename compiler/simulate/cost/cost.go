@@ -209,10 +209,7 @@ func prepareCost(slo model.SLO, g rulefmt.RuleGroup, opts Options, warm bool) (*
 		h.Close()
 		return nil, err
 	}
-	scrape := slo.ScrapeInterval
-	if scrape == 0 {
-		scrape = 30 * time.Second
-	}
+	scrape := slo.Scrape()
 	run := &costRun{h: h, d: workload.NewDriver(h, w, slo.ErrorBudget().Float(), scrape, opts.History),
 		eval: h.Groups[0].Interval(), t: -opts.History, history: opts.History}
 	step := run.eval

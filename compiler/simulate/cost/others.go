@@ -105,8 +105,8 @@ func SlothGroup(slo model.SLO) (rulefmt.RuleGroup, error) {
 		severity string
 		pairs    []pair
 	}{
-		{"page", []pair{{"14.4", time.Hour, 5 * time.Minute}, {"6", 6 * time.Hour, 30 * time.Minute}}},
-		{"ticket", []pair{{"3", 24 * time.Hour, 2 * time.Hour}, {"1", 72 * time.Hour, 6 * time.Hour}}},
+		{model.PageTier, []pair{{"14.4", time.Hour, 5 * time.Minute}, {"6", 6 * time.Hour, 30 * time.Minute}}},
+		{model.TicketTier, []pair{{"3", 24 * time.Hour, 2 * time.Hour}, {"1", 72 * time.Hour, 6 * time.Hour}}},
 	} {
 		var or []string
 		for _, p := range a.pairs {
