@@ -32,7 +32,8 @@ type cli struct {
 	CertDir     string            `name:"cert-dir" help:"Folder of the webhook's tls.crt and tls.key." placeholder:"DIR"`
 	MetricsAddr string            `name:"metrics-addr" help:"Address of the controller's metrics; 0 turns them off." default:"0"`
 	ProbeAddr   string            `name:"probe-addr" help:"Address of /healthz and /readyz; empty turns them off." placeholder:"ADDR"`
-	PrintCRD    bool              `name:"print-crd" help:"Print the InferenceSLO CustomResourceDefinition and exit."`
+	OpenSLO     bool              `name:"openslo" help:"Reconcile the namespace's OpenSLO objects (openslo.com/v1) too; their CRDs must be installed." default:"true" negatable:""`
+	PrintCRD    bool              `name:"print-crd" help:"Print the CustomResourceDefinitions (InferenceSLO and the OpenSLO kinds) and exit."`
 	Catalog     []string          `help:"Engine catalog file declaring your own engines' metrics (the format of spec/engine/catalog.yaml), repeatable." type:"existingfile" placeholder:"FILE"`
 }
 
@@ -75,12 +76,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 // ~/.kube/config or the pod's service account).
 func (c *cli) run(stdout, stderr io.Writer) error {
 	if c.PrintCRD {
-		crd, err := controller.CommittedCRD()
+		crds, err := controller.CommittedCRDs()
 		if err != nil {
 			return err
 		}
-		_, err = stdout.Write(crd)
-		return err
+		for i, crd := range crds {
+			if i > 0 {
+				fmt.Fprintln(stdout, "---")
+			}
+			if _, err := stdout.Write(crd); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if c.Namespace == "" {
 		return fmt.Errorf("--namespace is required: the controller reconciles one namespace")
@@ -102,7 +110,7 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("controller: %w", err)
 		}
-		bad, err := controller.DryRun(ctx, cl, c.Namespace, c.DryRun, opts, func(_, msg string) { fmt.Fprint(stderr, msg) })
+		bad, err := controller.DryRun(ctx, cl, c.Namespace, c.DryRun, c.OpenSLO, opts, func(_, msg string) { fmt.Fprint(stderr, msg) })
 		if err != nil {
 			return err
 		}
@@ -114,7 +122,7 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 		return nil
 	}
 	return controller.Run(ctx, cfg, controller.RunOptions{
-		Options: opts, Namespace: c.Namespace, WebhookPort: c.WebhookPort, CertDir: c.CertDir,
+		Options: opts, Namespace: c.Namespace, OpenSLO: c.OpenSLO, WebhookPort: c.WebhookPort, CertDir: c.CertDir,
 		MetricsAddr: c.MetricsAddr, ProbeAddr: c.ProbeAddr,
 	})
 }

@@ -56,37 +56,31 @@ type Desired struct {
 // ErrInvalid says the spec has errors; Desired.Problems holds them.
 var ErrInvalid = errors.New("invalid spec")
 
-// SourceName names an object's spec in messages and generated headers.
+// SourceName names an InferenceSLO's spec in messages and generated
+// headers.
 func SourceName(namespace, name string) string {
-	return "inferenceslo/" + namespace + "/" + name
+	return sourceName(Kind, namespace, name)
 }
 
-// SourceOf is the spec file form of an InferenceSLO object: its spec,
-// name and inferslo.dev/ annotations under the file form's apiVersion.
-// Other annotations (kubectl's, Argo CD's) are the cluster's, not the
-// spec's.
+// sourceName names an object's spec: kind/namespace/name, the kind in
+// lower case.
+func sourceName(kind, namespace, name string) string {
+	return strings.ToLower(kind) + "/" + namespace + "/" + name
+}
+
+// SourceOf is the spec file form of an object (spec.FileDocument): what
+// `inferslo validate` and `compile` read for it.
 func SourceOf(obj *unstructured.Unstructured) (spec.Source, error) {
-	meta := map[string]any{"name": obj.GetName()}
-	ann := map[string]any{}
-	for k, v := range obj.GetAnnotations() {
-		if strings.HasPrefix(k, "inferslo.dev/") {
-			ann[k] = v
-		}
-	}
-	if len(ann) > 0 {
-		meta["annotations"] = ann
-	}
-	doc := map[string]any{
-		"apiVersion": spec.ShorthandAPIVersion,
-		"kind":       spec.ShorthandKind,
-		"metadata":   meta,
-		"spec":       obj.Object["spec"],
+	name := sourceName(obj.GetKind(), obj.GetNamespace(), obj.GetName())
+	doc, err := spec.FileDocument(obj.Object)
+	if err != nil {
+		return spec.Source{}, fmt.Errorf("%s: %w", name, err)
 	}
 	data, err := yaml.Marshal(doc)
 	if err != nil {
-		return spec.Source{}, fmt.Errorf("%s: %w", SourceName(obj.GetNamespace(), obj.GetName()), err)
+		return spec.Source{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return spec.Source{Name: SourceName(obj.GetNamespace(), obj.GetName()), Data: data}, nil
+	return spec.Source{Name: name, Data: data}, nil
 }
 
 // Build runs validate and compile on an InferenceSLO: the same loader,
@@ -94,18 +88,33 @@ func SourceOf(obj *unstructured.Unstructured) (spec.Source, error) {
 // ErrInvalid means the problems hold errors; any other error is not the
 // spec's.
 func Build(obj *unstructured.Unstructured, opts Options) (Desired, error) {
-	src, err := SourceOf(obj)
-	if err != nil {
-		return Desired{}, err
+	return build([]*unstructured.Unstructured{obj}, obj.GetNamespace(), opts)
+}
+
+// build runs validate and compile on the objects of one namespace, each
+// one spec file, as `inferslo compile` on those files does.
+func build(objs []*unstructured.Unstructured, namespace string, opts Options) (Desired, error) {
+	var d Desired
+	var sources []spec.Source
+	for _, obj := range objs {
+		src, err := SourceOf(obj)
+		if err != nil {
+			return d, err
+		}
+		sources = append(sources, src)
 	}
-	d := Desired{Source: src}
+	if len(sources) == 0 {
+		return d, nil
+	}
+	d.Source = sources[0]
 	cat := opts.Catalog
 	if cat == nil {
+		var err error
 		if cat, err = engine.Load(); err != nil {
 			return d, err
 		}
 	}
-	res, err := spec.ParseWith(cat, src)
+	res, err := spec.ParseWith(cat, sources...)
 	if err != nil {
 		return d, err
 	}
@@ -114,17 +123,17 @@ func Build(obj *unstructured.Unstructured, opts Options) (Desired, error) {
 		return d, ErrInvalid
 	}
 	if len(res.Set.SLOs) == 0 {
-		d.Problems = append(d.Problems, spec.Problem{File: src.Name, Path: "spec.objectives", Message: "no SLO found; an output needs at least one objective", Severity: spec.Error})
+		d.Problems = append(d.Problems, spec.Problem{File: d.Source.Name, Path: "spec.objectives", Message: "no SLO found; an output needs at least one objective", Severity: spec.Error})
 		return d, ErrInvalid
 	}
-	copts := compiler.Options{Kube: kube.Options{Namespace: obj.GetNamespace(), Labels: opts.Labels}, Outputs: outputs, Parallel: 1}
+	copts := compiler.Options{Kube: kube.Options{Namespace: namespace, Labels: opts.Labels}, Outputs: outputs, Parallel: 1}
 	err = compiler.CompileTo(res.Set, copts, func(f artifact.File) error {
 		d.Files = append(d.Files, f)
 		return nil
 	})
 	if err != nil {
 		// A backend never fails on a valid spec; say so at the object.
-		d.Problems = append(d.Problems, spec.Problem{File: src.Name, Path: "spec", Message: err.Error(), Severity: spec.Error})
+		d.Problems = append(d.Problems, spec.Problem{File: d.Source.Name, Path: "spec", Message: err.Error(), Severity: spec.Error})
 		return d, ErrInvalid
 	}
 	d.Files.Sort()
@@ -136,10 +145,10 @@ func Build(obj *unstructured.Unstructured, opts Options) (Desired, error) {
 		for _, o := range objs {
 			switch ns := o.GetNamespace(); {
 			case ns == "":
-				o.SetNamespace(obj.GetNamespace())
-			case ns != obj.GetNamespace():
-				d.Problems = append(d.Problems, spec.Problem{File: src.Name, Path: "spec.autoscaling.namespace",
-					Message: fmt.Sprintf("namespace %q is not the InferenceSLO's (%q): the controller writes objects in the spec's own namespace; leave it out", ns, obj.GetNamespace()), Severity: spec.Error})
+				o.SetNamespace(namespace)
+			case ns != namespace:
+				d.Problems = append(d.Problems, spec.Problem{File: d.Source.Name, Path: "spec.autoscaling.namespace",
+					Message: fmt.Sprintf("namespace %q is not the spec's (%q): the controller writes objects in the spec's own namespace; leave it out", ns, namespace), Severity: spec.Error})
 				return d, ErrInvalid
 			}
 			d.Objects = append(d.Objects, o)
