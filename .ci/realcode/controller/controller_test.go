@@ -71,7 +71,7 @@ func startAPIServer(t *testing.T) *rest.Config {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	ours, err := controller.CommittedCRD()
+	ours, err := controller.CommittedCRDs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func startAPIServer(t *testing.T) *rest.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, data := range [][]byte{ours, keda, rules} {
+	for _, data := range append(ours, keda, rules) {
 		var crd apiextensionsv1.CustomResourceDefinition
 		if err := yaml.UnmarshalStrict(data, &crd); err != nil {
 			t.Fatal(err)
@@ -214,9 +214,11 @@ func newClient(t *testing.T) client.Client {
 	t.Helper()
 	cfg := startAPIServer(t)
 	// The apiextensions server serves no core group, which discovery
-	// asks for: the three kinds are mapped here.
+	// asks for: the kinds are mapped here.
 	mapper := meta.NewDefaultRESTMapper(nil)
-	mapper.Add(controller.GVK, meta.RESTScopeNamespace)
+	for _, k := range controller.Kinds {
+		mapper.Add(k.GVK(), meta.RESTScopeNamespace)
+	}
 	for _, gvk := range controller.Owned {
 		mapper.Add(gvk, meta.RESTScopeNamespace)
 	}
