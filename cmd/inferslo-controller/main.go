@@ -1,5 +1,6 @@
-// Command inferslo-controller reconciles a namespace's InferenceSLO objects
-// into the PrometheusRules and ScaledObjects `inferslo compile` writes, and
+// Command inferslo-controller reconciles a namespace's InferenceSLO and
+// OpenSLO objects into the PrometheusRules, ScaledObjects and Grafana
+// dashboard ConfigMaps `inferslo compile` writes, and
 // serves the admission webhook that refuses a spec `inferslo validate`
 // refuses. It is a binary of its own so the CLI links no Kubernetes client.
 package main
@@ -25,16 +26,18 @@ import (
 )
 
 type cli struct {
-	Namespace   string            `help:"Namespace whose InferenceSLO objects are reconciled; the PrometheusRules and ScaledObjects go there too." placeholder:"NS"`
-	DryRun      string            `name:"dry-run" help:"Apply nothing: reconcile every InferenceSLO once, write what would be applied under this folder (<kind>/<namespace>/<name>.yaml) and exit." placeholder:"DIR"`
-	RuleLabel   map[string]string `name:"rule-label" help:"Label put on every PrometheusRule (a Prometheus' ruleSelector, e.g. release=kube-prometheus-stack), repeatable." placeholder:"KEY=VALUE"`
-	WebhookPort int               `name:"webhook-port" help:"Serve the validating admission webhook (TLS: tls.crt and tls.key from --cert-dir) on this port at /validate-inferenceslo; 0 serves none." default:"0"`
-	CertDir     string            `name:"cert-dir" help:"Folder of the webhook's tls.crt and tls.key." placeholder:"DIR"`
-	MetricsAddr string            `name:"metrics-addr" help:"Address of the controller's metrics; 0 turns them off." default:"0"`
-	ProbeAddr   string            `name:"probe-addr" help:"Address of /healthz and /readyz; empty turns them off." placeholder:"ADDR"`
-	OpenSLO     bool              `name:"openslo" help:"Reconcile the namespace's OpenSLO objects (openslo.com/v1) too; their CRDs must be installed." default:"true" negatable:""`
-	PrintCRD    bool              `name:"print-crd" help:"Print the CustomResourceDefinitions (InferenceSLO and the OpenSLO kinds) and exit."`
-	Catalog     []string          `help:"Engine catalog file declaring your own engines' metrics (the format of spec/engine/catalog.yaml), repeatable." type:"existingfile" placeholder:"FILE"`
+	Namespace      string            `help:"Namespace whose InferenceSLO objects are reconciled; the PrometheusRules and ScaledObjects go there too." placeholder:"NS"`
+	DryRun         string            `name:"dry-run" help:"Apply nothing: reconcile every InferenceSLO once, write what would be applied under this folder (<kind>/<namespace>/<name>.yaml) and exit." placeholder:"DIR"`
+	RuleLabel      map[string]string `name:"rule-label" help:"Label put on every PrometheusRule (a Prometheus' ruleSelector, e.g. release=kube-prometheus-stack), repeatable." placeholder:"KEY=VALUE"`
+	WebhookPort    int               `name:"webhook-port" help:"Serve the validating admission webhook (TLS: tls.crt and tls.key from --cert-dir) on this port at /validate-inferenceslo; 0 serves none." default:"0"`
+	CertDir        string            `name:"cert-dir" help:"Folder of the webhook's tls.crt and tls.key." placeholder:"DIR"`
+	MetricsAddr    string            `name:"metrics-addr" help:"Address of the controller's metrics; 0 turns them off." default:"0"`
+	ProbeAddr      string            `name:"probe-addr" help:"Address of /healthz and /readyz; empty turns them off." placeholder:"ADDR"`
+	Dashboards     bool              `name:"dashboards" help:"Write each service's Grafana dashboard (compile's grafana/<service>.json) as a ConfigMap for Grafana's dashboard sidecar." default:"true" negatable:""`
+	DashboardLabel map[string]string `name:"dashboard-label" help:"Label of the dashboard ConfigMaps, the one the sidecar's label (and labelValue) select; default grafana_dashboard=1." placeholder:"KEY=VALUE"`
+	OpenSLO        bool              `name:"openslo" help:"Reconcile the namespace's OpenSLO objects (openslo.com/v1) too; their CRDs must be installed." default:"true" negatable:""`
+	PrintCRD       bool              `name:"print-crd" help:"Print the CustomResourceDefinitions (InferenceSLO and the OpenSLO kinds) and exit."`
+	Catalog        []string          `help:"Engine catalog file declaring your own engines' metrics (the format of spec/engine/catalog.yaml), repeatable." type:"existingfile" placeholder:"FILE"`
 }
 
 // errReported: the problems were printed already.
@@ -51,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var c cli
 	exit := -1
 	p, err := kong.New(&c, kong.Name("inferslo-controller"),
-		kong.Description("Reconcile InferenceSLO objects into PrometheusRules and ScaledObjects; serve their admission webhook."),
+		kong.Description("Reconcile InferenceSLO and OpenSLO objects into PrometheusRules, ScaledObjects and dashboard ConfigMaps; serve the InferenceSLO admission webhook."),
 		kong.Writers(stdout, stderr), kong.Exit(func(code int) { exit = code }))
 	if err != nil {
 		fmt.Fprintf(stderr, "inferslo-controller: %v\n", err)
@@ -98,6 +101,12 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 		return err
 	}
 	opts := controller.Options{Labels: c.RuleLabel, Catalog: cat}
+	if c.Dashboards {
+		opts.DashboardLabels = c.DashboardLabel
+		if len(opts.DashboardLabels) == 0 {
+			opts.DashboardLabels = controller.DefaultDashboardLabel
+		}
+	}
 	ctrl.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(stderr, nil)))
 	cfg, err := ctrl.GetConfig()
 	if err != nil {

@@ -53,8 +53,8 @@ func TestEveryCommittedCRDIsGeneratedFromItsDecodersTypes(t *testing.T) {
 	}
 }
 
-// object reads a shorthand spec file as the InferenceSLO object kubectl
-// would create from it in namespace.
+// exampleObject reads a shorthand spec file as the InferenceSLO object
+// kubectl would create from it in namespace (spec.ClusterObject).
 func exampleObject(t *testing.T, path, namespace string) *unstructured.Unstructured {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -70,10 +70,11 @@ func objectOf(t *testing.T, data []byte, namespace string) *unstructured.Unstruc
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
+	m, err := spec.ClusterObject(m, namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
 	u := &unstructured.Unstructured{Object: m}
-	u.SetAPIVersion(APIVersion)
-	unstructured.RemoveNestedField(u.Object, "metadata", "displayName")
-	u.SetNamespace(namespace)
 	u.SetUID(types.UID("uid-" + u.GetName()))
 	u.SetGeneration(1)
 	return u
@@ -163,7 +164,7 @@ func stripHeader(s string) string {
 	return rest
 }
 
-const badSpec = `apiVersion: inferslo.dev/v1alpha1
+const badSpec = `apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
 metadata:
   name: chat

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"path"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler"
 	"github.com/inferslo/inferslo/compiler/artifact"
+	"github.com/inferslo/inferslo/compiler/grafana"
 	"github.com/inferslo/inferslo/compiler/kube"
 	"github.com/inferslo/inferslo/spec"
 	"github.com/inferslo/inferslo/spec/engine"
@@ -22,13 +26,22 @@ import (
 // GVK is the InferenceSLO kind in a cluster.
 var GVK = schema.GroupVersionKind{Group: Group, Version: Version, Kind: Kind}
 
-// Owned are the kinds the controller writes for an InferenceSLO.
+// Owned are the kinds the controller writes for a spec.
 var Owned = []schema.GroupVersionKind{
 	{Group: "monitoring.coreos.com", Version: "v1", Kind: "PrometheusRule"},
 	{Group: "keda.sh", Version: "v1alpha1", Kind: "ScaledObject"},
+	ConfigMapGVK,
 }
 
-// outputs are the compile output folders the controller applies.
+// ConfigMapGVK is the kind a dashboard is applied as.
+var ConfigMapGVK = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+
+// DefaultDashboardLabel is the label Grafana's dashboard sidecar (the
+// Grafana Helm chart's, kube-prometheus-stack's) looks for by default.
+var DefaultDashboardLabel = map[string]string{"grafana_dashboard": "1"}
+
+// outputs are the compile output folders the controller applies; grafana
+// joins them when dashboards are written.
 var outputs = []string{"kubernetes", "keda"}
 
 // Options are what compile's flags set for the objects.
@@ -37,6 +50,10 @@ type Options struct {
 	Labels map[string]string
 	// Catalog is the engine catalog; nil: the built-in one.
 	Catalog *engine.Catalog
+	// DashboardLabels, when set, write each service's Grafana dashboard
+	// (compile's grafana/<service>.json) as a ConfigMap with these labels,
+	// for Grafana's dashboard sidecar (DefaultDashboardLabel).
+	DashboardLabels map[string]string
 }
 
 // Desired is what one InferenceSLO yields.
@@ -126,9 +143,17 @@ func build(objs []*unstructured.Unstructured, namespace string, opts Options) (D
 		d.Problems = append(d.Problems, spec.Problem{File: d.Source.Name, Path: "spec.objectives", Message: "no SLO found; an output needs at least one objective", Severity: spec.Error})
 		return d, ErrInvalid
 	}
-	copts := compiler.Options{Kube: kube.Options{Namespace: namespace, Labels: opts.Labels}, Outputs: outputs, Parallel: 1}
+	outs := outputs
+	if len(opts.DashboardLabels) > 0 {
+		outs = append(slices.Clone(outputs), "grafana")
+	}
+	copts := compiler.Options{Kube: kube.Options{Namespace: namespace, Labels: opts.Labels}, Outputs: outs, Parallel: 1}
 	err = compiler.CompileTo(res.Set, copts, func(f artifact.File) error {
-		d.Files = append(d.Files, f)
+		// The overview lists every SLO compile reads; in a cluster each
+		// spec (or namespace) is compiled alone, so it is not applied.
+		if f.Path != grafana.OverviewPath {
+			d.Files = append(d.Files, f)
+		}
 		return nil
 	})
 	if err != nil {
@@ -138,6 +163,10 @@ func build(objs []*unstructured.Unstructured, namespace string, opts Options) (D
 	}
 	d.Files.Sort()
 	for _, f := range d.Files {
+		if strings.HasPrefix(f.Path, "grafana/") {
+			d.Objects = append(d.Objects, dashboardConfigMap(f, namespace, opts.DashboardLabels))
+			continue
+		}
 		objs, err := Objects(f.Data)
 		if err != nil {
 			return d, fmt.Errorf("%s: %w", f.Path, err)
@@ -155,6 +184,20 @@ func build(objs []*unstructured.Unstructured, namespace string, opts Options) (D
 		}
 	}
 	return d, nil
+}
+
+// dashboardConfigMap holds a service's dashboard file, byte for byte, under
+// its file name: Grafana's sidecar writes each key as a file Grafana
+// provisions.
+func dashboardConfigMap(f artifact.File, namespace string, labels map[string]string) *unstructured.Unstructured {
+	key := path.Base(f.Path)
+	name := strings.NewReplacer("_", "-", ".", "-").Replace(strings.ToLower(strings.TrimSuffix(key, ".json")))
+	o := newObject(ConfigMapGVK)
+	o.SetName("inferslo-dashboard-" + name)
+	o.SetNamespace(namespace)
+	o.SetLabels(maps.Clone(labels))
+	o.Object["data"] = map[string]any{key: string(f.Data)}
+	return o
 }
 
 // Objects reads the Kubernetes objects of a generated YAML file.

@@ -226,11 +226,11 @@ func toAny(ss []string) []any {
 }
 
 // same tells whether the object in the cluster already holds what would be
-// written: the same spec, labels and owner. Writing it again would only
-// wake the watches.
+// written: the same spec (or a ConfigMap's data), labels and owners.
+// Writing it again would only wake the watches.
 func same(cur, want *unstructured.Unstructured) bool {
 	parts := func(o *unstructured.Unstructured) []any {
-		return []any{o.Object["spec"], o.GetLabels(), o.GetOwnerReferences()}
+		return []any{o.Object["spec"], o.Object["data"], o.GetLabels(), o.GetOwnerReferences()}
 	}
 	a, err1 := json.Marshal(parts(cur))
 	b, err2 := json.Marshal(parts(want))
