@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -26,8 +28,8 @@ import (
 )
 
 type cli struct {
-	Namespace      string            `help:"Namespace whose InferenceSLO objects are reconciled; the PrometheusRules and ScaledObjects go there too." placeholder:"NS"`
-	DryRun         string            `name:"dry-run" help:"Apply nothing: reconcile every InferenceSLO once, write what would be applied under this folder (<kind>/<namespace>/<name>.yaml) and exit." placeholder:"DIR"`
+	Namespace      string            `help:"Namespace whose InferenceSLO and OpenSLO objects are reconciled; what they yield goes there too." placeholder:"NS"`
+	DryRun         string            `name:"dry-run" help:"Apply nothing: reconcile every spec once, write what would be applied under this folder (<kind>/<namespace>/<name>.yaml) and exit." placeholder:"DIR"`
 	RuleLabel      map[string]string `name:"rule-label" help:"Label put on every PrometheusRule (a Prometheus' ruleSelector, e.g. release=kube-prometheus-stack), repeatable." placeholder:"KEY=VALUE"`
 	WebhookPort    int               `name:"webhook-port" help:"Serve the validating admission webhook (TLS: tls.crt and tls.key from --cert-dir) on this port at /validate-inferenceslo; 0 serves none." default:"0"`
 	CertDir        string            `name:"cert-dir" help:"Folder of the webhook's tls.crt and tls.key." placeholder:"DIR"`
@@ -36,6 +38,11 @@ type cli struct {
 	Dashboards     bool              `name:"dashboards" help:"Write each service's Grafana dashboard (compile's grafana/<service>.json) as a ConfigMap for Grafana's dashboard sidecar." default:"true" negatable:""`
 	DashboardLabel map[string]string `name:"dashboard-label" help:"Label of the dashboard ConfigMaps, the one the sidecar's label (and labelValue) select; default grafana_dashboard=1." placeholder:"KEY=VALUE"`
 	OpenSLO        bool              `name:"openslo" help:"Reconcile the namespace's OpenSLO objects (openslo.com/v1) too; their CRDs must be installed." default:"true" negatable:""`
+	LeaderElect    bool              `name:"leader-elect" help:"Run one active replica: the others wait on a Lease in the namespace."`
+	PrintManifest  bool              `name:"print-manifest" help:"Print the install manifest (the CRDs, ServiceAccount, ClusterRole and its binding in --namespace, Deployment, Service and ValidatingWebhookConfiguration) for --image, with this command line's rule, dashboard and OpenSLO flags, and exit."`
+	Image          string            `help:"Image of inferslo-controller in the manifest." placeholder:"IMAGE"`
+	Replicas       int32             `help:"Replicas of the manifest's Deployment (leader election is on)." default:"1"`
+	CertManager    bool              `name:"cert-manager" help:"Have the manifest's webhook certificate issued by cert-manager (a self-signed Issuer and a Certificate); without it, provide the Secret inferslo-controller-webhook-tls and the webhook's caBundle." default:"true" negatable:""`
 	PrintCRD       bool              `name:"print-crd" help:"Print the CustomResourceDefinitions (InferenceSLO and the OpenSLO kinds) and exit."`
 	Catalog        []string          `help:"Engine catalog file declaring your own engines' metrics (the format of spec/engine/catalog.yaml), repeatable." type:"existingfile" placeholder:"FILE"`
 }
@@ -96,6 +103,19 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 	if c.Namespace == "" {
 		return fmt.Errorf("--namespace is required: the controller reconciles one namespace")
 	}
+	if c.PrintManifest {
+		if c.Image == "" {
+			return fmt.Errorf("--print-manifest needs --image")
+		}
+		out, err := controller.Manifest(controller.ManifestOptions{
+			Namespace: c.Namespace, Image: c.Image, Replicas: c.Replicas, Args: c.passedOn(), CertManager: c.CertManager,
+		})
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(out)
+		return err
+	}
 	cat, err := spec.Catalog(c.Catalog...)
 	if err != nil {
 		return err
@@ -131,7 +151,26 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 		return nil
 	}
 	return controller.Run(ctx, cfg, controller.RunOptions{
-		Options: opts, Namespace: c.Namespace, OpenSLO: c.OpenSLO, WebhookPort: c.WebhookPort, CertDir: c.CertDir,
+		Options: opts, Namespace: c.Namespace, OpenSLO: c.OpenSLO, LeaderElection: c.LeaderElect, WebhookPort: c.WebhookPort, CertDir: c.CertDir,
 		MetricsAddr: c.MetricsAddr, ProbeAddr: c.ProbeAddr,
 	})
+}
+
+// passedOn are the flags the manifest's Deployment runs the controller
+// with: the ones that shape what it applies.
+func (c *cli) passedOn() []string {
+	var args []string
+	for _, k := range slices.Sorted(maps.Keys(c.RuleLabel)) {
+		args = append(args, "--rule-label="+k+"="+c.RuleLabel[k])
+	}
+	if !c.Dashboards {
+		args = append(args, "--no-dashboards")
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.DashboardLabel)) {
+		args = append(args, "--dashboard-label="+k+"="+c.DashboardLabel[k])
+	}
+	if !c.OpenSLO {
+		args = append(args, "--no-openslo")
+	}
+	return args
 }

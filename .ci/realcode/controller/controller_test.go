@@ -71,7 +71,7 @@ func startAPIServer(t *testing.T) *rest.Config {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	ours, err := controller.CommittedCRDs()
+	ours, err := manifestCRDs(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +113,39 @@ func startAPIServer(t *testing.T) *rest.Config {
 		t.Logf("installed %s", crd.Name)
 	}
 	return cfg
+}
+
+// manifest is the install manifest `inferslo-controller --print-manifest`
+// prints.
+func manifest(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	data, err := controller.Manifest(controller.ManifestOptions{Namespace: namespace, Image: "example.com/inferslo-controller:ci", CertManager: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := controller.Objects(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// manifestCRDs are the install manifest's CustomResourceDefinitions.
+func manifestCRDs(t *testing.T) ([][]byte, error) {
+	var out [][]byte
+	for _, o := range manifest(t) {
+		if o.GetKind() == "CustomResourceDefinition" {
+			data, err := json.Marshal(o.Object)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, data)
+		}
+	}
+	if len(out) != len(controller.Kinds) {
+		t.Fatalf("%d CRDs in the manifest, %d kinds", len(out), len(controller.Kinds))
+	}
+	return out, nil
 }
 
 // object is a shorthand spec file as the InferenceSLO kubectl creates from

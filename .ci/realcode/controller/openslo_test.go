@@ -2,14 +2,18 @@ package controller
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -165,4 +169,58 @@ func TestOpenSLOObjectsAreAppliedAsCompileWritesTheirFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTheManifestOnARealAPIServer installs the manifest's CRDs (as every
+// test here does) and creates each other object whose API group the server
+// serves; the apiextensions test server serves only its own group (no
+// core, apps, RBAC or admission registration), so the rest is listed as
+// not applied.
+func TestTheManifestOnARealAPIServer(t *testing.T) {
+	cfg := startAPIServer(t)
+	cs, err := clientset.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := cs.Discovery().ServerGroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, g := range groups.Groups {
+		served[g.Name] = true
+	}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	objs := manifest(t)
+	for _, o := range objs {
+		scope := meta.RESTScopeNamespace
+		if o.GetNamespace() == "" {
+			scope = meta.RESTScopeRoot
+		}
+		mapper.Add(o.GroupVersionKind(), scope)
+	}
+	c, err := client.New(cfg, client.Options{Mapper: mapper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var applied, skipped []string
+	for _, o := range objs {
+		name := o.GetKind() + "/" + o.GetName()
+		if o.GetKind() == "CustomResourceDefinition" {
+			applied = append(applied, name+" (installed)")
+			continue
+		}
+		if !served[o.GroupVersionKind().Group] {
+			skipped = append(skipped, name)
+			continue
+		}
+		if err := c.Create(context.Background(), o, client.FieldValidation("Strict")); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		applied = append(applied, name)
+	}
+	if len(applied) < len(controller.Kinds) {
+		t.Errorf("applied %v", applied)
+	}
+	t.Logf("served groups %v\napplied %v\nnot served here: %v", slices.Sorted(maps.Keys(served)), applied, skipped)
 }

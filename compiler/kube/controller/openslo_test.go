@@ -149,7 +149,7 @@ func newOpenSLOClient(objs ...*unstructured.Unstructured) client.WithWatch {
 	for _, o := range objs {
 		cobjs = append(cobjs, o.DeepCopy())
 	}
-	b := newClientBuilder().WithObjects(cobjs...)
+	b := newClientBuilder().WithObjects(cobjs...).WithStatusSubresource(newObject(GVK))
 	for _, gvk := range OpenSLOKinds() {
 		b = b.WithStatusSubresource(newObject(gvk))
 	}

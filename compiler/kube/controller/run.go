@@ -30,6 +30,9 @@ type RunOptions struct {
 	// tls.key from CertDir) at WebhookPath; 0 serves none.
 	WebhookPort int
 	CertDir     string
+	// LeaderElection runs one active replica: the others wait on a Lease
+	// in Namespace.
+	LeaderElection bool
 	// MetricsAddr and ProbeAddr serve controller-runtime's metrics and
 	// /healthz, /readyz; "0" or "" turns them off.
 	MetricsAddr, ProbeAddr string
@@ -44,6 +47,11 @@ func Run(ctx context.Context, cfg *rest.Config, o RunOptions) error {
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{o.Namespace: {}}},
 		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress: o.ProbeAddr,
+		LeaderElection:         o.LeaderElection,
+		LeaderElectionID:       Name + "-" + o.Namespace,
+		// The Lease lives in the namespace reconciled, where the
+		// manifest's binding grants it.
+		LeaderElectionNamespace: o.Namespace,
 	}
 	if o.WebhookPort > 0 {
 		mo.WebhookServer = webhook.NewServer(webhook.Options{Port: o.WebhookPort, CertDir: o.CertDir})
