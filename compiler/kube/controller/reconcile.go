@@ -173,7 +173,8 @@ func prune(ctx context.Context, c client.Client, namespace string, d Desired, mi
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
-			if meta.IsNoMatchError(err) {
+			// A kind the cluster does not serve holds nothing to prune.
+			if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 				continue
 			}
 			return err
