@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/inferslo/inferslo/compiler/kube/controller"
+	"github.com/inferslo/inferslo/spec"
 )
 
 const namespace = "llm"
@@ -149,7 +150,7 @@ func manifestCRDs(t *testing.T) ([][]byte, error) {
 }
 
 // object is a shorthand spec file as the InferenceSLO kubectl creates from
-// it (metadata.displayName has no place in Kubernetes metadata).
+// it (spec.ClusterObject: the display name in its annotation).
 func object(t *testing.T, path string) *unstructured.Unstructured {
 	return objectIn(t, path, namespace)
 }
@@ -164,11 +165,11 @@ func objectIn(t *testing.T, path, namespace string) *unstructured.Unstructured {
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetAPIVersion(controller.APIVersion)
-	unstructured.RemoveNestedField(u.Object, "metadata", "displayName")
-	u.SetNamespace(namespace)
-	return u
+	m, err = spec.ClusterObject(m, namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
 }
 
 // compiled runs `inferslo compile` on the spec file, as CI does, and
