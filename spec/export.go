@@ -2,26 +2,79 @@ package spec
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 
-	"github.com/inferslo/inferslo/spec/input"
-
+	"github.com/OpenSLO/go-sdk/pkg/openslo"
 	"github.com/OpenSLO/go-sdk/pkg/openslosdk"
+	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/spec/engine"
+	"github.com/inferslo/inferslo/spec/input"
 )
 
 // Export returns the specs as plain OpenSLO v1 YAML: shorthand documents
 // expanded, OpenSLO objects as they are. The result passes go-sdk validation
 // and compiles to the same rules as the input.
 func Export(paths ...string) ([]byte, Problems, error) {
+	objects, files, problems, err := exportObjects(paths)
+	if err != nil || len(problems.Errors()) > 0 {
+		return nil, problems, err
+	}
+	var buf bytes.Buffer
+	buf.WriteString("# Plain OpenSLO v1 exported by inferslo from " + input.SourceList(files) + ".\n")
+	if err := openslosdk.Encode(&buf, openslosdk.FormatYAML, objects...); err != nil {
+		return nil, problems, fmt.Errorf("encode OpenSLO: %w", err)
+	}
+	return buf.Bytes(), problems, nil
+}
+
+// ExportCluster returns what Export does as Kubernetes objects of the
+// openslo.com/v1 kinds in namespace (empty: kubectl's context), one YAML
+// document each: `kubectl apply -f` creates them for the controller, which
+// compiles them to what compile writes for the specs.
+func ExportCluster(namespace string, paths ...string) ([]byte, Problems, error) {
+	objects, files, problems, err := exportObjects(paths)
+	if err != nil || len(problems.Errors()) > 0 {
+		return nil, problems, err
+	}
+	var js bytes.Buffer
+	if err := openslosdk.Encode(&js, openslosdk.FormatJSON, objects...); err != nil {
+		return nil, problems, fmt.Errorf("encode OpenSLO: %w", err)
+	}
+	var docs []map[string]any
+	if err := json.Unmarshal(js.Bytes(), &docs); err != nil {
+		return nil, problems, fmt.Errorf("encode OpenSLO: %w", err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString("# OpenSLO v1 as Kubernetes objects, exported by inferslo from " + input.SourceList(files) + ".\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	for _, d := range docs {
+		obj, err := ClusterObject(d, namespace)
+		if err != nil {
+			return nil, problems, err
+		}
+		if err := enc.Encode(obj); err != nil {
+			return nil, problems, fmt.Errorf("encode object: %w", err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return nil, problems, fmt.Errorf("encode object: %w", err)
+	}
+	return buf.Bytes(), problems, nil
+}
+
+// exportObjects loads the specs and returns their OpenSLO objects, valid
+// by go-sdk, in input order.
+func exportObjects(paths []string) ([]openslo.Object, []string, Problems, error) {
 	sources, err := ReadFiles(paths...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cat, err := engine.Load()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	l := newLoader(cat)
 	var files []string
@@ -32,15 +85,10 @@ func Export(paths ...string) ([]byte, Problems, error) {
 	l.resolve()
 	l.problems.sort()
 	if len(l.problems.Errors()) > 0 {
-		return nil, l.problems, nil
+		return nil, files, l.problems, nil
 	}
 	if err := openslosdk.Validate(l.objects...); err != nil {
-		return nil, l.problems, fmt.Errorf("exported objects do not validate: %w", err)
+		return nil, files, l.problems, fmt.Errorf("exported objects do not validate: %w", err)
 	}
-	var buf bytes.Buffer
-	buf.WriteString("# Plain OpenSLO v1 exported by inferslo from " + input.SourceList(files) + ".\n")
-	if err := openslosdk.Encode(&buf, openslosdk.FormatYAML, l.objects...); err != nil {
-		return nil, l.problems, fmt.Errorf("encode OpenSLO: %w", err)
-	}
-	return buf.Bytes(), l.problems, nil
+	return l.objects, files, l.problems, nil
 }

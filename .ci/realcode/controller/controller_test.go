@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/inferslo/inferslo/compiler/kube/controller"
+	"github.com/inferslo/inferslo/spec"
 )
 
 const namespace = "llm"
@@ -71,7 +72,7 @@ func startAPIServer(t *testing.T) *rest.Config {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	ours, err := controller.CommittedCRD()
+	ours, err := manifestCRDs(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func startAPIServer(t *testing.T) *rest.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, data := range [][]byte{ours, keda, rules} {
+	for _, data := range append(ours, keda, rules) {
 		var crd apiextensionsv1.CustomResourceDefinition
 		if err := yaml.UnmarshalStrict(data, &crd); err != nil {
 			t.Fatal(err)
@@ -115,8 +116,41 @@ func startAPIServer(t *testing.T) *rest.Config {
 	return cfg
 }
 
+// manifest is the install manifest `inferslo-controller --print-manifest`
+// prints.
+func manifest(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	data, err := controller.Manifest(controller.ManifestOptions{Namespace: namespace, Image: "example.com/inferslo-controller:ci", CertManager: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := controller.Objects(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// manifestCRDs are the install manifest's CustomResourceDefinitions.
+func manifestCRDs(t *testing.T) ([][]byte, error) {
+	var out [][]byte
+	for _, o := range manifest(t) {
+		if o.GetKind() == "CustomResourceDefinition" {
+			data, err := json.Marshal(o.Object)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, data)
+		}
+	}
+	if len(out) != len(controller.Kinds) {
+		t.Fatalf("%d CRDs in the manifest, %d kinds", len(out), len(controller.Kinds))
+	}
+	return out, nil
+}
+
 // object is a shorthand spec file as the InferenceSLO kubectl creates from
-// it (metadata.displayName has no place in Kubernetes metadata).
+// it (spec.ClusterObject: the display name in its annotation).
 func object(t *testing.T, path string) *unstructured.Unstructured {
 	return objectIn(t, path, namespace)
 }
@@ -131,11 +165,11 @@ func objectIn(t *testing.T, path, namespace string) *unstructured.Unstructured {
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetAPIVersion(controller.APIVersion)
-	unstructured.RemoveNestedField(u.Object, "metadata", "displayName")
-	u.SetNamespace(namespace)
-	return u
+	m, err = spec.ClusterObject(m, namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
 }
 
 // compiled runs `inferslo compile` on the spec file, as CI does, and
@@ -214,9 +248,11 @@ func newClient(t *testing.T) client.Client {
 	t.Helper()
 	cfg := startAPIServer(t)
 	// The apiextensions server serves no core group, which discovery
-	// asks for: the three kinds are mapped here.
+	// asks for: the kinds are mapped here.
 	mapper := meta.NewDefaultRESTMapper(nil)
-	mapper.Add(controller.GVK, meta.RESTScopeNamespace)
+	for _, k := range controller.Kinds {
+		mapper.Add(k.GVK(), meta.RESTScopeNamespace)
+	}
 	for _, gvk := range controller.Owned {
 		mapper.Add(gvk, meta.RESTScopeNamespace)
 	}

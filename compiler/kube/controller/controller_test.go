@@ -31,28 +31,30 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the committed CRD from the Go types")
 
-func TestCommittedCRDIsGeneratedFromTheShorthandTypes(t *testing.T) {
-	got, err := CRD()
-	if err != nil {
+func TestEveryCommittedCRDIsGeneratedFromItsDecodersTypes(t *testing.T) {
+	committed, err := CommittedCRDs()
+	if err != nil && !*update {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(CRDPath, got, 0o644); err != nil {
+	for i, k := range Kinds {
+		got, err := k.CRD()
+		if err != nil {
 			t.Fatal(err)
 		}
-		return
-	}
-	want, err := CommittedCRD()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s drifted from spec.ShorthandSpec; read the change, then go test ./compiler/kube/controller -run CRD -update rewrites it:\n--- generated\n%s", CRDPath, got)
+		if *update {
+			if err := os.WriteFile(k.Path(), got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if !bytes.Equal(got, committed[i]) {
+			t.Errorf("%s drifted from %s; read the change, then go test ./compiler/kube/controller -run CRD -update rewrites it:\n--- generated\n%s", k.Path(), k.Spec, got)
+		}
 	}
 }
 
-// object reads a shorthand spec file as the InferenceSLO object kubectl
-// would create from it in namespace.
+// exampleObject reads a shorthand spec file as the InferenceSLO object
+// kubectl would create from it in namespace (spec.ClusterObject).
 func exampleObject(t *testing.T, path, namespace string) *unstructured.Unstructured {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -68,10 +70,11 @@ func objectOf(t *testing.T, data []byte, namespace string) *unstructured.Unstruc
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
+	m, err := spec.ClusterObject(m, namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
 	u := &unstructured.Unstructured{Object: m}
-	u.SetAPIVersion(APIVersion)
-	unstructured.RemoveNestedField(u.Object, "metadata", "displayName")
-	u.SetNamespace(namespace)
 	u.SetUID(types.UID("uid-" + u.GetName()))
 	u.SetGeneration(1)
 	return u
@@ -161,7 +164,7 @@ func stripHeader(s string) string {
 	return rest
 }
 
-const badSpec = `apiVersion: inferslo.dev/v1alpha1
+const badSpec = `apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
 metadata:
   name: chat
@@ -174,8 +177,12 @@ spec:
       target: 99%
 `
 
+func newClientBuilder() *fake.ClientBuilder {
+	return fake.NewClientBuilder().WithScheme(runtime.NewScheme())
+}
+
 func newClient(objs ...client.Object) client.WithWatch {
-	return fake.NewClientBuilder().WithScheme(runtime.NewScheme()).WithObjects(objs...).WithStatusSubresource(newObject(GVK)).Build()
+	return newClientBuilder().WithObjects(objs...).WithStatusSubresource(newObject(GVK)).Build()
 }
 
 func ready(t *testing.T, c client.Client, name string) metav1.Condition {
@@ -317,16 +324,25 @@ func TestDryRunWritesWhatItWouldApply(t *testing.T) {
 	if err := c.Create(context.Background(), bad); err != nil {
 		t.Fatal(err)
 	}
+	gateway, err := os.ReadFile("../../../examples/openslo/gateway.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range clusterObjects(t, gateway, "llm") {
+		if err := c.Create(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
 	dir := t.TempDir()
 	var reported []string
-	names, err := DryRun(context.Background(), c, "llm", dir, Options{}, func(name, msg string) { reported = append(reported, name+": "+msg) })
+	names, err := DryRun(context.Background(), c, "llm", dir, true, Options{}, func(name, msg string) { reported = append(reported, name+": "+msg) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(names) != 1 || names[0] != "bad" || len(reported) != 1 || !strings.Contains(reported[0], "spec.objectives[0].threshold") {
 		t.Errorf("specs with problems %v, reported %q", names, reported)
 	}
-	for _, p := range []string{"PrometheusRule/llm/inferslo-chat.yaml", "ScaledObject/llm/chat.yaml"} {
+	for _, p := range []string{"PrometheusRule/llm/inferslo-chat.yaml", "ScaledObject/llm/chat.yaml", "PrometheusRule/llm/inferslo-llm-gateway.yaml"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
 			t.Error(err)
 		}

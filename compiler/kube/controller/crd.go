@@ -9,10 +9,14 @@ package controller
 
 import (
 	"embed"
+	"encoding"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 
+	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/inferslo/inferslo/spec"
@@ -21,35 +25,98 @@ import (
 
 // Group, Version, Kind and Resource name InferenceSLO objects in a cluster.
 // The file form's apiVersion is spec.ShorthandAPIVersion; the cluster's is
-// APIVersion, since API groups must be DNS names.
+// APIVersion (spec.ShorthandClusterAPIVersion), since API groups must be DNS
+// names.
 const (
 	Group      = "inferslo.dev"
 	Version    = "v1alpha1"
-	APIVersion = Group + "/" + Version
+	APIVersion = spec.ShorthandClusterAPIVersion
 	Kind       = spec.ShorthandKind
 	Resource   = "inferenceslos"
 )
 
-// CRDPath is the committed CustomResourceDefinition, relative to this
-// package; `kubectl apply -f compiler/kube/controller/crds/` installs it.
+// CRDPath is the committed InferenceSLO CustomResourceDefinition, relative
+// to this package; `kubectl apply -f compiler/kube/controller/crds/`
+// installs it with the OpenSLO kinds'.
 const CRDPath = "crds/" + Group + "_" + Resource + ".yaml"
 
 //go:embed crds/*.yaml
 var committed embed.FS
 
-// CommittedCRD is the CustomResourceDefinition as committed (and embedded).
+// CommittedCRD is the InferenceSLO CustomResourceDefinition as committed
+// (and embedded).
 func CommittedCRD() ([]byte, error) { return committed.ReadFile(CRDPath) }
 
+// CommittedCRDs are every committed CustomResourceDefinition, in the order
+// of Kinds.
+func CommittedCRDs() ([][]byte, error) {
+	var out [][]byte
+	for _, k := range Kinds {
+		data, err := committed.ReadFile(k.Path())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, data)
+	}
+	return out, nil
+}
+
+// KindDef is a kind the controller defines in the cluster: its names and
+// the Go type of its spec, read through the tag its decoder reads (yaml for
+// the shorthand, json for go-sdk's OpenSLO types).
+type KindDef struct {
+	Group, Version, Kind, Plural string
+	ShortNames                   []string
+	Spec                         reflect.Type
+	Tag                          string
+	// Columns are extra printer columns (name, JSON path) before Ready.
+	Columns [][2]string
+}
+
+// Path is where the kind's CRD is committed, relative to this package.
+func (k KindDef) Path() string { return "crds/" + k.Group + "_" + k.Plural + ".yaml" }
+
+// GVK is the kind's group, version and kind.
+func (k KindDef) GVK() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
+}
+
+func openSLOKind(kind, plural string, t reflect.Type, columns ...[2]string) KindDef {
+	return KindDef{Group: spec.OpenSLOGroup, Version: spec.OpenSLOVersion, Kind: kind, Plural: plural,
+		Spec: t, Tag: "json", Columns: columns}
+}
+
+// Kinds are the InferenceSLO kind and the OpenSLO v1 kinds spec decodes,
+// each generated from the Go type its decoder fills.
+var Kinds = []KindDef{
+	{Group: Group, Version: Version, Kind: Kind, Plural: Resource, ShortNames: []string{"islo"},
+		Spec: reflect.TypeOf(spec.ShorthandSpec{}), Tag: "yaml",
+		Columns: [][2]string{{"Engine", ".spec.engine"}, {"Window", ".spec.window"}}},
+	openSLOKind("SLO", "slos", reflect.TypeOf(v1.SLOSpec{}), [2]string{"Service", ".spec.service"}),
+	openSLOKind("SLI", "slis", reflect.TypeOf(v1.SLISpec{})),
+	openSLOKind("AlertPolicy", "alertpolicies", reflect.TypeOf(v1.AlertPolicySpec{})),
+	openSLOKind("AlertCondition", "alertconditions", reflect.TypeOf(v1.AlertConditionSpec{})),
+	openSLOKind("AlertNotificationTarget", "alertnotificationtargets", reflect.TypeOf(v1.AlertNotificationTargetSpec{})),
+	openSLOKind("Service", "services", reflect.TypeOf(v1.ServiceSpec{})),
+	openSLOKind("DataSource", "datasources", reflect.TypeOf(v1.DataSourceSpec{})),
+}
+
 // CRD generates the InferenceSLO CustomResourceDefinition from the
-// shorthand's Go types (spec.ShorthandSpec): each field's YAML name and type
-// make a structural schema. Required fields and values are left to spec,
-// so that a spec missing one is refused by the admission webhook with
-// validate's located message, as on the command line. The custom engine's catalog entry (spec.metrics) is kept whole for spec to
-// check, as the file form does.
-func CRD() ([]byte, error) {
-	specSchema, err := schemaOf(reflect.TypeOf(spec.ShorthandSpec{}), nil)
+// shorthand's Go types.
+func CRD() ([]byte, error) { return Kinds[0].CRD() }
+
+// CRD generates the kind's CustomResourceDefinition from its spec's Go
+// type: each field's name under the decoder's tag and its type make a
+// structural schema. Required fields and values are left to spec, so that
+// a spec missing one is refused by the admission webhook (or reported in
+// the status) with validate's located message, as on the command line.
+// What spec keeps whole (the custom engine's catalog entry, a metric
+// source's query spec, a data source's connection details, OpenSLO's
+// string-or-list label values) keeps unknown fields for spec to check.
+func (k KindDef) CRD() ([]byte, error) {
+	specSchema, err := schemaOf(k.Spec, k.Tag, nil)
 	if err != nil {
-		return nil, fmt.Errorf("inferenceslo crd: %w", err)
+		return nil, fmt.Errorf("%s crd: %w", strings.ToLower(k.Kind), err)
 	}
 	condition := object(map[string]any{
 		"type":               str(),
@@ -76,44 +143,51 @@ func CRD() ([]byte, error) {
 		"spec":       specSchema,
 		"status":     status,
 	}, "spec")
+	columns := []any{}
+	for _, c := range k.Columns {
+		columns = append(columns, map[string]any{"name": c[0], "type": "string", "jsonPath": c[1]})
+	}
+	columns = append(columns,
+		map[string]any{"name": "Ready", "type": "string", "jsonPath": `.status.conditions[?(@.type=="Ready")].status`},
+		map[string]any{"name": "Reason", "type": "string", "jsonPath": `.status.conditions[?(@.type=="Ready")].reason`})
+	names := map[string]any{
+		"kind":       k.Kind,
+		"listKind":   k.Kind + "List",
+		"plural":     k.Plural,
+		"singular":   strings.ToLower(k.Kind),
+		"categories": []any{"inferslo"},
+	}
+	if len(k.ShortNames) > 0 {
+		names["shortNames"] = toAny(k.ShortNames)
+	}
+	from := k.Spec.PkgPath() + "." + k.Spec.Name()
 	crd := map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",
 		"metadata": map[string]any{
-			"name":        Resource + "." + Group,
-			"annotations": map[string]any{"inferslo.dev/generated-from": "github.com/inferslo/inferslo/spec.ShorthandSpec"},
+			"name":        k.Plural + "." + k.Group,
+			"annotations": map[string]any{"inferslo.dev/generated-from": from},
 		},
 		"spec": map[string]any{
-			"group": Group,
-			"names": map[string]any{
-				"kind":       Kind,
-				"listKind":   Kind + "List",
-				"plural":     Resource,
-				"singular":   strings.ToLower(Kind),
-				"shortNames": []any{"islo"},
-				"categories": []any{"inferslo"},
-			},
+			"group": k.Group,
+			"names": names,
 			"scope": "Namespaced",
 			"versions": []any{map[string]any{
-				"name":         Version,
-				"served":       true,
-				"storage":      true,
-				"schema":       map[string]any{"openAPIV3Schema": root},
-				"subresources": map[string]any{"status": map[string]any{}},
-				"additionalPrinterColumns": []any{
-					map[string]any{"name": "Engine", "type": "string", "jsonPath": ".spec.engine"},
-					map[string]any{"name": "Window", "type": "string", "jsonPath": ".spec.window"},
-					map[string]any{"name": "Ready", "type": "string", "jsonPath": `.status.conditions[?(@.type=="Ready")].status`},
-					map[string]any{"name": "Reason", "type": "string", "jsonPath": `.status.conditions[?(@.type=="Ready")].reason`},
-				},
+				"name":                     k.Version,
+				"served":                   true,
+				"storage":                  true,
+				"schema":                   map[string]any{"openAPIV3Schema": root},
+				"subresources":             map[string]any{"status": map[string]any{}},
+				"additionalPrinterColumns": columns,
 			}},
 		},
 	}
 	out, err := yaml.Marshal(crd)
 	if err != nil {
-		return nil, fmt.Errorf("inferenceslo crd: %w", err)
+		return nil, fmt.Errorf("%s crd: %w", strings.ToLower(k.Kind), err)
 	}
-	return append([]byte("# DO NOT EDIT: generated from spec.ShorthandSpec by compiler/kube/controller (go test ./compiler/kube/controller -run CRD -update).\n"), out...), nil
+	short := strings.TrimPrefix(from, "github.com/inferslo/inferslo/")
+	return append([]byte("# DO NOT EDIT: generated from "+short+" by compiler/kube/controller (go test ./compiler/kube/controller -run CRD -update).\n"), out...), nil
 }
 
 func str() map[string]any { return map[string]any{"type": "string"} }
@@ -130,15 +204,35 @@ func object(props map[string]any, required ...string) map[string]any {
 	return o
 }
 
-// schemaOf is the structural schema of a Go type as YAML decodes it; seen
-// guards against recursive types, which a structural schema cannot express.
-func schemaOf(t reflect.Type, seen []reflect.Type) (map[string]any, error) {
-	if t == reflect.TypeOf(engine.Engine{}) {
+var (
+	jsonUnmarshaler = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+	textMarshaler   = reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem()
+	rawMessage      = reflect.TypeOf(json.RawMessage{})
+)
+
+// anything is a node spec keeps whole and checks itself.
+func anything() map[string]any { return map[string]any{"x-kubernetes-preserve-unknown-fields": true} }
+
+// schemaOf is the structural schema of a Go type as its decoder reads it
+// (field names under tag); seen guards against recursive types, which a
+// structural schema cannot express.
+func schemaOf(t reflect.Type, tag string, seen []reflect.Type) (map[string]any, error) {
+	switch {
+	case t == reflect.TypeOf(engine.Engine{}):
 		return map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}, nil
+	case t == rawMessage, t.Kind() == reflect.Interface:
+		return anything(), nil
+	case t.Implements(textMarshaler):
+		// A value written as text (go-sdk's durations).
+		return str(), nil
+	case t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(jsonUnmarshaler):
+		// A value read in more than one shape (go-sdk's label values: a
+		// string or a list).
+		return anything(), nil
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return schemaOf(t.Elem(), seen)
+		return schemaOf(t.Elem(), tag, seen)
 	case reflect.String:
 		return str(), nil
 	case reflect.Bool:
@@ -148,7 +242,7 @@ func schemaOf(t reflect.Type, seen []reflect.Type) (map[string]any, error) {
 	case reflect.Float32, reflect.Float64:
 		return map[string]any{"type": "number"}, nil
 	case reflect.Slice:
-		items, err := schemaOf(t.Elem(), seen)
+		items, err := schemaOf(t.Elem(), tag, seen)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +251,10 @@ func schemaOf(t reflect.Type, seen []reflect.Type) (map[string]any, error) {
 		if t.Key().Kind() != reflect.String {
 			return nil, fmt.Errorf("%s: map keys must be strings", t)
 		}
-		values, err := schemaOf(t.Elem(), seen)
+		if t.Elem().Kind() == reflect.Interface {
+			return map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}, nil
+		}
+		values, err := schemaOf(t.Elem(), tag, seen)
 		if err != nil {
 			return nil, err
 		}
@@ -168,25 +265,49 @@ func schemaOf(t reflect.Type, seen []reflect.Type) (map[string]any, error) {
 				return nil, fmt.Errorf("%s is recursive", t)
 			}
 		}
-		seen = append(seen, t)
 		props := map[string]any{}
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("yaml")
-			name, _, _ := strings.Cut(tag, ",")
-			if name == "-" || !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				return nil, fmt.Errorf("%s.%s has no yaml name", t, f.Name)
-			}
-			s, err := schemaOf(f.Type, seen)
-			if err != nil {
-				return nil, err
-			}
-			props[name] = s
+		if err := fieldsOf(t, tag, append(seen, t), props); err != nil {
+			return nil, err
 		}
 		return object(props), nil
 	}
 	return nil, fmt.Errorf("%s: no schema for kind %s", t, t.Kind())
+}
+
+// fieldsOf adds a struct's fields to props; an embedded struct with no
+// name (go-sdk's reference-or-inline unions) adds its own fields, as
+// encoding/json reads them.
+func fieldsOf(t reflect.Type, tag string, seen []reflect.Type, props map[string]any) error {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get(tag), ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" && (tag == "json" || opts == "inline") {
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() != reflect.Struct {
+				return fmt.Errorf("%s.%s: embedded %s is not a struct", t, f.Name, et)
+			}
+			if err := fieldsOf(et, tag, seen, props); err != nil {
+				return err
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			return fmt.Errorf("%s.%s has no %s name", t, f.Name, tag)
+		}
+		s, err := schemaOf(f.Type, tag, seen)
+		if err != nil {
+			return err
+		}
+		props[name] = s
+	}
+	return nil
 }

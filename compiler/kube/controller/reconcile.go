@@ -75,32 +75,33 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	d, err := Build(obj, r.Options)
 	if errors.Is(err, ErrInvalid) {
 		r.event(obj, corev1.EventTypeWarning, ReasonInvalidSpec, d.Problems.Errors()[0].String())
-		return ctrl.Result{}, r.setStatus(ctx, obj, metav1.ConditionFalse, ReasonInvalidSpec, d.Problems.Errors().Report(), nil)
+		return ctrl.Result{}, setStatus(ctx, r.Client, obj, metav1.ConditionFalse, ReasonInvalidSpec, d.Problems.Errors().Report(), nil)
 	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	mine := func(ref metav1.OwnerReference) bool { return ref.UID == obj.GetUID() }
 	var names []string
 	for _, o := range d.Objects {
 		own(o, obj)
 		names = append(names, o.GetKind()+"/"+o.GetName())
-		if err := r.apply(ctx, o); err != nil {
+		if err := apply(ctx, r.Client, o, mine); err != nil {
 			msg := fmt.Sprintf("%s %s: %v", o.GetKind(), o.GetName(), err)
 			r.event(obj, corev1.EventTypeWarning, ReasonApplyFailed, msg)
-			if serr := r.setStatus(ctx, obj, metav1.ConditionFalse, ReasonApplyFailed, msg, names); serr != nil {
+			if serr := setStatus(ctx, r.Client, obj, metav1.ConditionFalse, ReasonApplyFailed, msg, names); serr != nil {
 				return ctrl.Result{}, serr
 			}
 			return ctrl.Result{}, fmt.Errorf("apply %s", msg)
 		}
 	}
-	if err := r.prune(ctx, obj, d); err != nil {
+	if err := prune(ctx, r.Client, obj.GetNamespace(), d, mine); err != nil {
 		return ctrl.Result{}, err
 	}
 	msg := fmt.Sprintf("%d objects applied", len(d.Objects))
 	if c := readyOf(obj); c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != obj.GetGeneration() {
 		r.event(obj, corev1.EventTypeNormal, ReasonApplied, msg)
 	}
-	return ctrl.Result{}, r.setStatus(ctx, obj, metav1.ConditionTrue, ReasonApplied, msg, names)
+	return ctrl.Result{}, setStatus(ctx, r.Client, obj, metav1.ConditionTrue, ReasonApplied, msg, names)
 }
 
 // event records an event when a recorder is set.
@@ -139,29 +140,31 @@ func own(o, owner *unstructured.Unstructured) {
 
 // apply creates the object or replaces its content, with unknown fields
 // refused (fieldValidation=Strict) so a CRD that drifted from what compile
-// writes fails loudly instead of pruning.
-func (r *Reconciler) apply(ctx context.Context, o *unstructured.Unstructured) error {
+// writes fails loudly instead of pruning. An object controlled by another
+// owner than mine accepts is left alone, with an error.
+func apply(ctx context.Context, c client.Client, o *unstructured.Unstructured, mine func(metav1.OwnerReference) bool) error {
 	cur := newObject(o.GroupVersionKind())
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}, cur)
+	err := c.Get(ctx, types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}, cur)
 	if apierrors.IsNotFound(err) {
-		return r.Client.Create(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation("Strict"))
+		return c.Create(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation("Strict"))
 	}
 	if err != nil {
 		return err
 	}
-	if ref := metav1.GetControllerOf(cur); ref != nil && ref.UID != o.GetOwnerReferences()[0].UID {
+	if ref := metav1.GetControllerOf(cur); ref != nil && !mine(*ref) {
 		return fmt.Errorf("already controlled by %s %s", ref.Kind, ref.Name)
 	}
 	if same(cur, o) {
 		return nil
 	}
 	o.SetResourceVersion(cur.GetResourceVersion())
-	return r.Client.Update(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation("Strict"))
+	return c.Update(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation("Strict"))
 }
 
-// prune deletes the objects the InferenceSLO controls that it no longer
-// yields (an autoscaling section removed, a service renamed).
-func (r *Reconciler) prune(ctx context.Context, owner *unstructured.Unstructured, d Desired) error {
+// prune deletes the objects of the namespace whose controller mine accepts
+// and that d no longer holds (an autoscaling section removed, a service
+// renamed).
+func prune(ctx context.Context, c client.Client, namespace string, d Desired, mine func(metav1.OwnerReference) bool) error {
 	keep := map[string]bool{}
 	for _, o := range d.Objects {
 		keep[o.GetKind()+"/"+o.GetName()] = true
@@ -169,8 +172,9 @@ func (r *Reconciler) prune(ctx context.Context, owner *unstructured.Unstructured
 	for _, gvk := range Owned {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := r.Client.List(ctx, list, client.InNamespace(owner.GetNamespace())); err != nil {
-			if meta.IsNoMatchError(err) {
+		if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+			// A kind the cluster does not serve holds nothing to prune.
+			if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 				continue
 			}
 			return err
@@ -178,10 +182,10 @@ func (r *Reconciler) prune(ctx context.Context, owner *unstructured.Unstructured
 		for i := range list.Items {
 			o := &list.Items[i]
 			ref := metav1.GetControllerOf(o)
-			if ref == nil || ref.UID != owner.GetUID() || keep[gvk.Kind+"/"+o.GetName()] {
+			if ref == nil || !mine(*ref) || keep[gvk.Kind+"/"+o.GetName()] {
 				continue
 			}
-			if err := r.Client.Delete(ctx, o); client.IgnoreNotFound(err) != nil {
+			if err := c.Delete(ctx, o); client.IgnoreNotFound(err) != nil {
 				return err
 			}
 		}
@@ -190,7 +194,7 @@ func (r *Reconciler) prune(ctx context.Context, owner *unstructured.Unstructured
 }
 
 // setStatus records the Ready condition and the objects applied.
-func (r *Reconciler) setStatus(ctx context.Context, obj *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string, objects []string) error {
+func setStatus(ctx context.Context, c client.Client, obj *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string, objects []string) error {
 	conds := conditionsOf(obj)
 	meta.SetStatusCondition(&conds, metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: message, ObservedGeneration: obj.GetGeneration()})
 	st := map[string]any{"observedGeneration": obj.GetGeneration()}
@@ -211,7 +215,7 @@ func (r *Reconciler) setStatus(ctx context.Context, obj *unstructured.Unstructur
 		st["objects"] = toAny(slices.Sorted(slices.Values(objects)))
 	}
 	obj.Object["status"] = st
-	return r.Client.Status().Update(ctx, obj)
+	return c.Status().Update(ctx, obj)
 }
 
 func toAny(ss []string) []any {
@@ -223,11 +227,11 @@ func toAny(ss []string) []any {
 }
 
 // same tells whether the object in the cluster already holds what would be
-// written: the same spec, labels and owner. Writing it again would only
-// wake the watches.
+// written: the same spec (or a ConfigMap's data), labels and owners.
+// Writing it again would only wake the watches.
 func same(cur, want *unstructured.Unstructured) bool {
 	parts := func(o *unstructured.Unstructured) []any {
-		return []any{o.Object["spec"], o.GetLabels(), o.GetOwnerReferences()}
+		return []any{o.Object["spec"], o.Object["data"], o.GetLabels(), o.GetOwnerReferences()}
 	}
 	a, err1 := json.Marshal(parts(cur))
 	b, err2 := json.Marshal(parts(want))

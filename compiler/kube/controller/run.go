@@ -21,12 +21,18 @@ import (
 // RunOptions configure a running controller.
 type RunOptions struct {
 	Options
-	// Namespace whose InferenceSLOs are reconciled.
+	// Namespace whose InferenceSLOs (and OpenSLO objects) are reconciled.
 	Namespace string
+	// OpenSLO reconciles the namespace's OpenSLO objects too (their CRDs
+	// must be installed).
+	OpenSLO bool
 	// WebhookPort serves the admission webhook (TLS, with tls.crt and
 	// tls.key from CertDir) at WebhookPath; 0 serves none.
 	WebhookPort int
 	CertDir     string
+	// LeaderElection runs one active replica: the others wait on a Lease
+	// in Namespace.
+	LeaderElection bool
 	// MetricsAddr and ProbeAddr serve controller-runtime's metrics and
 	// /healthz, /readyz; "0" or "" turns them off.
 	MetricsAddr, ProbeAddr string
@@ -41,6 +47,11 @@ func Run(ctx context.Context, cfg *rest.Config, o RunOptions) error {
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{o.Namespace: {}}},
 		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress: o.ProbeAddr,
+		LeaderElection:         o.LeaderElection,
+		LeaderElectionID:       Name + "-" + o.Namespace,
+		// The Lease lives in the namespace reconciled, where the
+		// manifest's binding grants it.
+		LeaderElectionNamespace: o.Namespace,
 	}
 	if o.WebhookPort > 0 {
 		mo.WebhookServer = webhook.NewServer(webhook.Options{Port: o.WebhookPort, CertDir: o.CertDir})
@@ -62,18 +73,24 @@ func Run(ctx context.Context, cfg *rest.Config, o RunOptions) error {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("controller: %w", err)
 	}
+	if o.OpenSLO {
+		or := &OpenSLOReconciler{Client: mgr.GetClient(), Options: o.Options, Events: r.Events}
+		if err := or.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("controller: %w", err)
+		}
+	}
 	if o.WebhookPort > 0 {
 		mgr.GetWebhookServer().Register(WebhookPath, Webhook{Options: o.Options})
 	}
 	return mgr.Start(ctx)
 }
 
-// DryRun builds what every InferenceSLO of a namespace yields and writes
-// each object, owner reference included, under dir
-// (<kind>/<namespace>/<name>.yaml), changing nothing in the cluster. It
-// returns the names of the specs with errors, whose validate messages it
-// hands to report.
-func DryRun(ctx context.Context, c client.Client, namespace, dir string, opts Options, report func(name, message string)) ([]string, error) {
+// DryRun builds what every InferenceSLO of a namespace (and, with
+// openSLO, its OpenSLO objects) yields and writes each object, owner
+// references included, under dir (<kind>/<namespace>/<name>.yaml),
+// changing nothing in the cluster. It returns the names of the specs with
+// errors, whose validate messages it hands to report.
+func DryRun(ctx context.Context, c client.Client, namespace, dir string, openSLO bool, opts Options, report func(name, message string)) ([]string, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(GVK.GroupVersion().WithKind(Kind + "List"))
 	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
@@ -96,6 +113,31 @@ func DryRun(ctx context.Context, c client.Client, namespace, dir string, opts Op
 			if err := write(dir, o); err != nil {
 				return bad, err
 			}
+		}
+	}
+	if !openSLO {
+		return bad, nil
+	}
+	objs, err := ListOpenSLO(ctx, c, namespace)
+	if err != nil {
+		return bad, err
+	}
+	slos := slosOf(objs)
+	if len(slos) == 0 {
+		return bad, nil
+	}
+	d, err := BuildOpenSLO(objs, namespace, opts)
+	if errors.Is(err, ErrInvalid) {
+		report(OpenSLORequestName, d.Problems.Errors().Report())
+		return append(bad, OpenSLORequestName), nil
+	}
+	if err != nil {
+		return bad, err
+	}
+	for _, o := range d.Objects {
+		ownAll(o, slos)
+		if err := write(dir, o); err != nil {
+			return bad, err
 		}
 	}
 	return bad, nil
