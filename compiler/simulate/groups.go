@@ -4,12 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
-
-	"github.com/prometheus/prometheus/rules"
 
 	"github.com/inferslo/inferslo/compiler/model"
-	"github.com/inferslo/inferslo/compiler/simulate/predict"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/compiler/simulate/workload"
@@ -29,23 +25,13 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 	if len(s.slo.GroupBy) == 0 {
 		return nil, nil
 	}
-	tier, b, ok := s.burnTier()
-	if !ok {
-		return nil, nil
-	}
-	warm := s.warmup()
-	detectT, ok := predict.TierDetect(tier, warm, workload.HealthyBurn, b, s.sliceLag(b))
+	p, ok := s.planBurn(s.maxFor())
 	if !ok {
 		// The fast and slow burns report a tier no burn can fire.
 		return nil, nil
 	}
-	predicted := detectT + tier.For + s.slo.BaseWindow() + s.evalOrDefault()
-	deadline := warm + 2*predicted
-	// The burn goes on one `for` after the alert fires, so a pending alert
-	// of the healthy group would have time to fire.
-	end := deadline + s.maxFor()
 	if s.planned != nil {
-		*s.planned = max(*s.planned, end)
+		*s.planned = max(*s.planned, p.end())
 		return nil, nil
 	}
 	groups, err := s.twoGroups()
@@ -54,58 +40,15 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 		c.NotProven = true
 		return []Check{c}, nil
 	}
-	h, err := prom.NewIndexedHarness(s.rules, false, s.opts.Scratch)
+	feeds := func(h *prom.Harness, burning workload.Traffic) ([]*workload.Driver, []workload.Traffic) {
+		return []*workload.Driver{workload.NewDriver(h, groups[0].Workload, s.budget(), s.scrape(), s.prehistory()), workload.NewDriver(h, groups[1].Workload, s.budget(), s.scrape(), s.prehistory())},
+			[]workload.Traffic{burning, s.scaled(workload.Constant(1, workload.HealthyBurn))}
+	}
+	first, fired, err := s.replayBeside(p, s.rules, feeds, s.slo.GroupBy, groups[0].Name, func(k prom.AlertKey) bool { return k.Name == model.AlertBurn }, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer h.Close()
-	if len(h.Groups) == 0 {
-		return nil, &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
-	}
-	s.eval = h.Groups[0].Interval()
-	if err := s.checkSteps(end, s.prehistory()); err != nil {
-		return nil, err
-	}
-	burning := s.scaled(func(t time.Duration) (float64, float64) {
-		if t > warm {
-			return 1, b
-		}
-		return 1, workload.HealthyBurn
-	})
-	drivers := []*workload.Driver{workload.NewDriver(h, groups[0].Workload, s.budget(), s.scrape(), s.prehistory()), workload.NewDriver(h, groups[1].Workload, s.budget(), s.scrape(), s.prehistory())}
-	loads := []workload.Traffic{burning, s.scaled(workload.Constant(1, workload.HealthyBurn))}
-	key := prom.AlertKey{Name: model.AlertBurn, Severity: tier.Severity}
-	fired := time.Duration(-1)
-	// First firing of each burn alert, by the group its labels name.
-	first := map[string]map[prom.AlertKey]time.Duration{}
-	var t time.Duration
-	for t = 0; t <= end; t += s.eval {
-		for i, d := range drivers {
-			if err := d.Advance(t, loads[i], nil); err != nil {
-				return nil, err
-			}
-		}
-		if err := h.Eval(t); err != nil {
-			return nil, &ruleError{at: t, err: err}
-		}
-		for g, st := range prom.GroupAlertStates(h, s.slo.GroupBy) {
-			for k, v := range st {
-				if _, seen := first[g][k]; !seen && v == rules.StateFiring && k.Name == model.AlertBurn {
-					if first[g] == nil {
-						first[g] = map[prom.AlertKey]time.Duration{}
-					}
-					first[g][k] = t
-				}
-			}
-		}
-		if at, ok := first[groups[0].Name][key]; ok && fired < 0 {
-			fired = at
-		}
-		if (fired >= 0 && t >= fired+s.maxFor()) || (fired < 0 && t >= deadline) {
-			break
-		}
-	}
-	s.simulated += min(t, end) + s.eval
+	key, predicted, b, warm, deadline := p.key(), p.predicted, p.b, p.warm, p.deadline
 	c := s.check(ScenarioGroupBurn, fmt.Sprintf("%s{severity=%q,%s}", key.Name, key.Severity, groups[0].Name),
 		fmt.Sprintf("fires within %s of a %.4gx burn on %s alone", dur(predicted), b, groups[0].Name), "", false)
 	c.Predicted = predicted

@@ -8,11 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/prometheus/rules"
-
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
-	"github.com/inferslo/inferslo/compiler/simulate/predict"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/inferslo/inferslo/compiler/simulate/synth"
 	"github.com/inferslo/inferslo/compiler/simulate/workload"
@@ -50,24 +47,6 @@ func onlookers(slo model.SLO, service []model.SLO) []model.SLO {
 	return out
 }
 
-// burnTier is the tier a fast burn proves and its factor: the page tier, or
-// the ticket of an SLO that pages nobody under the burn that would page with
-// the workbook's tiers.
-func (s *sloSim) burnTier() (model.Tier, float64, bool) {
-	if tier, ok := predict.TierBySeverity(s.slo, model.PageTier); ok {
-		return tier, s.fastFactor(predict.Factors(tier)), true
-	}
-	tier, ok := predict.TierBySeverity(s.slo, model.TicketTier)
-	if !ok {
-		return model.Tier{}, 0, false
-	}
-	b := s.fastFactor(predict.Factors(tier))
-	if page, err := model.WorkbookTiersOf([]string{model.PageTier}, s.slo.Window, 4*s.scrape(), s.slo.Evaluation); err == nil {
-		b = s.fastFactor(predict.Factors(page[0]))
-	}
-	return tier, b, true
-}
-
 // oneIncident: the SLO's fast burn replayed through its own rules and those
 // of every onlooker at once. The SLO's alert fires in time; every onlooker
 // counts the storm's requests and raises no alert of its own, so a failure
@@ -77,86 +56,48 @@ func (s *sloSim) oneIncident() ([]Check, error) {
 	if len(s.onlookers) == 0 {
 		return nil, nil
 	}
-	tier, b, ok := s.burnTier()
-	if !ok {
-		return nil, nil
-	}
-	warm := s.warmup()
-	detectT, ok := predict.TierDetect(tier, warm, workload.HealthyBurn, b, s.sliceLag(b))
-	if !ok {
-		return nil, nil
-	}
-	predicted := detectT + tier.For + s.slo.BaseWindow() + s.evalOrDefault()
-	deadline := warm + 2*predicted
 	// The burn goes on past the SLO's alert for the onlookers' longest
 	// `for`, so a pending alert of theirs would have time to fire.
 	var hold time.Duration
 	for _, o := range s.onlookers {
 		hold = max(hold, (&sloSim{slo: o}).maxFor())
 	}
-	end := deadline + hold
+	p, ok := s.planBurn(hold)
+	if !ok {
+		return nil, nil
+	}
 	if s.planned != nil {
-		*s.planned = max(*s.planned, end)
+		*s.planned = max(*s.planned, p.end())
 		return nil, nil
 	}
 	x := slices.Clone(s.rules)
 	for _, o := range s.onlookers {
 		x = append(x, s.service[irules.GroupName(o)]...)
 	}
-	h, err := prom.NewIndexedHarness(x, false, s.opts.Scratch)
-	if err != nil {
-		return nil, err
-	}
-	defer h.Close()
-	if len(h.Groups) == 0 {
-		return nil, &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
-	}
-	s.eval = h.Groups[0].Interval()
-	if err := s.checkSteps(end, s.prehistory()); err != nil {
-		return nil, err
-	}
 	w, err := synth.New(s.slo, s.opts.Shape)
 	if err != nil {
 		return nil, err
 	}
-	d := workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory())
-	load := s.scaled(func(t time.Duration) (float64, float64) {
-		if t > warm {
-			return 1, b
-		}
-		return 1, workload.HealthyBurn
-	})
-	own := strconv.Quote(s.slo.Name)
-	key := prom.AlertKey{Name: model.AlertBurn, Severity: tier.Severity}
-	fired := time.Duration(-1)
-	// First firing of each alert, by the SLO its labels name.
-	first := map[string]map[prom.AlertKey]time.Duration{}
-	var t time.Duration
-	for t = 0; t <= end; t += s.eval {
-		if err := d.Advance(t, load, nil); err != nil {
-			return nil, err
-		}
-		if err := h.Eval(t); err != nil {
-			return nil, &ruleError{at: t, err: err}
-		}
-		for slo, st := range prom.GroupAlertStates(h, []string{model.LabelSLO}) {
-			for k, v := range st {
-				if _, seen := first[slo][k]; !seen && v == rules.StateFiring {
-					if first[slo] == nil {
-						first[slo] = map[prom.AlertKey]time.Duration{}
-					}
-					first[slo][k] = t
-				}
-			}
-		}
-		if at, ok := first[model.LabelSLO+"="+own][key]; ok && fired < 0 {
-			fired = at
-		}
-		if (fired >= 0 && t >= fired+hold) || (fired < 0 && t >= deadline) {
-			break
-		}
+	feeds := func(h *prom.Harness, burning workload.Traffic) ([]*workload.Driver, []workload.Traffic) {
+		return []*workload.Driver{workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory())}, []workload.Traffic{burning}
 	}
-	s.simulated += min(t, end) + s.eval
+	// Whether each onlooker counted the burn's requests, read at the end.
+	counted := map[string]bool{}
+	after := func(h *prom.Harness, t time.Duration) error {
+		for _, o := range s.onlookers {
+			v, err := h.Query(fmt.Sprintf("%s{%s=%s} > 0", model.EventsRate, model.LabelSLO, strconv.Quote(o.Name)), t)
+			if err != nil {
+				return &ruleError{at: t, err: err}
+			}
+			counted[o.Name] = len(v) > 0
+		}
+		return nil
+	}
+	first, fired, err := s.replayBeside(p, x, feeds, []string{model.LabelSLO}, model.LabelSLO+"="+strconv.Quote(s.slo.Name), func(prom.AlertKey) bool { return true }, after)
+	if err != nil {
+		return nil, err
+	}
+	key, predicted, b, warm, deadline := p.key(), p.predicted, p.b, p.warm, p.deadline
 	c := s.check(ScenarioOneIncident, key.String(), fmt.Sprintf("fires within %s of a %.4gx burn, with %s evaluated beside it",
 		dur(predicted), b, names(s.onlookers)), "", false)
 	c.Predicted = predicted
@@ -177,11 +118,7 @@ func (s *sloSim) oneIncident() ([]Check, error) {
 		// An onlooker that counts none of the burn's requests (it reads
 		// series the burning SLO's queries do not select) proves nothing
 		// by staying silent.
-		v, err := h.Query(fmt.Sprintf("%s{%s=%s} > 0", model.EventsRate, model.LabelSLO, strconv.Quote(o.Name)), min(t, end))
-		if err != nil {
-			return nil, &ruleError{at: min(t, end), err: err}
-		}
-		if len(v) == 0 && pass {
+		if !counted[o.Name] && pass {
 			c.Observed, c.NotProven = "not proven: it counted none of the burn's requests", true
 		}
 		out = append(out, c)
