@@ -119,10 +119,18 @@ func inhibitor(t *testing.T, inhibitFile []byte, firing ...model.LabelSet) *inhi
 	return ih
 }
 
+// causes says whether a page is of a TTFT or TPOT SLO whose misses the
+// other alert's goodput SLO, of the same service, adds: the page mutes it.
+func causes(page, other model.LabelSet) bool {
+	return (page["sli"] == "ttft" || page["sli"] == "tpot") && other["sli"] == "goodput" &&
+		other["service"] == page["service"] && other["alertname"] == page["alertname"]
+}
+
 // inhibitionFaults fires each page alert (burn tiers page and outage) alone
 // and lists every alert whose muting differs from "a page mutes the ticket
 // of its own SLO and group, an outage tier the page and ticket of its own
-// SLO and group, and nothing else".
+// SLO and group, a TTFT or TPOT page the goodput SLO's alerts of its
+// service and group, and nothing else".
 func inhibitionFaults(t *testing.T, inhibitFile []byte, ruleFiles []string) (faults []string, pages, outages int) {
 	t.Helper()
 	// Two groups' worth of alerts: a page of group a must not mute b.
@@ -142,8 +150,8 @@ func inhibitionFaults(t *testing.T, inhibitFile []byte, ruleFiles []string) (fau
 		}
 		ih := inhibitor(t, inhibitFile, page.labels)
 		for _, other := range all {
-			want := mutable[other.labels["burn_tier"]] && other.labels["alertname"] == page.labels["alertname"] &&
-				other.labels["slo"] == page.labels["slo"] && other.group == page.group
+			want := (mutable[other.labels["burn_tier"]] && other.labels["alertname"] == page.labels["alertname"] &&
+				other.labels["slo"] == page.labels["slo"] || causes(page.labels, other.labels)) && other.group == page.group
 			if got := ih.Mutes(ctx, other.labels); got != want {
 				faults = append(faults, fmt.Sprintf("page %v: mutes %v = %v, want %v", page.labels, other.labels, got, want))
 			}
@@ -210,7 +218,7 @@ func environmentFaults(t *testing.T, inhibitFile []byte, ruleFiles []string, lab
 		ih := inhibitor(t, inhibitFile, in(page.labels, "staging"))
 		for _, other := range all {
 			own := other.labels["alertname"] == page.labels["alertname"] && other.labels["slo"] == page.labels["slo"] &&
-				(other.labels["burn_tier"] == "ticket" || tier == "outage" && other.labels["burn_tier"] == "page")
+				(other.labels["burn_tier"] == "ticket" || tier == "outage" && other.labels["burn_tier"] == "page") || causes(page.labels, other.labels)
 			if ih.Mutes(ctx, in(other.labels, "production")) {
 				faults = append(faults, fmt.Sprintf("%s=staging page %v mutes %v in production", label, page.labels, other.labels))
 			}

@@ -7,6 +7,7 @@ package alertmanager
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"slices"
 
 	amconfig "github.com/prometheus/alertmanager/config"
@@ -86,6 +87,7 @@ func equalLabels(slos []model.SLO, external []string) []string {
 }
 
 func build(set model.Set, external []string) (artifact.Set, error) {
+	goodputs := goodputSources(set)
 	var slos []model.SLO
 	var tickets, outages bool
 	for _, slo := range set.SLOs {
@@ -97,7 +99,7 @@ func build(set model.Set, external []string) (artifact.Set, error) {
 		tickets, outages = tickets || ticket, outages || outage
 		slos = append(slos, slo)
 	}
-	if len(slos) == 0 {
+	if len(slos) == 0 && len(goodputs) == 0 {
 		return nil, nil
 	}
 	equal := equalLabels(slos, external)
@@ -125,6 +127,22 @@ func build(set model.Set, external []string) (artifact.Set, error) {
 		})
 		says = append(says, "# - while the outage tier pages, the burn's page and ticket of the same SLO (and group, environment and cluster) stay quiet\n")
 	}
+	for _, g := range goodputs {
+		// Goodput's lower bound adds the misses of its TTFT and TPOT SLOs:
+		// either burning burns it too. One incident, one page: the cause's.
+		s.InhibitRules = append(s.InhibitRules, InhibitRule{
+			SourceMatchers: []string{burn, fmt.Sprintf("%s=~%q", model.LabelBurnTier, model.PageTier+"|"+model.OutageTier),
+				fmt.Sprintf("%s=~%q", model.LabelSLO, regexp.QuoteMeta(g.pair.TTFT.Name)+"|"+regexp.QuoteMeta(g.pair.TPOT.Name))},
+			TargetMatchers: []string{burn, fmt.Sprintf("%s=%q", model.LabelSLO, g.goodput.Name)},
+			Equal:          equal[1:],
+		})
+		if !slices.ContainsFunc(slos, func(o model.SLO) bool { return o.Name == g.goodput.Name }) {
+			slos = append(slos, g.goodput)
+		}
+	}
+	if len(goodputs) > 0 {
+		says = append(says, "# - while a TTFT or TPOT SLO pages, the burn alerts of the goodput SLO whose bound adds its misses (same group, environment and cluster) stay quiet\n")
+	}
 	var buf bytes.Buffer
 	buf.WriteString(artifact.YAMLHeader(model.Sources(slos)))
 	buf.WriteString("# Add to the inhibit_rules of your Alertmanager configuration:\n")
@@ -150,6 +168,33 @@ func Check(snippet []byte) error {
 		return fmt.Errorf("the inhibit rules do not load in Alertmanager: %w", err)
 	}
 	return nil
+}
+
+// goodputOf is a goodput SLO and the TTFT and TPOT SLOs its bound reads.
+type goodputOf struct {
+	goodput model.SLO
+	pair    model.GoodputPair
+}
+
+// goodputSources pairs each goodput SLO with a page tier to the TTFT and
+// TPOT SLOs of its service, selector and groups.
+func goodputSources(set model.Set) []goodputOf {
+	var out []goodputOf
+	for _, service := range set.PerService() {
+		pairs := model.GoodputPairs(service.SLOs)
+		for _, g := range service.SLOs {
+			if g.Inference == nil || g.Inference.Role != model.SLIGoodput || !hasTiers(g, model.PageTier) {
+				continue
+			}
+			for _, p := range pairs {
+				if p.TTFT.Inference.Selector == g.Inference.Selector && slices.Equal(p.TTFT.GroupBy, g.GroupBy) {
+					out = append(out, goodputOf{goodput: g, pair: p})
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 func hasTiers(slo model.SLO, tiers ...string) bool {
