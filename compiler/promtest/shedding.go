@@ -128,7 +128,9 @@ func (b builder) sheddingTest(slo model.SLO, base map[string]string, rule map[st
 	slowN := math.Round(2 * budget * n)
 	threshold := inf.NativeThreshold()
 	multiple := threshold.Mul(sig.Factor)
-	les := []string{threshold.String(), multiple.String(), multiple.Mul(model.NewDecimal(2, 1)).String(), "+Inf"}
+	// le values as a scrape writes them (1.0, not 1), as the rules match them.
+	les := []string{labels.FormatOpenMetricsFloat(threshold.Float()), labels.FormatOpenMetricsFloat(multiple.Float()),
+		labels.FormatOpenMetricsFloat(multiple.Mul(model.NewDecimal(2, 1)).Float()), "+Inf"}
 	// increments are each bucket's growth per scrape in a phase.
 	increments := func(k shedPhase) []float64 {
 		switch k {
@@ -166,6 +168,12 @@ func (b builder) sheddingTest(slo model.SLO, base map[string]string, rule map[st
 			ls["le"] = le
 			ls[query.MetricNameLabel] = inf.Histogram + "_bucket"
 			t.InputSeries = append(t.InputSeries, Series{Series: seriesName(labels.FromMap(ls)), Values: expanding(vals)})
+			if le == "+Inf" {
+				// The count, which a signal at a bucket divides by.
+				delete(ls, "le")
+				ls[query.MetricNameLabel] = inf.Histogram + "_count"
+				t.InputSeries = append(t.InputSeries, Series{Series: seriesName(labels.FromMap(ls)), Values: expanding(vals)})
+			}
 		}
 	}
 	expr := fmt.Sprintf("%s{%s=%q}", rule[query.MetricNameLabel], model.LabelSLO, slo.Name)

@@ -87,7 +87,7 @@ func TestTheSheddingTestsFailOnWrongRules(t *testing.T) {
 		fails string
 	}{
 		{"shedding at the threshold itself fires while the quantile is only above the threshold",
-			"> bool 0.75", "> bool 0.25", "inferslo:load_shed:active{slo=\"fleet-ttft\"} at 8m"},
+			`le="0.75"`, `le="0.25"`, "inferslo:load_shed:active{slo=\"fleet-ttft\"} at 8m"},
 		{"a hold of one scrape sheds during a spike shorter than the hold",
 			"[2m:30s]", "[30s:30s]", "inferslo:load_shed:active{slo=\"fleet-ttft\"} at"},
 		{"a multiple the quantile never reaches never sheds",

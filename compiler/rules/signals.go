@@ -2,11 +2,13 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
 
 	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -128,23 +130,33 @@ func (b *builder) backlogAlert() error {
 // shedding records the load-shedding signals: 1 while the TTFT quantile of
 // the objective (p99 for a 99% target), over the shortest rate window, has
 // stayed above factor × threshold at every scrape of the hold, else 0.
-// Zero traffic makes the quantile NaN, which compares as 0.
+// Zero traffic makes the comparison NaN, which compares as 0.
 //
-// The quantile is recorded once and read by each signal without a hold
-// (the two signals usually hold it to the same bound). A hold checks the
-// quantile at every scrape, which the recording, at the evaluation
-// interval, does not have: those signals compute it in their subquery.
-func (b *builder) shedding() {
+// When factor × threshold is a bucket bound B of a classic histogram, the
+// quantile is above B exactly when fewer than the objective's share of the
+// requests finished within B (histogram_quantile interpolates inside the
+// bucket past B, which starts at B), so a signal compares that share: two
+// series a pod (the bucket at B and the count) instead of every bucket,
+// and one when the SLO's rules already record the count's rate over the
+// same window. The quantile is kept where B is no bucket: a native
+// histogram (whose quantile reads one series a pod anyway), a bound
+// between buckets, or the highest finite bucket (past which the quantile
+// never rises).
+//
+// A signal whose expression an earlier signal records reads that
+// recording. A hold checks the signal at every scrape, which a recording,
+// at the evaluation interval, does not have: those signals compute it in
+// their subquery from raw series.
+func (b *builder) shedding() error {
 	sh, inf := b.slo.Alerting.Shedding, b.slo.Inference
 	if sh == nil || inf == nil || inf.Role != "ttft" {
-		return
+		return nil
 	}
 	scrape := b.slo.ScrapeInterval
 	if scrape <= 0 {
 		scrape = 30 * time.Second
 	}
 	window := 4 * scrape
-	q := query.Percentile(b.slo.Objective.String(), inf.Histogram, inf.Selector, inf.Native, b.slo.GroupBy, model.FormatDuration(window))
 	signals := []struct {
 		name string
 		sig  model.ShedSignal
@@ -152,22 +164,105 @@ func (b *builder) shedding() {
 	// The signals carry no window label, nor does the quantile they read.
 	id := b.identity(0)
 	delete(id, model.LabelWindow)
-	recorded := q
-	for _, s := range signals {
-		if s.sig.For <= scrape {
-			b.record(ShedQuantile, q, id)
-			recorded = b.sel(ShedQuantile, 0)
-			break
-		}
-	}
+	q := query.Percentile(b.slo.Objective.String(), inf.Histogram, inf.Selector, inf.Native, b.slo.GroupBy, model.FormatDuration(window))
+	quantile := q
+	recorded := map[string]string{} // expression -> the signal recording it
 	for _, s := range signals {
 		bound := inf.NativeThreshold().Mul(s.sig.Factor)
-		expr := fmt.Sprintf("%s > bool %s", recorded, bound)
+		le, ok := b.shedBucket(bound)
 		if s.sig.For > scrape {
-			// The quantile moves once a scrape: checking it at every
-			// scrape of the hold is all the resolution there is.
-			expr = fmt.Sprintf("min_over_time((%s > bool %s)[%s:%s])", q, bound, model.FormatDuration(s.sig.For), model.FormatDuration(scrape))
+			// The signal moves once a scrape: checking it at every scrape
+			// of the hold is all the resolution there is.
+			cond := fmt.Sprintf("%s > bool %s", q, bound)
+			if ok {
+				share, err := b.shedShare(le, window, false)
+				if err != nil {
+					return err
+				}
+				cond = fmt.Sprintf("%s < bool %s", share, b.slo.Objective)
+			}
+			b.record(s.name, fmt.Sprintf("min_over_time((%s)[%s:%s])", cond, model.FormatDuration(s.sig.For), model.FormatDuration(scrape)), id)
+			continue
 		}
+		var expr string
+		if ok {
+			share, err := b.shedShare(le, window, true)
+			if err != nil {
+				return err
+			}
+			expr = fmt.Sprintf("%s < bool %s", share, b.slo.Objective)
+		} else {
+			if quantile == q {
+				// Recorded once for every signal that compares it.
+				b.record(ShedQuantile, q, id)
+				quantile = b.sel(ShedQuantile, 0)
+			}
+			expr = fmt.Sprintf("%s > bool %s", quantile, bound)
+		}
+		if name, dup := recorded[expr]; dup {
+			b.record(s.name, b.sel(name, 0), id)
+			continue
+		}
+		recorded[expr] = s.name
 		b.record(s.name, expr, id)
 	}
+	return nil
+}
+
+// shedBucket is the le value of the classic histogram's bucket at bound
+// (in the histogram's unit), if bound is one below the highest finite one.
+func (b *builder) shedBucket(bound model.Decimal) (string, bool) {
+	inf := b.slo.Inference
+	if inf.Native || len(inf.Buckets) < 2 {
+		return "", false
+	}
+	f := bound.Float()
+	for _, le := range inf.Buckets[:len(inf.Buckets)-1] {
+		if math.Abs(le-f) <= 1e-9*math.Max(math.Abs(le), math.Abs(f)) {
+			return labels.FormatOpenMetricsFloat(le), true
+		}
+	}
+	return "", false
+}
+
+// shedShare is the share of the TTFT histogram's requests over window that
+// finished within the bucket le. With recorded set, the count's rate is
+// read from the SLO's events recording of that window when it is the same
+// expression.
+func (b *builder) shedShare(le string, window time.Duration, recorded bool) (string, error) {
+	inf := b.slo.Inference
+	within, err := query.RateBy(query.SeriesSelector(inf.Histogram+"_bucket", joinMatchers(fmt.Sprintf("le=%q", le), inf.Selector)), window, b.slo.GroupBy)
+	if err != nil {
+		return "", fmt.Errorf("ttft histogram: %w", err)
+	}
+	count, err := query.RateBy(query.SeriesSelector(inf.Histogram+"_count", inf.Selector), window, b.slo.GroupBy)
+	if err != nil {
+		return "", fmt.Errorf("ttft histogram: %w", err)
+	}
+	if recorded && b.records(model.EventsRate, window, count) {
+		return fmt.Sprintf("%s / %s %s", within, b.on(), b.sel(model.EventsRate, window)), nil
+	}
+	return within + " / " + count, nil
+}
+
+// records says whether the group already records expr as name over window.
+func (b *builder) records(name string, window time.Duration, expr string) bool {
+	w := model.FormatDuration(window)
+	for _, r := range b.rules {
+		if r.Record == name && r.Labels[model.LabelWindow] == w && r.Expr == expr {
+			return true
+		}
+	}
+	return false
+}
+
+// joinMatchers joins two matcher lists, either possibly empty.
+func joinMatchers(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "," + b
 }
