@@ -156,9 +156,10 @@ func Check(content []byte) error {
 	return nil
 }
 
-// templateActions is text's template actions ({{…}}) alone, in order:
-// whether a template parses depends on its actions, not on the text between
-// them. Quoted strings inside an action may hold "}}". A text the scan
+// templateActions is text's template actions ({{…}}) alone, in order, with
+// raw strings emptied: whether a template parses depends on its actions,
+// not on the text between them nor on what a raw string holds (an SLO's
+// query). Quoted strings inside an action may hold "}}". A text the scan
 // cannot split surely (a comment, an unclosed action or string) is returned
 // whole.
 func templateActions(text string) string {
@@ -172,31 +173,36 @@ func templateActions(text string) string {
 		if start < 0 {
 			return out.String()
 		}
-		end, ok := actionEnd(rest[start+2:])
+		out.WriteString("{{")
+		end, ok := appendAction(&out, rest[start+2:])
 		if !ok {
 			return text
 		}
-		out.WriteString(rest[start : start+2+end])
 		rest = rest[start+2+end:]
 	}
 }
 
-// actionEnd is the length of an action's inside up to and including its
-// closing "}}", skipping quoted strings, raw strings and characters.
-func actionEnd(s string) (int, bool) {
+// appendAction writes an action's inside up to and including its closing
+// "}}", raw strings emptied, and returns the length it read; quoted strings
+// and characters are skipped whole.
+func appendAction(out *strings.Builder, s string) (int, bool) {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '}':
 			if i+1 < len(s) && s[i+1] == '}' {
+				out.WriteString("}}")
 				return i + 2, true
 			}
+			out.WriteByte(c)
 		case '`':
 			j := strings.IndexByte(s[i+1:], '`')
 			if j < 0 {
 				return 0, false
 			}
+			out.WriteString("``")
 			i += j + 1
 		case '"', '\'':
+			from := i
 			i++
 			for ; i < len(s) && s[i] != c; i++ {
 				if s[i] == '\\' {
@@ -206,6 +212,9 @@ func actionEnd(s string) (int, bool) {
 			if i >= len(s) {
 				return 0, false
 			}
+			out.WriteString(s[from : i+1])
+		default:
+			out.WriteByte(c)
 		}
 	}
 	return 0, false

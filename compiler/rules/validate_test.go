@@ -97,6 +97,7 @@ func TestATemplateParsesAsItsActionsAlone(t *testing.T) {
 		{"words around actions", `SLO chat-ttft burns {{ printf "%.1f" $value }}x on {{ $labels.slo }}.`},
 		{"a string holding closing braces", `a {{ "}}" }} b {{ $labels.x }}`},
 		{"a raw string holding closing braces", "a {{ `}} {{` }} b"},
+		{"a query in a raw string", "left: {{ with printf `x{slo=\"a\"}` | query }}{{ . | first | value }}{{ end }}"},
 		{"a character constant of a brace", `a {{ printf "%c" '}' }} b`},
 		{"an escaped quote in a string", `a {{ "\"}}" }} b`},
 		{"trim markers", "a \n {{- $labels.x -}} \n b"},
@@ -116,7 +117,8 @@ func TestATemplateParsesAsItsActionsAlone(t *testing.T) {
 			}
 		})
 	}
-	a, b := templateActions(`SLO a burns {{ $value }} for {{ $labels.m }}`), templateActions(`SLO bb is slow {{ $value }}, {{ $labels.m }}!`)
+	a, b := templateActions("SLO a burns {{ $value }} for {{ $labels.m }} {{ printf `x{slo=\"a\"}` }}"),
+		templateActions("SLO bb is slow {{ $value }}, {{ $labels.m }}! {{ printf `x{slo=\"bb\"}` }}")
 	if a != b {
 		t.Errorf("texts with the same actions have keys %q and %q", a, b)
 	}
