@@ -132,16 +132,15 @@ func (b *builder) backlogAlert() error {
 // stayed above factor × threshold at every scrape of the hold, else 0.
 // Zero traffic makes the comparison NaN, which compares as 0.
 //
-// When factor × threshold is a bucket bound B of a classic histogram, the
-// quantile is above B exactly when fewer than the objective's share of the
-// requests finished within B (histogram_quantile interpolates inside the
-// bucket past B, which starts at B), so a signal compares that share: two
-// series a pod (the bucket at B and the count) instead of every bucket,
-// and one when the SLO's rules already record the count's rate over the
-// same window. The quantile is kept where B is no bucket: a native
-// histogram (whose quantile reads one series a pod anyway), a bound
-// between buckets, or the highest finite bucket (past which the quantile
-// never rises).
+// On a classic histogram, below its highest finite bucket, the quantile is
+// above the bound B exactly when fewer than the objective's share of the
+// requests finished within B, counted as histogram_quantile counts them
+// (shedShare), so a signal compares that share: the bucket at B (or the
+// two around it) and the count, two or three series a pod instead of every
+// bucket, one fewer when the SLO's rules already record the count's rate
+// over the same window. The quantile is kept for a native histogram (whose
+// quantile reads one series a pod anyway) and a bound at or past the
+// highest finite bucket (past which the quantile never rises).
 //
 // A signal whose expression an earlier signal records reads that
 // recording. A hold checks the signal at every scrape, which a recording,
@@ -169,13 +168,13 @@ func (b *builder) shedding() error {
 	recorded := map[string]string{} // expression -> the signal recording it
 	for _, s := range signals {
 		bound := inf.NativeThreshold().Mul(s.sig.Factor)
-		le, ok := b.shedBucket(bound)
+		sb, ok := ShedBucketsOf(inf, bound)
 		if s.sig.For > scrape {
 			// The signal moves once a scrape: checking it at every scrape
 			// of the hold is all the resolution there is.
 			cond := fmt.Sprintf("%s > bool %s", q, bound)
 			if ok {
-				share, err := b.shedShare(le, window, false)
+				share, err := b.shedShare(sb, window, false)
 				if err != nil {
 					return err
 				}
@@ -186,7 +185,7 @@ func (b *builder) shedding() error {
 		}
 		var expr string
 		if ok {
-			share, err := b.shedShare(le, window, true)
+			share, err := b.shedShare(sb, window, true)
 			if err != nil {
 				return err
 			}
@@ -209,31 +208,74 @@ func (b *builder) shedding() error {
 	return nil
 }
 
-// shedBucket is the le value of the classic histogram's bucket at bound
-// (in the histogram's unit), if bound is one below the highest finite one.
-func (b *builder) shedBucket(bound model.Decimal) (string, bool) {
-	inf := b.slo.Inference
-	if inf.Native || len(inf.Buckets) < 2 {
-		return "", false
+// ShedBuckets are the classic histogram's buckets a load-shedding signal's
+// bound is read from: the bucket at the bound (Hi), or the two around it (Lo
+// unset below the lowest bucket, whose range starts at 0), all in the
+// histogram's unit.
+type ShedBuckets struct {
+	Bound, Lo, Hi model.Decimal
+	HasLo         bool
+}
+
+// Between says whether the bound lies inside a bucket rather than at one.
+func (sb ShedBuckets) Between() bool { return sb.Bound.Cmp(sb.Hi) != 0 }
+
+// ShedBucketsOf are the buckets of inf's histogram a signal at bound (in
+// the histogram's unit) reads; false for a native histogram or a bound at
+// or past the highest finite bucket, past which the quantile never rises:
+// the signal then compares the quantile.
+func ShedBucketsOf(inf *model.Inference, bound model.Decimal) (ShedBuckets, bool) {
+	if inf.Native || len(inf.Buckets) < 2 || inf.Buckets[0] <= 0 {
+		return ShedBuckets{}, false
 	}
 	f := bound.Float()
-	for _, le := range inf.Buckets[:len(inf.Buckets)-1] {
+	last := len(inf.Buckets) - 1
+	for i, le := range inf.Buckets {
 		if math.Abs(le-f) <= 1e-9*math.Max(math.Abs(le), math.Abs(f)) {
-			return labels.FormatOpenMetricsFloat(le), true
+			if i == last {
+				break
+			}
+			return ShedBuckets{Bound: model.DecimalFromFloat(le), Hi: model.DecimalFromFloat(le)}, true
+		}
+		if le > f {
+			sb := ShedBuckets{Bound: bound, Hi: model.DecimalFromFloat(le), HasLo: i > 0}
+			if i > 0 {
+				sb.Lo = model.DecimalFromFloat(inf.Buckets[i-1])
+			}
+			return sb, true
 		}
 	}
-	return "", false
+	return ShedBuckets{}, false
 }
 
 // shedShare is the share of the TTFT histogram's requests over window that
-// finished within the bucket le. With recorded set, the count's rate is
-// read from the SLO's events recording of that window when it is the same
-// expression.
-func (b *builder) shedShare(le string, window time.Duration, recorded bool) (string, error) {
+// finished within the bound, as histogram_quantile counts them: inside a
+// bucket the requests are spread evenly, so a bound between lo and hi
+// counts (hi − bound) / (hi − lo) of lo's requests and the rest of hi's.
+// The quantile is above the bound exactly when this share is below the
+// objective. With recorded set, the count's rate is read from the SLO's
+// events recording of that window when it is the same expression.
+func (b *builder) shedShare(sb ShedBuckets, window time.Duration, recorded bool) (string, error) {
 	inf := b.slo.Inference
-	within, err := query.RateBy(query.SeriesSelector(inf.Histogram+"_bucket", joinMatchers(fmt.Sprintf("le=%q", le), inf.Selector)), window, b.slo.GroupBy)
+	bucket := func(le model.Decimal) (string, error) {
+		m := fmt.Sprintf("le=%q", labels.FormatOpenMetricsFloat(le.Float()))
+		return query.RateBy(query.SeriesSelector(inf.Histogram+"_bucket", joinMatchers(m, inf.Selector)), window, b.slo.GroupBy)
+	}
+	within, err := bucket(sb.Hi)
 	if err != nil {
 		return "", fmt.Errorf("ttft histogram: %w", err)
+	}
+	switch {
+	case !sb.Between():
+	case !sb.HasLo:
+		// The lowest bucket's range starts at 0.
+		within = fmt.Sprintf("%s * %s / %s", sb.Bound, within, sb.Hi)
+	default:
+		below, err := bucket(sb.Lo)
+		if err != nil {
+			return "", fmt.Errorf("ttft histogram: %w", err)
+		}
+		within = fmt.Sprintf("(%s * %s + %s * %s) / %s", sb.Hi.Sub(sb.Bound), below, sb.Bound.Sub(sb.Lo), within, sb.Hi.Sub(sb.Lo))
 	}
 	count, err := query.RateBy(query.SeriesSelector(inf.Histogram+"_count", inf.Selector), window, b.slo.GroupBy)
 	if err != nil {
