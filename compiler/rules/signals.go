@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -225,7 +226,7 @@ func (sb ShedBuckets) Between() bool { return sb.Bound.Cmp(sb.Hi) != 0 }
 // or past the highest finite bucket, past which the quantile never rises:
 // the signal then compares the quantile.
 func ShedBucketsOf(inf *model.Inference, bound model.Decimal) (ShedBuckets, bool) {
-	if inf.Native || len(inf.Buckets) < 2 || inf.Buckets[0] <= 0 {
+	if inf.Native || len(inf.Buckets) < 2 || inf.Buckets[0] <= 0 || !sort.Float64sAreSorted(inf.Buckets) {
 		return ShedBuckets{}, false
 	}
 	f := bound.Float()
