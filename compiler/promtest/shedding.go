@@ -128,18 +128,53 @@ func (b builder) sheddingTest(slo model.SLO, base map[string]string, rule map[st
 	slowN := math.Round(2 * budget * n)
 	threshold := inf.NativeThreshold()
 	multiple := threshold.Mul(sig.Factor)
-	les := []string{threshold.String(), multiple.String(), multiple.Mul(model.NewDecimal(2, 1)).String(), "+Inf"}
-	// increments are each bucket's growth per scrape in a phase.
-	increments := func(k shedPhase) []float64 {
-		switch k {
-		case between:
-			return []float64{n - slowN, n, n, n}
-		case slow:
-			return []float64{n - slowN, n - slowN, n, n}
-		case idle:
-			return []float64{0, 0, 0, 0}
+	two := model.NewDecimal(2, 1)
+	// The buckets: the threshold, the multiple and twice it, each phase's
+	// slow requests finishing within the next bucket up (between: the
+	// multiple; slow: twice it). A signal whose multiple lies inside one of
+	// the engine's buckets interpolates within that bucket, so the test's
+	// histogram has the engine's buckets there instead: the slow requests
+	// of the between phase finish within the bucket below the multiple, or
+	// (when that is the threshold's) just enough of them inside the
+	// multiple's bucket to put the quantile below the multiple, and those
+	// of the slow phase past that bucket.
+	bounds := []model.Decimal{threshold, multiple, multiple.Mul(two)}
+	betweenAt, slowAt, betweenN := multiple, multiple.Mul(two), slowN
+	if sb, ok := rules.ShedBucketsOf(inf, multiple); ok && sb.Between() {
+		bounds = []model.Decimal{threshold, sb.Hi, sb.Hi.Mul(two)}
+		betweenAt, slowAt = sb.Hi, sb.Hi.Mul(two)
+		if sb.Lo.Cmp(threshold) > 0 {
+			bounds = []model.Decimal{threshold, sb.Lo, sb.Hi, sb.Hi.Mul(two)}
+			betweenAt = sb.Lo
+		} else {
+			// The quantile sits at 1 − budget·n/k of the bucket; half the
+			// multiple's place in it keeps it below.
+			f := multiple.Sub(sb.Lo).Float() / sb.Hi.Sub(sb.Lo).Float()
+			betweenN = math.Floor(budget * n / (1 - f/2))
 		}
-		return []float64{n, n, n, n}
+	}
+	// le values as a scrape writes them (1.0, not 1), as the rules match them.
+	var les []string
+	for _, d := range bounds {
+		les = append(les, labels.FormatOpenMetricsFloat(d.Float()))
+	}
+	les = append(les, "+Inf")
+	// increments are each bucket's growth per scrape in a phase: every
+	// request but the phase's slow ones, which finish within at.
+	increments := func(k shedPhase) []float64 {
+		out := make([]float64, len(les))
+		for i := range les {
+			switch {
+			case k == idle:
+			case k == between && i < len(bounds) && bounds[i].Cmp(betweenAt) < 0:
+				out[i] = n - betweenN
+			case k == slow && i < len(bounds) && bounds[i].Cmp(slowAt) < 0:
+				out[i] = n - slowN
+			default:
+				out[i] = n
+			}
+		}
+		return out
 	}
 
 	groups := b.shedGroups(slo, base)
@@ -166,6 +201,12 @@ func (b builder) sheddingTest(slo model.SLO, base map[string]string, rule map[st
 			ls["le"] = le
 			ls[query.MetricNameLabel] = inf.Histogram + "_bucket"
 			t.InputSeries = append(t.InputSeries, Series{Series: seriesName(labels.FromMap(ls)), Values: expanding(vals)})
+			if le == "+Inf" {
+				// The count, which a signal at a bucket divides by.
+				delete(ls, "le")
+				ls[query.MetricNameLabel] = inf.Histogram + "_count"
+				t.InputSeries = append(t.InputSeries, Series{Series: seriesName(labels.FromMap(ls)), Values: expanding(vals)})
+			}
 		}
 	}
 	expr := fmt.Sprintf("%s{%s=%q}", rule[query.MetricNameLabel], model.LabelSLO, slo.Name)

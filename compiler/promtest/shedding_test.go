@@ -87,14 +87,16 @@ func TestTheSheddingTestsFailOnWrongRules(t *testing.T) {
 		fails string
 	}{
 		{"shedding at the threshold itself fires while the quantile is only above the threshold",
-			"> bool 0.75", "> bool 0.25", "inferslo:load_shed:active{slo=\"fleet-ttft\"} at 8m"},
+			`le="0.75"`, `le="0.25"`, "inferslo:load_shed:active{slo=\"fleet-ttft\"} at 8m"},
 		{"a hold of one scrape sheds during a spike shorter than the hold",
 			"[2m:30s]", "[30s:30s]", "inferslo:load_shed:active{slo=\"fleet-ttft\"} at"},
-		{"a multiple the quantile never reaches never sheds",
-			"> bool 0.375", "> bool 10", "inferslo:context_reduce:active{slo=\"fleet-ttft\"} at"},
-		{"summing over models sheds the calm model too",
-			"sum by (le, model_name) (rate(vllm:time_to_first_token_seconds_bucket[2m])))",
-			"sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[2m])))", "context_reduce"},
+		{"a share counted too high never sheds",
+			"/ 0.25 / on (model_name)", "/ 0.0001 / on (model_name)", "inferslo:context_reduce:active{slo=\"fleet-ttft\"} at"},
+		{"a bound interpolated without the bucket below it sheds while calm",
+			"(0.125 * sum by (model_name)", "(0 * sum by (model_name)", "inferslo:context_reduce:active{slo=\"fleet-ttft\"} at"},
+		{"dividing by every model's requests sheds the calm model too",
+			"/ sum by (model_name) (rate(vllm:time_to_first_token_seconds_count[2m]))",
+			"/ ignoring (model_name) group_left () sum(rate(vllm:time_to_first_token_seconds_count[2m]))", "load_shed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, fails := sheddingOnly(t, func(b []byte) []byte {

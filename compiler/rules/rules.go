@@ -207,7 +207,9 @@ func Group(slo model.SLO, text *templates.Text) (rulefmt.RuleGroup, error) {
 	if err := b.outageRecordings(); err != nil {
 		return rulefmt.RuleGroup{}, err
 	}
-	b.shedding()
+	if err := b.shedding(); err != nil {
+		return rulefmt.RuleGroup{}, err
+	}
 	b.metadata()
 	if err := b.alerts(); err != nil {
 		return rulefmt.RuleGroup{}, err

@@ -109,7 +109,13 @@ func (v *Validator) templateProblems(alerts []rulefmt.Rule) []string {
 			for _, text := range m {
 				// Text without an action is plain text to the template
 				// lexer, and a text parses the same wherever it appears.
-				if !strings.Contains(text, "{{") || v.texts[text] || seen[text] {
+				if !strings.Contains(text, "{{") {
+					continue
+				}
+				// Texts with the same actions parse alike: each SLO's
+				// wording differs only between them.
+				text = templateActions(text)
+				if v.texts[text] || seen[text] {
 					continue
 				}
 				seen[text] = true
@@ -148,4 +154,68 @@ func Check(content []byte) error {
 		return fmt.Errorf("generated rules do not validate: %s", strings.Join(msgs, "; "))
 	}
 	return nil
+}
+
+// templateActions is text's template actions ({{…}}) alone, in order, with
+// raw strings emptied: whether a template parses depends on its actions,
+// not on the text between them nor on what a raw string holds (an SLO's
+// query). Quoted strings inside an action may hold "}}". A text the scan
+// cannot split surely (a comment, an unclosed action or string) is returned
+// whole.
+func templateActions(text string) string {
+	if strings.Contains(text, "/*") {
+		return text
+	}
+	var out strings.Builder
+	rest := text
+	for {
+		start := strings.Index(rest, "{{")
+		if start < 0 {
+			return out.String()
+		}
+		out.WriteString("{{")
+		end, ok := appendAction(&out, rest[start+2:])
+		if !ok {
+			return text
+		}
+		rest = rest[start+2+end:]
+	}
+}
+
+// appendAction writes an action's inside up to and including its closing
+// "}}", raw strings emptied, and returns the length it read; quoted strings
+// and characters are skipped whole.
+func appendAction(out *strings.Builder, s string) (int, bool) {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '}':
+			if i+1 < len(s) && s[i+1] == '}' {
+				out.WriteString("}}")
+				return i + 2, true
+			}
+			out.WriteByte(c)
+		case '`':
+			j := strings.IndexByte(s[i+1:], '`')
+			if j < 0 {
+				return 0, false
+			}
+			out.WriteString("``")
+			i += j + 1
+		case '"', '\'':
+			from := i
+			i++
+			for ; i < len(s) && s[i] != c; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(s) {
+				return 0, false
+			}
+			out.WriteString(s[from : i+1])
+		default:
+			out.WriteByte(c)
+		}
+	}
+	return 0, false
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/prometheus/model/rulefmt"
+
+	"github.com/inferslo/inferslo/templates"
 )
 
 // TestValidateRefusesWhatPrometheusRefuses breaks one thing per case in a
@@ -82,5 +84,42 @@ func TestValidateRefusesWhatPrometheusRefuses(t *testing.T) {
 				t.Fatal("a Validator that had passed the unbroken group accepted it")
 			}
 		})
+	}
+}
+
+// TestATemplateParsesAsItsActionsAlone holds the template check's key, a
+// text's actions without the words between them, to Prometheus' own parse
+// of the whole text: both parse, or neither does.
+func TestATemplateParsesAsItsActionsAlone(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+	}{
+		{"words around actions", `SLO chat-ttft burns {{ printf "%.1f" $value }}x on {{ $labels.slo }}.`},
+		{"a string holding closing braces", `a {{ "}}" }} b {{ $labels.x }}`},
+		{"a raw string holding closing braces", "a {{ `}} {{` }} b"},
+		{"a query in a raw string", "left: {{ with printf `x{slo=\"a\"}` | query }}{{ . | first | value }}{{ end }}"},
+		{"a character constant of a brace", `a {{ printf "%c" '}' }} b`},
+		{"an escaped quote in a string", `a {{ "\"}}" }} b`},
+		{"trim markers", "a \n {{- $labels.x -}} \n b"},
+		{"a comment holding closing braces", "a {{/* }} */}} b"},
+		{"words only", "no action here }}"},
+		{"an unclosed action", "a {{ $labels.x b"},
+		{"an unclosed string", `a {{ "x }} b`},
+		{"an undefined variable", "a {{ $nope }} b"},
+		{"an unclosed block", "a {{ if true }} b"},
+		{"an end without a block", "a {{ end }} b"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			whole := templates.ParsePrometheus(templates.PrometheusDefs+c.text) == nil
+			actions := templates.ParsePrometheus(templates.PrometheusDefs+templateActions(c.text)) == nil
+			if whole != actions {
+				t.Errorf("the whole text parses: %v; its actions %q: %v", whole, templateActions(c.text), actions)
+			}
+		})
+	}
+	a, b := templateActions("SLO a burns {{ $value }} for {{ $labels.m }} {{ printf `x{slo=\"a\"}` }}"),
+		templateActions("SLO bb is slow {{ $value }}, {{ $labels.m }}! {{ printf `x{slo=\"bb\"}` }}")
+	if a != b {
+		t.Errorf("texts with the same actions have keys %q and %q", a, b)
 	}
 }

@@ -90,24 +90,46 @@ func rowsOf(rows []RuleRow, names ...string) map[string]RuleRow {
 	return out
 }
 
-func TestTheSheddingQuantileIsReadOnceForBothSignals(t *testing.T) {
-	slo := slotest.VLLM(t, "ttft", "99%")
-	sh := model.DefaultShedding()
-	slo.Alerting.Shedding = &sh
-	rep, err := Measure(model.Set{SLOs: []model.SLO{slo}}, Options{Shape: synth.Shape{Pods: 20, Models: 2}, History: 10 * time.Minute, Evaluations: 1})
-	if err != nil {
-		t.Fatal(err)
+func TestTheSheddingSignalsReadTheirBucketsAndTheQuantileOnlyPastTheHighest(t *testing.T) {
+	measure := func(factor model.Decimal) map[string]RuleRow {
+		t.Helper()
+		slo := slotest.VLLM(t, "ttft", "99%")
+		sh := model.DefaultShedding()
+		sh.Shed.Factor, sh.ReduceContext.Factor = factor, factor
+		slo.Alerting.Shedding = &sh
+		rep, err := Measure(model.Set{SLOs: []model.SLO{slo}}, Options{Shape: synth.Shape{Pods: 20, Models: 2}, History: 10 * time.Minute, Evaluations: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rowsOf(rep.Inferslo.ByRule, irules.ShedQuantile, irules.LoadShed, irules.ContextReduce)
 	}
-	rows := rowsOf(rep.Inferslo.ByRule, irules.ShedQuantile, irules.LoadShed, irules.ContextReduce)
-	q, ok := rows[irules.ShedQuantile]
+	// 0.5s × 10,000 is past vLLM's highest finite bucket: the quantile is
+	// recorded once and each signal reads the recording (one sample per
+	// group), not the histogram's buckets of every pod again.
+	past := measure(model.NewDecimal(10000, 1))
+	q, ok := past[irules.ShedQuantile]
 	if !ok || q.PerSecond <= 0 {
-		t.Fatalf("the quantile recording read nothing; rows: %+v", rep.Inferslo.ByRule)
+		t.Fatalf("the quantile recording read nothing; rows: %+v", past)
 	}
-	// Each signal reads the recorded quantile (one sample per group),
-	// not the histogram's buckets of every pod again.
 	for _, name := range []string{irules.LoadShed, irules.ContextReduce} {
-		if r := rows[name]; r.PerSecond*100 > q.PerSecond {
-			t.Errorf("%s reads %.2f samples/s, the quantile %.2f: the signal reads the histogram again", name, r.PerSecond, q.PerSecond)
+		if r := past[name]; r.PerSecond*100 > q.PerSecond {
+			t.Errorf("past the buckets, %s reads %.2f samples/s, the quantile %.2f: the signal reads the histogram again", name, r.PerSecond, q.PerSecond)
+		}
+	}
+	// 1s is a bucket, 1.5s lies between two: the first signal reads those
+	// buckets (and the count), the second reads the first's recording, and
+	// nothing reads the rest.
+	for _, factor := range []model.Decimal{model.NewDecimal(2, 1), model.NewDecimal(3, 1)} {
+		at := measure(factor)
+		if r, ok := at[irules.ShedQuantile]; ok {
+			t.Errorf("at %s× the quantile is still recorded, reading %.2f samples/s", factor, r.PerSecond)
+		}
+		shed, ok := at[irules.LoadShed]
+		if !ok || shed.PerSecond <= 0 || shed.PerSecond*5 > q.PerSecond {
+			t.Errorf("at %s× %s reads %.2f samples/s (present: %v), the quantile over every bucket %.2f", factor, irules.LoadShed, shed.PerSecond, ok, q.PerSecond)
+		}
+		if r := at[irules.ContextReduce]; r.PerSecond*100 > q.PerSecond {
+			t.Errorf("at %s× %s reads %.2f samples/s: it does not read the first signal's recording", factor, irules.ContextReduce, r.PerSecond)
 		}
 	}
 }
