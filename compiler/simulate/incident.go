@@ -21,20 +21,25 @@ import (
 // incident pages once.
 const ScenarioOneIncident = "one incident"
 
-// onlookers are the other ratio SLOs of the service that read a counter
-// the SLO's bad events are counted from and count another kind of failure
-// of the same engine: a vLLM errors SLO beside a rejections SLO both read
-// vllm:request_success_total. Two SLOs of one kind (the same failures over
-// two windows or budgeting methods) both page by design.
+// onlookers are the service's SLOs of other kinds of failure of the same
+// engine (errors, rejections, incomplete...) that read a counter the SLO's
+// bad events are counted from: a vLLM errors SLO beside a rejections SLO
+// both read vllm:request_success_total. Two SLOs of one kind (the same
+// failures over two windows or budgeting methods) both page by design, and
+// latency and goodput SLOs, which a failure burn does not feed, page as
+// their own SLIs say (Alertmanager mutes goodput's behind them).
 func onlookers(slo model.SLO, service []model.SLO) []model.SLO {
-	if slo.SLI.Bad == nil || slo.Inference == nil {
+	failure := func(s model.SLO) bool {
+		return s.SLI.Bad != nil && s.SLI.Raw == nil && s.SLI.Threshold == nil && s.Inference != nil &&
+			(s.Inference.Role == "errors" || engine.IsFailureKind(s.Inference.Role))
+	}
+	if !failure(slo) {
 		return nil
 	}
 	failing := engine.MetricNames(slo.SLI.Bad.Expr)
 	var out []model.SLO
 	for _, o := range service {
-		if o.Name == slo.Name || o.SLI.Raw != nil || o.SLI.Threshold != nil || o.Inference == nil ||
-			o.Inference.Engine != slo.Inference.Engine || o.Inference.Role == slo.Inference.Role {
+		if o.Name == slo.Name || !failure(o) || o.Inference.Engine != slo.Inference.Engine || o.Inference.Role == slo.Inference.Role {
 			continue
 		}
 		for _, q := range []*model.Query{o.SLI.Total, o.SLI.Good, o.SLI.Bad} {
