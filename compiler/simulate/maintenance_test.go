@@ -62,6 +62,7 @@ spec:
 // shorter): a longer one only moves the hour outside, and its replay's
 // end, later.
 func TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne(t *testing.T) {
+	t.Parallel()
 	set := slotest.Parse(t, maintenanceSpecs)
 	files, err := irules.Build(set, nil)
 	if err != nil {
