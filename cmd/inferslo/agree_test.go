@@ -12,6 +12,7 @@ import (
 // case of testdata/bad: same exit code, same problems reported, and a
 // compile that fails writes nothing.
 func TestValidateAndCompileAgreeOnEveryBadInput(t *testing.T) {
+	t.Parallel()
 	cases, err := filepath.Glob("../../testdata/bad/*.yaml")
 	if err != nil || len(cases) == 0 {
 		t.Fatalf("no bad-input cases: %v", err)

@@ -91,6 +91,7 @@ func burnServer(t *testing.T, origin, burnAt time.Time) *httptest.Server {
 // console message and no request besides the page. The screenshot goes to
 // docs/backtest-report.png with -update-screenshot.
 func TestBacktestReportInChromium(t *testing.T) {
+	t.Parallel()
 	bin := os.Getenv("INFERSLO_CHROMIUM")
 	if bin == "" {
 		t.Skip("set INFERSLO_CHROMIUM to a chromium binary to run the browser test")

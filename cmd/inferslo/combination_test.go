@@ -244,6 +244,7 @@ func shorthandOf(t *testing.T, cat *engine.Catalog, c combination) string {
 // native histograms. A spec that does not validate is refused with
 // located problems, never a crash.
 func TestEveryPairOfFeaturesAgrees(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	cat, err := spec.Catalog()
 	if err != nil {

@@ -54,6 +54,7 @@ func lintFindings(t *testing.T, paths ...string) []string {
 // specs, then alone (as a pre-commit run staging only regenerated output
 // does): no error and no warning either way.
 func TestLintFindsNothingInInferslosOwnOutput(t *testing.T) {
+	t.Parallel()
 	for _, set := range specSets(t) {
 		t.Run(strings.TrimPrefix(set, "../../"), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")

@@ -15,6 +15,7 @@ import (
 // with the counter pages, and the errors SLI of a release without it, fed
 // the same series, stays silent, since the engine shows it no failure.
 func TestABurstOfAdmissionRejectionsPages(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("simulates hours of traffic")
 	}

@@ -19,6 +19,7 @@ import (
 // it), and every alert fires and resolves no later than one evaluation
 // interval per chain link after the whole group's, and no earlier.
 func TestGroupsChainedForMimirFireWithinOneIntervalPerLinkOfTheWholeGroup(t *testing.T) {
+	t.Parallel()
 	set := model.Set{SLOs: []model.SLO{slotest.VLLM(t, "errors", "99.9%")}}
 	services, err := irules.Services(set, nil)
 	if err != nil {

@@ -42,6 +42,9 @@ func TestEachEngineSpecSelectsTheEnginesSeriesAndPassesSimulation(t *testing.T) 
 	}
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.file, ".yaml"), func(t *testing.T) {
+			// A replay of one SLO runs on one core: the engines replay
+			// side by side.
+			t.Parallel()
 			res, err := spec.Load(filepath.Join("../../testdata/engines", tt.file))
 			if err != nil {
 				t.Fatal(err)
@@ -87,8 +90,9 @@ func TestEachEngineSpecSelectsTheEnginesSeriesAndPassesSimulation(t *testing.T) 
 			// The engine's series are what this proves: no alert on healthy
 			// traffic, the page during a fast burn, and the recorded ratio
 			// equal to the counted one over a day. The other scenarios
-			// prove the SLO kinds (TestEveryExampleSLOPassesEveryScenario);
-			// INFERSLO_LONG=1 runs them here too.
+			// prove the SLO kinds (with INFERSLO_LONG=1,
+			// TestEveryExampleSLOPassesEveryScenario, and CI's `inferslo
+			// test --strict examples`); INFERSLO_LONG=1 runs them here too.
 			opts := Options{Shape: synth.Shape{Pods: 1, Models: 1}, Scenarios: []string{ScenarioHealthy, ScenarioFastBurn, ScenarioDayNight}}
 			if os.Getenv("INFERSLO_LONG") != "" {
 				opts.Scenarios = nil

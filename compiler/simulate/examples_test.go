@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -16,6 +17,9 @@ var allExamples = flag.Bool("all-examples", false, "simulate every example SLO, 
 func TestEveryExampleSLOPassesEveryScenario(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates days of traffic")
+	}
+	if os.Getenv("INFERSLO_LONG") == "" {
+		t.Skip("replays example SLOs of each kind through every scenario (about 45 CPU-s); INFERSLO_LONG=1 runs it (CI's long simulate step, beside `inferslo test --strict examples`, which replays every example SLO)")
 	}
 	set := slotest.Examples(t).Set
 	if !*allExamples {

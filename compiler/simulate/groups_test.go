@@ -10,6 +10,7 @@ import (
 )
 
 func TestABurnOnOneGroupPagesThatGroupOnlyAndHandEditedRulesThatDropTheGroupFail(t *testing.T) {
+	t.Parallel()
 	set := slotest.Parse(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
@@ -91,6 +92,7 @@ spec:
 // parseSpec parses one spec document, failing the test on any problem.
 
 func TestAGroupedBatchSLOTicketsTheBurningGroupOnly(t *testing.T) {
+	t.Parallel()
 	set := slotest.Parse(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO

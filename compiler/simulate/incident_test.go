@@ -16,6 +16,7 @@ import (
 // a service without a rejections SLO) page twice in a rejection storm and
 // fail the check.
 func TestOneIncidentPagesOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("simulates hours of traffic")
 	}

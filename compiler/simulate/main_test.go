@@ -10,7 +10,8 @@ import (
 
 // TestMain trades memory for speed: the simulations allocate many short-
 // lived query results, and fewer collections halve the run time. No query
-// is traced.
+// is traced. The tests that replay call t.Parallel: most replay one SLO at
+// a time, on one core, so two run side by side on a 2-core machine.
 func TestMain(m *testing.M) {
 	debug.SetGCPercent(400)
 	prom.DisableTracing()

@@ -32,7 +32,7 @@ spec:
   objectives: [{sli: errors, target: 99%}]
   alerting:
     maintenance:
-      - {schedule: "0 22 * * sat", duration: 4h, timeZone: Asia/Kolkata}
+      - {schedule: "0 22 * * sat", duration: 1h, timeZone: Asia/Kolkata}
 ---
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
@@ -44,7 +44,7 @@ spec:
   objectives: [{sli: errors, target: 99.5%}]
   alerting:
     maintenance:
-      - {start: "2026-01-01T08:00:00+01:00", end: "2026-01-01T08:45:00+01:00"}
+      - {start: "2026-01-01T02:00:00+01:00", end: "2026-01-01T02:45:00+01:00"}
 `
 
 // TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne replays
@@ -54,11 +54,15 @@ spec:
 // and no burn alert fires, the budget left being the healthy traffic's;
 // the same failure outside pages (the batch SLO's ticket fires). Rules
 // compiled without the windows fail the same scenario. The nightly window
-// opens at 01:00 UTC (06:30 at +05:30), the replay's first hour after the
-// rate windows fill: a later hour only lengthens the healthy history
-// before it, which both replays, inside and outside, evaluate minute by
-// minute.
+// and the one-off range open at 01:00 UTC (06:30 at +05:30, 02:00 at
+// +01:00), the replay's first hour after the rate windows fill: a later
+// hour only lengthens the healthy history before it, which both replays,
+// inside and outside, evaluate minute by minute. The weekly window lasts
+// the failing hour (the nightly one outlasts it, the one-off range is
+// shorter): a longer one only moves the hour outside, and its replay's
+// end, later.
 func TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne(t *testing.T) {
+	t.Parallel()
 	set := slotest.Parse(t, maintenanceSpecs)
 	files, err := irules.Build(set, nil)
 	if err != nil {

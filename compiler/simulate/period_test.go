@@ -15,6 +15,7 @@ import (
 // hours before it): it passes on the generated rules and fails on a filter
 // that drops the period's first tiles.
 func TestCalendarPeriodRatioIsChecked(t *testing.T) {
+	t.Parallel()
 	res, err := spec.Load("../../testdata/calendar/api-monthly.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ func TestTheDayNightScheduleRecordsWhatEveryStepWould(t *testing.T) {
 	set := slotest.Examples(t).Set
 	for _, name := range []string{"chat-errors", "chat-ttft-minutes"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			i := slices.IndexFunc(set.SLOs, func(s model.SLO) bool { return s.Name == name })
 			if i < 0 {
 				t.Fatalf("no example SLO %s", name)

@@ -55,8 +55,11 @@ func TestHandEditedRulesFailNamingAlertAndScenario(t *testing.T) {
 	if err := clean.Error(); err != nil {
 		t.Fatalf("the unedited rules must pass: %v", err)
 	}
+	// Each edit replays one SLO through one scenario, on one core: the
+	// edits replay side by side.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			for i := 0; i < len(tt.edits); i += 2 {
 				if !bytes.Contains(files[0].Data, []byte(tt.edits[i])) {
 					t.Fatalf("the rule file has no %q to edit", tt.edits[i])

@@ -15,6 +15,7 @@ import (
 // within the predicted delay and no page fires. Rules with a page tier
 // (a hand-edited file) fail the same check.
 func TestABatchSLOUnderAFastBurnRaisesATicketAndNoPage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("simulates hours of traffic")
 	}

@@ -13,6 +13,7 @@ import (
 // error ratios are averaged. Day/night compares the SLO-window ratio with
 // the slices counted from the requests sent.
 func TestRatioTimeSliceSLOsPassEveryScenario(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("simulates days of traffic")
 	}
