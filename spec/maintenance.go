@@ -25,8 +25,8 @@ type ShorthandMaintenance struct {
 	// Schedule is cron-like: "MINUTE HOUR * * DAYS", such as "0 2 * * 6"
 	// (Saturdays at 02:00).
 	Schedule string `yaml:"schedule,omitempty" json:"schedule,omitempty"`
-	// TimeZone is UTC (the default), a fixed offset (+05:30), or a zone
-	// without daylight saving time (Asia/Kolkata).
+	// TimeZone is UTC (the default), a fixed offset (+05:30), or an IANA
+	// zone (Europe/Berlin), daylight saving time included through 2040.
 	TimeZone string `yaml:"timeZone,omitempty" json:"timeZone,omitempty"`
 	Duration string `yaml:"duration,omitempty" json:"duration,omitempty"`
 	Start    string `yaml:"start,omitempty" json:"start,omitempty"`
@@ -99,11 +99,11 @@ func maintenanceWindow(o object[v1.SLO], path string, w ShorthandMaintenance, ps
 	if err != nil || d < time.Minute || d > 24*time.Hour {
 		return bad(".duration", "%q; valid: a duration from 1m to 24h, such as 2h", w.Duration)
 	}
-	offset, msg := zoneOffset(w.TimeZone)
+	offset, shifts, msg := zoneOffset(w.TimeZone)
 	if msg != "" {
 		return bad(".timeZone", "%s", msg)
 	}
-	return model.Maintenance{Minute: minute, Days: days, Duration: d, Offset: offset}, true
+	return model.Maintenance{Minute: minute, Days: days, Duration: d, Offset: offset, Shifts: shifts}, true
 }
 
 // dayNames are the days of the week by cron's three-letter names.
@@ -172,27 +172,47 @@ func parseSchedule(s string) (int, []int, string) {
 	return hour*60 + minute, days, ""
 }
 
-// zoneOffset reads a time zone as a fixed UTC offset in seconds: UTC, an
-// offset such as +05:30, or a zone that keeps one offset all year. A zone
-// with daylight saving time is refused: the recording shifts the clock by
-// one number.
-func zoneOffset(zone string) (int, string) {
+// The years a zone's changes of offset are written out for, from the
+// first to before the last: the recording holds a term per change, so it
+// covers a fixed span (the same output whenever it is compiled), after
+// which the last offset stays.
+const shiftsFrom, shiftsUntil = 2026, 2041
+
+// zoneOffset reads a time zone: UTC, a fixed offset such as +05:30, or an
+// IANA zone, whose offset at the start of 2026 and changes of offset (daylight
+// saving time) through 2040 it returns; or why not.
+func zoneOffset(zone string) (int, []model.OffsetShift, string) {
 	if zone == "" || zone == "UTC" || zone == "Z" {
-		return 0, ""
+		return 0, nil, ""
 	}
 	if t, err := time.Parse("-07:00", zone); err == nil {
 		_, off := t.Zone()
-		return off, ""
+		return off, nil, ""
 	}
 	loc, err := time.LoadLocation(zone)
 	if err != nil {
-		return 0, fmt.Sprintf("%q is not a time zone; valid: UTC, a fixed offset such as +05:30, or an IANA zone without daylight saving time such as Asia/Kolkata", zone)
+		return 0, nil, fmt.Sprintf("%q is not a time zone; valid: UTC, a fixed offset such as +05:30, or an IANA zone such as Europe/Berlin or Asia/Kolkata", zone)
 	}
-	_, off := time.Date(2026, 1, 1, 0, 0, 0, 0, loc).Zone()
-	for m := time.February; m <= time.December; m++ {
-		if _, o := time.Date(2026, m, 1, 0, 0, 0, 0, loc).Zone(); o != off {
-			return 0, fmt.Sprintf("%s changes its UTC offset during the year, and a window's recording shifts the clock by one fixed offset; valid: the offset meant, such as %s, or a zone without daylight saving time", zone, time.Date(2026, 1, 1, 0, 0, 0, 0, loc).Format("-07:00"))
+	at := time.Date(shiftsFrom, 1, 1, 0, 0, 0, 0, time.UTC).In(loc)
+	until := time.Date(shiftsUntil, 1, 1, 0, 0, 0, 0, time.UTC)
+	_, off := at.Zone()
+	var shifts []model.OffsetShift
+	prev := off
+	for {
+		_, end := at.ZoneBounds()
+		if end.IsZero() || !end.Before(until) {
+			break
+		}
+		if !end.After(at) {
+			// Go's bounds of a zone's rule-made years can end where they
+			// start (the last day of a leap year): step past it.
+			end = at.Add(24 * time.Hour)
+		}
+		at = end
+		if _, o := at.Zone(); o != prev {
+			shifts = append(shifts, model.OffsetShift{At: at.Unix(), Offset: o})
+			prev = o
 		}
 	}
-	return off, ""
+	return off, shifts, ""
 }

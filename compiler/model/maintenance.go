@@ -16,11 +16,33 @@ type Maintenance struct {
 	Days     []int
 	Duration time.Duration
 	// Offset is the zone's UTC offset in seconds: local time is UTC plus
-	// Offset.
+	// Offset, until the first of Shifts.
 	Offset int
+	// Shifts are the zone's changes of offset (daylight saving time), in
+	// order; empty for a zone that keeps one offset.
+	Shifts []OffsetShift
 	// One-off windows: Start included, End excluded. Zero for a recurring
 	// window.
 	Start, End time.Time
+}
+
+// OffsetShift is a change of a zone's UTC offset: from the Unix second At
+// on, local time is UTC plus Offset seconds.
+type OffsetShift struct {
+	At     int64
+	Offset int
+}
+
+// OffsetAt is the zone's UTC offset in seconds at the Unix second u.
+func (m Maintenance) OffsetAt(u int64) int {
+	off := m.Offset
+	for _, s := range m.Shifts {
+		if u < s.At {
+			break
+		}
+		off = s.Offset
+	}
+	return off
 }
 
 // Recurring tells a recurring window from a one-off one.
@@ -35,7 +57,7 @@ func (m Maintenance) Active(t time.Time) bool {
 	if !m.Recurring() {
 		return !t.Before(m.Start) && t.Before(m.End)
 	}
-	local := t.Unix() + int64(m.Offset)
+	local := t.Unix() + int64(m.OffsetAt(t.Unix()))
 	secs := local % 86400
 	if secs < 0 {
 		secs += 86400
@@ -55,14 +77,16 @@ func (m Maintenance) Next(t time.Time) (time.Time, bool) {
 	if !m.Recurring() {
 		return m.Start, !m.Start.Before(t)
 	}
-	off := time.Duration(m.Offset) * time.Second
-	local := t.UTC().Add(off)
+	local := t.UTC().Add(time.Duration(m.OffsetAt(t.Unix())) * time.Second)
 	midnight := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)
-	for d := 0; d <= 7; d++ {
+	for d := -1; d <= 8; d++ {
 		day := midnight.AddDate(0, 0, d)
 		s := day.Add(time.Duration(m.Minute) * time.Minute)
-		if m.on(int(day.Weekday())) && !s.Before(local) {
-			return s.Add(-off), true
+		// The local start's UTC time, at the offset in force then.
+		off := m.OffsetAt(s.Unix() - int64(m.OffsetAt(s.Unix()-int64(m.Offset))))
+		at := s.Add(-time.Duration(off) * time.Second)
+		if m.on(int(day.Weekday())) && !at.Before(t) {
+			return at, true
 		}
 	}
 	return time.Time{}, false

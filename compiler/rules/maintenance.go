@@ -47,8 +47,8 @@ func (b *builder) touchedMaintenance() string {
 
 // MaintenanceExpr is PromQL that is 1 while one of the windows is open and
 // 0 otherwise, from the evaluation time alone. A recurring window reads the
-// local time as UTC shifted by its fixed offset (PromQL's date functions
-// read UTC): the second of the local day against the start and end, and
+// local time as UTC shifted by the zone's offset in force (PromQL's date
+// functions read UTC): the second of the local day against the start and end, and
 // the local day of the week; a window running past midnight is also open
 // early on the day after a day it starts on.
 func MaintenanceExpr(ms []model.Maintenance) string {
@@ -58,7 +58,7 @@ func MaintenanceExpr(ms []model.Maintenance) string {
 			terms = append(terms, fmt.Sprintf("(time() >= bool %s) * (time() < bool %s)", unixSeconds(m.Start), unixSeconds(m.End)))
 			continue
 		}
-		local := shifted("time()", m.Offset)
+		local := localTime(m)
 		secs := fmt.Sprintf("(%s %% 86400)", local)
 		start := m.Minute * 60
 		end := start + int(m.Duration/time.Second)
@@ -68,6 +68,27 @@ func MaintenanceExpr(ms []model.Maintenance) string {
 		}
 	}
 	return "clamp_max(" + strings.Join(terms, " + ") + ", 1)"
+}
+
+// localTime is the evaluation time shifted by the zone's offset in force:
+// the first offset, plus each shift's change once its second has come.
+func localTime(m model.Maintenance) string {
+	if len(m.Shifts) == 0 {
+		return shifted("time()", m.Offset)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "(time() + %d", m.Offset)
+	prev := m.Offset
+	for _, s := range m.Shifts {
+		if d := s.Offset - prev; d >= 0 {
+			fmt.Fprintf(&b, " + %d * (time() >= bool %d)", d, s.At)
+		} else {
+			fmt.Fprintf(&b, " - %d * (time() >= bool %d)", -d, s.At)
+		}
+		prev = s.Offset
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // shifted is a time expression plus a number of seconds.

@@ -16,7 +16,7 @@ import (
 // over two weeks, and at each window's edges, against the window's own
 // arithmetic (model.Maintenance.Active).
 func TestTheMaintenanceRecordingIsOpenExactlyWhenTheWindowIs(t *testing.T) {
-	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) // a Sunday
+	start := time.Date(2026, 3, 22, 0, 0, 0, 0, time.UTC) // a Sunday
 	windows := []struct {
 		name string
 		m    model.Maintenance
@@ -26,6 +26,12 @@ func TestTheMaintenanceRecordingIsOpenExactlyWhenTheWindowIs(t *testing.T) {
 		{"weekdays at 23:00 at UTC-5 for two hours", model.Maintenance{Minute: 23 * 60, Days: []int{1, 2, 3, 4, 5}, Duration: 2 * time.Hour, Offset: -5 * 3600}},
 		{"sundays and wednesdays at 00:00 at UTC+5:30 for a whole day", model.Maintenance{Days: []int{0, 3}, Duration: 24 * time.Hour, Offset: 5*3600 + 1800}},
 		{"a one-off range", model.Maintenance{Start: start.Add(50*time.Hour + 15*time.Minute), End: start.Add(53 * time.Hour)}},
+		// Central European time changes to summer time on 2026-03-29 at
+		// 01:00 UTC, in the second week.
+		{"every day at 22:00 in Berlin, before and after summer time begins", model.Maintenance{Minute: 22 * 60, Duration: time.Hour, Offset: 3600,
+			Shifts: []model.OffsetShift{{At: time.Date(2026, 3, 29, 1, 0, 0, 0, time.UTC).Unix(), Offset: 7200}, {At: time.Date(2026, 10, 25, 1, 0, 0, 0, time.UTC).Unix(), Offset: 3600}}}},
+		{"sundays at 00:30 in Berlin for two hours, across the hour summer time skips", model.Maintenance{Minute: 30, Days: []int{0}, Duration: 2 * time.Hour, Offset: 3600,
+			Shifts: []model.OffsetShift{{At: time.Date(2026, 3, 29, 1, 0, 0, 0, time.UTC).Unix(), Offset: 7200}}}},
 	}
 	ll, err := promqltest.NewLazyLoader("load 1m\n  x 0", promqltest.LazyLoaderOpts{})
 	if err != nil {
