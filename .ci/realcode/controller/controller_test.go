@@ -206,6 +206,27 @@ func compiled(t *testing.T, spec, namespace string) map[string]*unstructured.Uns
 	return objs
 }
 
+// heldAsCompiled fetches each object compile wrote from the server and
+// reports where its spec or labels differ, returning what it fetched.
+func heldAsCompiled(t *testing.T, c client.Client, ns string, want map[string]*unstructured.Unstructured) map[string]*unstructured.Unstructured {
+	t.Helper()
+	out := map[string]*unstructured.Unstructured{}
+	for key, w := range want {
+		got, err := getIn(t, c, ns, w.GetAPIVersion(), w.GetKind(), w.GetName())
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		if g, w := jsonOf(t, got.Object["spec"]), jsonOf(t, w.Object["spec"]); g != w {
+			t.Errorf("%s: the server holds a spec other than compile's:\n%s\n%s", key, g, w)
+		}
+		if g, w := jsonOf(t, got.GetLabels()), jsonOf(t, w.GetLabels()); g != w {
+			t.Errorf("%s: labels %s, compile's %s", key, g, w)
+		}
+		out[key] = got
+	}
+	return out
+}
+
 func jsonOf(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -300,15 +321,7 @@ func TestEveryShorthandExampleIsAppliedAsCompileWritesIt(t *testing.T) {
 			if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: obj.GetName()}}); err != nil {
 				t.Fatal(err)
 			}
-			for key, w := range want {
-				got, err := getIn(t, c, ns, w.GetAPIVersion(), w.GetKind(), w.GetName())
-				if err != nil {
-					t.Fatalf("%s: %v", key, err)
-				}
-				if g, w := jsonOf(t, got.Object["spec"]), jsonOf(t, w.Object["spec"]); g != w {
-					t.Errorf("%s: the server holds a spec other than compile's", key)
-				}
-			}
+			heldAsCompiled(t, c, ns, want)
 			t.Logf("%s: %d objects equal compile's", ns, len(want))
 		})
 	}
@@ -336,17 +349,7 @@ func TestTheControllerOnARealAPIServer(t *testing.T) {
 		if cond := ready(t, c, obj.GetName()); cond["status"] != "True" {
 			t.Fatalf("Ready: %v", cond)
 		}
-		for key, w := range want {
-			got, err := get(t, c, w.GetAPIVersion(), w.GetKind(), w.GetName())
-			if err != nil {
-				t.Fatalf("%s: %v", key, err)
-			}
-			if g, w := jsonOf(t, got.Object["spec"]), jsonOf(t, w.Object["spec"]); g != w {
-				t.Errorf("%s: the server holds a spec other than compile's:\n%s\n%s", key, g, w)
-			}
-			if g, w := jsonOf(t, got.GetLabels()), jsonOf(t, w.GetLabels()); g != w {
-				t.Errorf("%s: labels %s, compile's %s", key, g, w)
-			}
+		for key, got := range heldAsCompiled(t, c, namespace, want) {
 			if ref := metav1.GetControllerOf(got); ref == nil || ref.UID != obj.GetUID() {
 				t.Errorf("%s: controller owner %+v", key, ref)
 			}

@@ -133,17 +133,7 @@ func TestOpenSLOObjectsAreAppliedAsCompileWritesTheirFiles(t *testing.T) {
 					t.Fatalf("SLO %s: conditions %v", slo.GetName(), conds)
 				}
 			}
-			for key, w := range want {
-				got, err := getIn(t, c, ns, w.GetAPIVersion(), w.GetKind(), w.GetName())
-				if err != nil {
-					t.Fatalf("%s: %v", key, err)
-				}
-				if g, w := jsonOf(t, got.Object["spec"]), jsonOf(t, w.Object["spec"]); g != w {
-					t.Errorf("%s: the server holds a spec other than compile's:\n%s\n%s", key, g, w)
-				}
-				if g, w := jsonOf(t, got.GetLabels()), jsonOf(t, w.GetLabels()); g != w {
-					t.Errorf("%s: labels %s, compile's %s", key, g, w)
-				}
+			for key, got := range heldAsCompiled(t, c, ns, want) {
 				if ref := metav1.GetControllerOf(got); ref == nil || ref.Kind != "SLO" || len(got.GetOwnerReferences()) != len(slos) {
 					t.Errorf("%s: owners %+v", key, got.GetOwnerReferences())
 				}
