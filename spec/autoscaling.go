@@ -26,6 +26,13 @@ var dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]
 // scaleTargetKinds are the kinds whose API group the KEDA backend knows.
 var scaleTargetKinds = []string{"Deployment", "StatefulSet", "LeaderWorkerSet", "Rollout"}
 
+// A target's API version (group/version, or a core version) and kind, as
+// Kubernetes spells them.
+var (
+	apiVersionPattern = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?v[0-9]+((alpha|beta)[0-9]+)?$`)
+	kindPattern       = regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,62}$`)
+)
+
 func checkAutoscaling(o object[v1.SLO], ps *Problems, path string, a ShorthandAutoscaling, out *model.Autoscaling) {
 	errorf := func(field, format string, args ...any) {
 		*ps = append(*ps, o.errorf(path+"."+field, format, args...))
@@ -51,8 +58,13 @@ func checkAutoscaling(o object[v1.SLO], ps *Problems, path string, a ShorthandAu
 	if n := out.TargetName; n != "" && !strings.Contains(n, "{{") && !validTargetName(n) {
 		errorf("target.name", "%q is not a Kubernetes object name (a DNS-1123 subdomain: lower-case letters, digits, '-' and '.')", n)
 	}
-	if !contains(scaleTargetKinds, out.TargetKind) {
-		errorf("target.kind", "%q is not a scale target kind inferslo knows; valid: %s", out.TargetKind, fmtList(scaleTargetKinds))
+	switch v := out.TargetAPIVersion; {
+	case v != "" && !apiVersionPattern.MatchString(v):
+		errorf("target.apiVersion", "%q is not a Kubernetes API version; valid: group/version such as serving.kserve.io/v1beta1, or apps/v1", v)
+	case v != "" && !kindPattern.MatchString(out.TargetKind):
+		errorf("target.kind", "%q is not a Kubernetes kind (an upper-case letter, then letters and digits)", out.TargetKind)
+	case v == "" && !contains(scaleTargetKinds, out.TargetKind):
+		errorf("target.kind", "%q is not a scale target kind inferslo knows; valid: %s, or any kind with a scale subresource named with its target.apiVersion (group/version)", out.TargetKind, fmtList(scaleTargetKinds))
 	}
 	if ns := out.Namespace; ns != "" && !isDNSLabel(ns) {
 		errorf("namespace", "%q is not a namespace name (a DNS label)", ns)
@@ -275,6 +287,7 @@ func autoscaling(o object[v1.SLO], ps *Problems, groupBy []string) *model.Autosc
 	a := *o.ext.Autoscaling
 	out := &model.Autoscaling{
 		TargetKind:             a.Target.Kind,
+		TargetAPIVersion:       a.Target.APIVersion,
 		TargetName:             a.Target.Name,
 		Namespace:              a.Namespace,
 		MinReplicas:            1,

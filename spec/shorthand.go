@@ -160,8 +160,11 @@ type ShorthandTier struct {
 // value of the inferslo.dev/autoscaling annotation.
 type ShorthandAutoscaling struct {
 	Target struct {
-		Kind string `yaml:"kind,omitempty" json:"kind,omitempty"`
-		Name string `yaml:"name" json:"name"`
+		// APIVersion names the group and version of a kind outside those
+		// inferslo knows (any kind with a scale subresource).
+		APIVersion string `yaml:"apiVersion,omitempty" json:"apiVersion,omitempty"`
+		Kind       string `yaml:"kind,omitempty" json:"kind,omitempty"`
+		Name       string `yaml:"name" json:"name"`
 	} `yaml:"target" json:"target"`
 	Namespace              string             `yaml:"namespace,omitempty" json:"namespace,omitempty"`
 	MinReplicas            *int               `yaml:"minReplicas,omitempty" json:"minReplicas,omitempty"`

@@ -198,6 +198,9 @@ func scaledObjectOf(u unit) (scaledObject, error) {
 		kind = "Deployment"
 	}
 	apiVersion, ok := targetAPIVersion(kind)
+	if a.TargetAPIVersion != "" {
+		apiVersion, ok = a.TargetAPIVersion, true
+	}
 	if !ok {
 		return scaledObject{}, fmt.Errorf("scale target kind %s is not one of %s", kind, knownKinds)
 	}

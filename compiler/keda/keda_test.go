@@ -570,6 +570,25 @@ func TestBuildHonoursOverrides(t *testing.T) {
 	}
 }
 
+// A target of a kind inferslo does not know, named with its API version
+// (a KServe InferenceService, any custom resource with a scale
+// subresource), is scaled by that reference, and the object still passes
+// KEDA's CRD.
+func TestATargetNamedWithItsAPIVersionIsScaledByThatReference(t *testing.T) {
+	slos := chatSLOs()
+	for _, s := range slos {
+		s.Autoscaling.TargetAPIVersion = "serving.kserve.io/v1beta1"
+		s.Autoscaling.TargetKind = "InferenceService"
+	}
+	data := build(t, set(slos...))
+	if ref := decode(t, data).Spec.ScaleTargetRef; ref["apiVersion"] != "serving.kserve.io/v1beta1" || ref["kind"] != "InferenceService" {
+		t.Errorf("scaleTargetRef = %v", ref)
+	}
+	if err := crdschema.Validate(compileCRD(t, true), data); err != nil {
+		t.Errorf("the ScaledObject does not validate against the CRD (strict): %v\n%s", err, data)
+	}
+}
+
 func TestBuildRefusesUnusableSettings(t *testing.T) {
 	tests := []struct {
 		name  string

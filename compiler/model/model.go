@@ -355,7 +355,11 @@ func (i *Inference) NativeThreshold() Decimal {
 
 // Autoscaling is what a KEDA ScaledObject needs beyond the SLO itself.
 type Autoscaling struct {
-	TargetKind        string // Deployment by default
+	TargetKind string // Deployment by default
+	// TargetAPIVersion is the target's group/version when the spec names
+	// one (a custom resource with a scale subresource); empty for the
+	// kinds whose group the KEDA backend knows.
+	TargetAPIVersion  string
 	TargetName        string
 	Namespace         string
 	MinReplicas       int
@@ -385,8 +389,8 @@ type Autoscaling struct {
 // equal whatever their internal representation.
 func (a *Autoscaling) Key() string {
 	c := a.Capacity
-	return fmt.Sprintf("%s|%s|%s|%d|%d|%s|%s|%s|%s|%t|%s|%s|%d|%s|%s|%s|%v",
-		a.TargetKind, a.TargetName, a.Namespace, a.MinReplicas, a.MaxReplicas, a.ServerAddress,
+	return fmt.Sprintf("%s|%s|%s|%s|%d|%d|%s|%s|%s|%s|%t|%s|%s|%d|%s|%s|%s|%v",
+		a.TargetAPIVersion, a.TargetKind, a.TargetName, a.Namespace, a.MinReplicas, a.MaxReplicas, a.ServerAddress,
 		a.AuthenticationRef, a.Headroom, a.QueuePerReplica, a.BurnRateTrigger,
 		a.ScaleUpStabilization, a.ScaleDownStabilization, a.FallbackReplicas,
 		c.PeakRPS, c.MeanServiceTime, c.ReplicaConcurrency, a.Groups)
