@@ -32,28 +32,26 @@ func ParseTime(s string, now time.Time) (time.Time, error) {
 }
 
 // ParsePeriod reads a calendar period given on the command line: a month
-// (2026-10) or a quarter (2026-Q4), its boundaries at local midnight of the
-// fixed UTC offset given in seconds (0 for UTC). A period still running ends
-// now; one not yet begun is refused.
+// (2026-10) or a quarter (2026-Q4), its boundaries those model.Calendar
+// draws at the fixed UTC offset given in seconds (0 for UTC), as the rules'
+// period series do. A period still running ends now; one not yet begun is
+// refused.
 func ParsePeriod(s string, now time.Time, offset int) (from, to time.Time, err error) {
 	invalid := fmt.Errorf("%q is not a period; valid: a month (2026-10) or a quarter (2026-Q4)", s)
-	zone := time.FixedZone("", offset)
+	cal := model.Calendar{Unit: "M", Count: 1, Offset: offset}
+	var first time.Time
 	if y, q, ok := strings.Cut(s, "-Q"); ok {
 		year, err1 := strconv.Atoi(y)
 		n, err2 := strconv.Atoi(q)
 		if err1 != nil || err2 != nil || len(y) != 4 || n < 1 || n > 4 {
 			return time.Time{}, time.Time{}, invalid
 		}
-		from = time.Date(year, time.Month(3*n-2), 1, 0, 0, 0, 0, zone)
-		to = from.AddDate(0, 3, 0)
-	} else {
-		m, err := time.ParseInLocation("2006-01", s, zone)
-		if err != nil {
-			return time.Time{}, time.Time{}, invalid
-		}
-		from, to = m, m.AddDate(0, 1, 0)
+		cal.Unit, first = "Q", time.Date(year, time.Month(3*n-2), 1, 0, 0, 0, 0, time.UTC)
+	} else if first, err = time.Parse("2006-01", s); err != nil {
+		return time.Time{}, time.Time{}, invalid
 	}
-	from, to = from.UTC(), to.UTC()
+	// Noon of the period's first local day lies inside it at any offset.
+	from, to = cal.Bounds(first.Add(12*time.Hour - time.Duration(offset)*time.Second))
 	if !from.Before(now) {
 		return time.Time{}, time.Time{}, fmt.Errorf("%s has not begun; valid: a period before now", s)
 	}
