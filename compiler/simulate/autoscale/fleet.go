@@ -18,15 +18,31 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/model/capacity"
 )
 
 // The fleet simulation puts the autoscaler in the loop: requests arrive at a
-// rate against replicas × slots, queueing and so TTFT and queue depth follow
-// from the load, the engine's series are scraped into Prometheus with the
-// generated rules evaluating over them, the generated triggers are queried
-// as KEDA does and the HPA's algorithm turns them into replicas, which feed
-// back into the queueing. Everything is deterministic: expected values, not
-// samples.
+// rate against replicas × slots, queueing (Erlang C, as the capacity plan
+// queues) and so TTFT and queue depth follow from the load, the engine's
+// series are scraped into Prometheus with the generated rules evaluating
+// over them, the generated triggers are queried as KEDA does and the HPA's
+// algorithm turns them into replicas, which feed back into the queueing.
+// Everything is deterministic: expected values, not samples.
+
+// Routing is how requests reach the replicas.
+type Routing int
+
+const (
+	// Pooled is one queue before every slot of the fleet, as a gateway
+	// sending each request to a free slot does: a replica that starts
+	// takes from the backlog at once.
+	Pooled Routing = iota
+	// Random sends each request to a serving replica regardless of its
+	// queue, as a Kubernetes Service does: each replica queues its share
+	// on its own, one that starts gets new requests only and one removed
+	// drains what it holds.
+	Random
+)
 
 // PrefillClass is a share of requests whose TTFT without queueing is
 // Seconds (short prompts, long prompts): what more replicas cannot move.
@@ -47,6 +63,7 @@ type Fleet struct {
 	Slots       int
 	ServiceTime time.Duration
 	Prefill     []PrefillClass
+	Routing     Routing
 	// Startup is how long an added replica takes to serve.
 	Startup time.Duration
 	// Replicas at the start.
@@ -264,9 +281,12 @@ type fleetSim struct {
 	// unit is how many of the histogram's unit make a second; threshold
 	// is the SLO's bucket bound in that unit.
 	unit, threshold float64
-	// cumulative histogram counts per bucket (and +Inf last), backlog.
-	cum     []float64
-	backlog float64
+	// cumulative histogram counts per bucket (and +Inf last).
+	cum []float64
+	// backlogs are the requests beyond steady queueing each queue holds:
+	// the fleet's one when pooled, else each serving replica's, the
+	// oldest first.
+	backlogs []float64
 	// objective is the SLO's target; quantile and queueDepth what
 	// FleetStep reports of the last scrape.
 	objective, quantile, queueDepth float64
@@ -318,48 +338,86 @@ func (s *fleetSim) ready(t time.Duration) int {
 }
 
 // advance moves the engine on by one scrape interval ending at t and
-// returns the mean queue of steady queueing (without the backlog).
+// returns the mean number of requests waiting in steady queueing (without
+// the backlog) of each queue.
 func (s *fleetSim) advance(t time.Duration) float64 {
 	dt := HPASync.Seconds()
 	s.lambda = s.f.Load(t)
-	servers := float64(s.ready(t) * s.f.Slots)
-	mu := servers / s.f.ServiceTime.Seconds() // requests/s the fleet completes
-	// Backlog beyond what steady queueing holds: arrivals past capacity,
-	// up to what clients wait for (a minute) before they give up.
-	raw := math.Max(0, s.backlog+(s.lambda-mu)*dt)
-	s.backlog = min(raw, mu*clientPatience.Seconds())
-	s.dropped = raw - s.backlog
-	rho := math.Min(s.lambda/math.Max(mu, 1e-9), 0.999)
-	// Sakasegawa's approximation of the M/M/m queue: Lq ≈ ρ^√(2(m+1)) /
-	// (1 − ρ); a request waits with probability Lq·(mμ − λ)/λ, then an
-	// exponential time of rate mμ − λ, after the backlog ahead of it.
-	lq := math.Pow(rho, math.Sqrt(2*(servers+1))) / (1 - rho)
-	theta := math.Max(mu-s.lambda, mu*(1-rho))
-	pWait := 0.0
-	if s.lambda > 0 {
-		pWait = math.Min(1, lq*theta/s.lambda)
+	queues, slots := s.queues(t)
+	for len(s.backlogs) < queues {
+		s.backlogs = append(s.backlogs, 0)
 	}
-	drain := s.backlog / math.Max(mu, 1e-9)
+	s.backlogs = s.backlogs[:queues]
 	n := s.lambda * dt
-	slow := 0.0
 	before := slices.Clone(s.cum)
+	defer func() {
+		s.quantile = scrapeQuantile(s.objective, s.bounds, before, s.cum) / s.unit
+		if s.lambda == 0 {
+			s.share = 0
+		}
+	}()
+	if queues == 0 {
+		// Nothing serves: every request's client gives up, past every
+		// finite bucket.
+		s.cum[len(s.cum)-1] += n
+		s.share, s.dropped, s.queueDepth = 1, n, 0
+		return 0
+	}
+	// Each queue is offered an equal share of the arrivals (random routing
+	// gives it in expectation).
+	lambda := s.lambda / float64(queues)
+	mu := float64(slots) / s.f.ServiceTime.Seconds() // requests/s a queue's slots complete
+	s.dropped = 0
+	total := 0.0
+	for i, b := range s.backlogs {
+		// Backlog beyond what steady queueing holds: arrivals past
+		// capacity, up to what clients wait for (a minute) before they
+		// give up.
+		raw := math.Max(0, b+(lambda-mu)*dt)
+		s.backlogs[i] = min(raw, mu*clientPatience.Seconds())
+		s.dropped += raw - s.backlogs[i]
+		total += s.backlogs[i]
+	}
+	// A request waits with probability C(c, a), then an exponential time
+	// of rate cμ − λ, after the backlog ahead of it.
+	rho := math.Min(lambda/mu, 0.999)
+	pWait := capacity.Queue{Servers: slots, Load: rho * float64(slots)}.ErlangC()
+	if lambda == 0 {
+		pWait = 0
+	}
+	lq := pWait * rho / (1 - rho)
+	theta := mu * (1 - rho)
 	for i, le := range s.bounds {
 		under := 0.0
-		for _, c := range s.f.Prefill {
-			under += c.Share * waitAtMost(le/s.unit-c.Seconds-drain, pWait, theta)
+		// Queues holding the same backlog (all but those of replicas
+		// that started since the last one drained) are one term.
+		for j := 0; j < queues; {
+			k := j + 1
+			for k < queues && s.backlogs[k] == s.backlogs[j] {
+				k++
+			}
+			for _, c := range s.f.Prefill {
+				under += float64(k-j) / float64(queues) * c.Share * waitAtMost(le/s.unit-c.Seconds-s.backlogs[j]/mu, pWait, theta)
+			}
+			j = k
 		}
 		s.cum[i] += n * under
 		if math.Abs(le-s.threshold) <= 1e-9*s.threshold {
-			slow = 1 - under
+			s.share = 1 - under
 		}
 	}
-	s.share = slow
-	s.quantile = scrapeQuantile(s.objective, s.bounds, before, s.cum) / s.unit
-	s.queueDepth = (s.backlog + lq) / math.Max(1, float64(s.ready(t)))
-	if s.lambda == 0 {
-		s.share = 0
-	}
+	s.queueDepth = (total + float64(queues)*lq) / float64(s.ready(t))
 	return lq
+}
+
+// queues are the fleet's queues at t and the slots behind each: one
+// before every serving slot when pooled, else one per serving replica.
+func (s *fleetSim) queues(t time.Duration) (n, slots int) {
+	ready := s.ready(t)
+	if s.f.Routing == Pooled {
+		return min(ready, 1), ready * s.f.Slots
+	}
+	return ready, s.f.Slots
 }
 
 // scrape advances the engine by one scrape interval ending at t and
@@ -408,8 +466,10 @@ func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
 	ready := s.ready(t)
 	for i := 0; i < max(ready, s.pods); i++ {
 		v := math.Float64frombits(value.StaleNaN)
-		if i < ready {
-			v = (s.backlog + lq) / float64(ready)
+		if i < ready && s.f.Routing == Pooled {
+			v = (s.backlogs[0] + lq) / float64(ready)
+		} else if i < ready {
+			v = s.backlogs[i] + lq
 		}
 		if err := add(s.queue, v, "pod", fmt.Sprintf("replica-%d", i)); err != nil {
 			return err

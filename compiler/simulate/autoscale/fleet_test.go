@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"testing"
 	"time"
 
@@ -279,6 +280,45 @@ func TestAVanishedSeriesHoldsTheFleetUnderTheHoldingFallback(t *testing.T) {
 			}
 			if got := s.replicas + len(s.pending); got != tt.want {
 				t.Errorf("%d replicas after the series vanished, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// Two replicas offered 20 requests/s for the 16 they serve build a backlog;
+// a third replica starts. Pooled, it takes from the fleet's one backlog at
+// once; routed at random, the backlog stays with the two that hold it and
+// the new replica's queue starts empty.
+func TestAReplicaThatStartsTakesTheBacklogOnlyWhenTheQueueIsPooled(t *testing.T) {
+	slo, _, scalers := fleetSetup(t)
+	for _, tt := range []struct {
+		name    string
+		routing Routing
+		queues  int
+	}{{"pooled, the third replica drains the fleet's backlog", Pooled, 1}, {"routed at random, the backlog stays where it queued", Random, 3}} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := vllmReplicas("llama", scalers["vllm-llama.yaml"], 2, steady(20))
+			f.Routing = tt.routing
+			s := newFleetSim(f, slo)
+			for at := time.Duration(0); at < 2*time.Minute; at += HPASync {
+				s.advance(at)
+			}
+			held := slices.Clone(s.backlogs)
+			if len(held) == 0 || held[0] <= 0 {
+				t.Fatalf("backlogs %v after two minutes at 20 requests/s for 16: want some", held)
+			}
+			s.scaleTo(2*time.Minute, 3)
+			at := 2*time.Minute + f.Startup
+			s.advance(at)
+			if len(s.backlogs) != tt.queues {
+				t.Fatalf("%d queues with 3 replicas serving, want %d", len(s.backlogs), tt.queues)
+			}
+			// 3 replicas serve 24 requests/s: each queue drains.
+			if tt.routing == Random && (s.backlogs[2] != 0 || s.backlogs[0] <= 0) {
+				t.Errorf("backlogs %v: the replica that started holds none, the others theirs", s.backlogs)
+			}
+			if tt.routing == Pooled && s.backlogs[0] >= held[0] {
+				t.Errorf("the pool's backlog %v did not fall from %v with a third replica serving", s.backlogs[0], held[0])
 			}
 		})
 	}

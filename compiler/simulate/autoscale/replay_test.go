@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/model/capacity"
 	irules "github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/inferslo/inferslo/spec"
@@ -185,15 +186,12 @@ func TestEveryReplayableSLOHoldsItsObjectiveOnBothTracesCheaperThanTheBaselines(
 }
 
 // pooledGap are the replayable SLOs whose plan sizes past the fewest static
-// replicas holding the peak, by how many. The plan queues each replica
-// alone (its requests split off at random, as a Service does); the replay
-// pools the fleet's slots behind one queue (as an LLM gateway sending a
-// request to a free slot does). With 32 or 64 slots a replica pools most of
-// what a fleet does and the two agree within a replica; with 1 or 16 the
-// pooled fleet runs hotter. A plan over the pooled fleet agrees with the
-// replay for all four (41, 7, 101 and 6 against 41, 7, 102 and 6), but the
-// triggers sized from it lose the burst: the per-replica plan's surplus is
-// the slack that carries the climb while replicas start.
+// replicas holding the peak, by how many. The plan sizes each replica's
+// queue alone for a wait tail P(wait > T) of 3.5%; the replay scores the
+// SLO's objective (99% of TTFTs, prefill and wait, within T) on one queue
+// for the fleet. Routed at random (a queue per replica, as a Service
+// does) the same fleets need more than the plan instead: see
+// TestTheReplaysFewestStaticReplicasAreTheSLOsErlangCSizingForItsRouting.
 var pooledGap = map[string]int{"rag-chat-ttft": 58 - 41, "summarise-ttft": 145 - 102}
 
 func TestThePlansReplicasAreWithinOneOfTheFewestStaticReplicasHoldingThePeak(t *testing.T) {
@@ -212,6 +210,61 @@ func TestThePlansReplicasAreWithinOneOfTheFewestStaticReplicasHoldingThePeak(t *
 		}
 		if smallest < r.Needed()-1 || smallest > r.Needed()+1 {
 			t.Errorf("%s: the plan's %d replicas, the fewest static replicas holding the SLO at the peak %d", r.SLO.Name, r.Needed(), smallest)
+		}
+	}
+}
+
+// erlangSized is the fewest replicas whose queues, in the capacity plan's
+// Erlang C model, keep the share of TTFTs (prefill, then the wait) over
+// the threshold within the SLO's error budget at the trace's peak: one
+// queue before every slot when pooled, one per replica when routed at
+// random.
+func erlangSized(r Replayer, routing Routing) int {
+	load := r.Plan.Concurrency.Float() // erlangs at the peak
+	s, threshold := r.Plan.ServiceTime.Float(), r.Plan.Target.Float()
+	for n := 1; ; n++ {
+		q := capacity.Queue{Servers: r.Plan.Servers, Load: load / float64(n)}
+		if routing == Pooled {
+			q = capacity.Queue{Servers: n * r.Plan.Servers, Load: load}
+		}
+		if !q.Stable() {
+			continue
+		}
+		miss := 0.0
+		for _, c := range r.Fleet.Prefill {
+			if x := threshold - c.Seconds; x < 0 {
+				miss += c.Share
+			} else {
+				miss += c.Share * q.ErlangC() * math.Exp(-(float64(q.Servers)-q.Load)*x/s)
+			}
+		}
+		if miss <= r.SLO.ErrorBudget().Float() {
+			return n
+		}
+	}
+}
+
+// The replay queues as the capacity plan does (Erlang C): the fewest static
+// replicas that hold the peak are the Erlang C sizing for the SLO's own
+// objective, pooled or routed at random. The plan's N lies between the
+// two, so the routing alone does not close its gap: it decides its sign.
+// Random routing is the plan's own model, yet there the SLO needs more
+// than the plan's 3.5% wait tail gives (rag-chat 98 replicas against 58):
+// the gap is the plan's criterion against the SLO's.
+func TestTheReplaysFewestStaticReplicasAreTheSLOsErlangCSizingForItsRouting(t *testing.T) {
+	for _, r := range replayable(t) {
+		fewest := map[Routing]int{}
+		for _, routing := range []Routing{Pooled, Random} {
+			rr := r
+			rr.Fleet.Routing = routing
+			fewest[routing] = rr.SmallestStatic(Burst())
+			if want := erlangSized(r, routing); fewest[routing] != want {
+				t.Errorf("%s, routing %d: the replay's fewest static replicas %d, Erlang C's for the objective %d", r.SLO.Name, routing, fewest[routing], want)
+			}
+		}
+		t.Logf("%s: plan %d, fewest static pooled %d, routed at random %d", r.SLO.Name, r.Needed(), fewest[Pooled], fewest[Random])
+		if r.Needed() < fewest[Pooled] || r.Needed() > fewest[Random] {
+			t.Errorf("%s: the plan's %d replicas outside [%d, %d], the fewest static pooled and routed at random", r.SLO.Name, r.Needed(), fewest[Pooled], fewest[Random])
 		}
 	}
 }
