@@ -245,12 +245,12 @@ func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path st
 		return append(ps, o.errorf(path+".capacity", "%v", err))
 	}
 	if !hasTrigger(slos, a, planned) {
-		return append(ps, o.errorf(path, "%s %s has nothing to scale on: autoscaling needs a ttft objective, an engine queue-depth gauge with queuePerReplica or capacity facts (peakRPS, meanServiceTime), or burnRateTrigger with an SLO that scales on burn (scaleOnBurn: true)",
+		return append(ps, o.errorf(path, "%s %s has nothing to scale on: autoscaling needs a ttft objective, an engine queue-depth gauge with queuePerReplica or capacity facts (capacity: peakRPS, meanServiceTime), or burnRateTrigger with an SLO that scales on burn (scaleOnBurn: true)",
 			a.TargetKind, a.TargetName))
 	}
 	if !planned {
 		if a.QueuePerReplica.IsZero() && slices.ContainsFunc(slos, readsQueue) {
-			ps = append(ps, o.warnf(path, "%s %s gets no queue-depth trigger, because neither queuePerReplica nor capacity facts (peakRPS, meanServiceTime) are given; it scales on latency alone",
+			ps = append(ps, o.warnf(path, "%s %s gets no queue-depth trigger, because neither queuePerReplica nor capacity facts (capacity: peakRPS, meanServiceTime) are given; it scales on latency alone",
 				a.TargetKind, a.TargetName))
 		}
 		return ps
