@@ -205,15 +205,32 @@ func planProblems(set model.Set, objects map[string]object[v1.SLO]) Problems {
 	return ps
 }
 
+// namespaceText names a target's namespace; a ScaledObject without one is
+// created in the namespace it is applied to.
+func namespaceText(ns string) string {
+	if ns == "" {
+		return "without a namespace (in the one the ScaledObjects are applied to)"
+	}
+	return fmt.Sprintf("in namespace %q", ns)
+}
+
 func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path string) Problems {
 	var ps Problems
 	first := slos[0]
 	a := first.Autoscaling
+	// One problem per service that also scales the target, not one per SLO
+	// of it: the fault is the service's autoscaling section.
+	reported := map[string]bool{}
 	for _, s := range slos[1:] {
 		switch {
 		case s.Service.Name != first.Service.Name:
-			ps = append(ps, objects[s.Name].errorf(path+".target", "SLO %s of service %s scales %s %s in namespace %q, which SLO %s of service %s (%s) scales too: each service writes its own ScaledObject, and two ScaledObjects on one target fight over its replicas; scale it from one service, or give each service its own target",
-				s.Name, s.Service.Name, a.TargetKind, a.TargetName, a.Namespace, first.Name, first.Service.Name, location(objects[first.Name].d)))
+			if reported[s.Service.Name] {
+				continue
+			}
+			reported[s.Service.Name] = true
+			at := objects[first.Name].errorf(path+".target", "")
+			ps = append(ps, objects[s.Name].errorf(path+".target", "SLO %s of service %s scales %s %s %s, which SLO %s of service %s (%s:%d) scales too: each service writes its own ScaledObject, and two ScaledObjects on one target fight over its replicas; scale it from one service, or give each service its own target",
+				s.Name, s.Service.Name, a.TargetKind, a.TargetName, namespaceText(a.Namespace), first.Name, first.Service.Name, at.File, at.Line))
 		case a.Key() != s.Autoscaling.Key() || !slices.Equal(first.GroupBy, s.GroupBy):
 			ps = append(ps, objects[s.Name].errorf(path, "SLO %s scales %s %s as SLO %s (%s) does, with other settings or groups; SLOs scaling one target share one autoscaling section (give this spec its own target to scale it apart)",
 				s.Name, a.TargetKind, a.TargetName, first.Name, location(objects[first.Name].d)))
@@ -228,12 +245,12 @@ func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path st
 		return append(ps, o.errorf(path+".capacity", "%v", err))
 	}
 	if !hasTrigger(slos, a, planned) {
-		return append(ps, o.errorf(path, "%s %s has nothing to scale on: autoscaling needs a ttft objective, an engine queue-depth gauge with queuePerReplica or capacity facts (peakRPS, meanServiceTime), or burnRateTrigger with an SLO that scales on burn (scaleOnBurn: true)",
+		return append(ps, o.errorf(path, "%s %s has nothing to scale on: autoscaling needs a ttft objective, an engine queue-depth gauge with queuePerReplica or capacity facts (capacity: peakRPS, meanServiceTime), or burnRateTrigger with an SLO that scales on burn (scaleOnBurn: true)",
 			a.TargetKind, a.TargetName))
 	}
 	if !planned {
 		if a.QueuePerReplica.IsZero() && slices.ContainsFunc(slos, readsQueue) {
-			ps = append(ps, o.warnf(path, "%s %s gets no queue-depth trigger, because neither queuePerReplica nor capacity facts (peakRPS, meanServiceTime) are given; it scales on latency alone",
+			ps = append(ps, o.warnf(path, "%s %s gets no queue-depth trigger, because neither queuePerReplica nor capacity facts (capacity: peakRPS, meanServiceTime) are given; it scales on latency alone",
 				a.TargetKind, a.TargetName))
 		}
 		return ps
