@@ -102,15 +102,6 @@ func (c Check) Checker() Checker {
 	}
 }
 
-// LoadChecked is LoadWith that also runs checks on every SLO that resolves.
-func LoadChecked(cat *engine.Catalog, checks []Check, paths ...string) (Result, error) {
-	cs := make([]Checker, len(checks))
-	for i, c := range checks {
-		cs[i] = c.Checker()
-	}
-	return LoadVerified(cat, cs, paths...)
-}
-
 // LoadVerified is LoadWith that also runs checkers on every SLO that
 // resolves.
 func LoadVerified(cat *engine.Catalog, checkers []Checker, paths ...string) (Result, error) {

@@ -124,17 +124,6 @@ func Files(set model.Set, services []rules.Service) (artifact.Set, error) {
 	return files, nil
 }
 
-// Check parses a test file strictly and checks its series notation.
-func Check(data []byte) error {
-	var f File
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return fmt.Errorf("test file does not parse: %w", err)
-	}
-	return checkSeries(f)
-}
-
 // checkSeries checks the series notation of every input series.
 func checkSeries(f File) error {
 	p := query.NewParser()

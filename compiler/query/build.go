@@ -34,9 +34,6 @@ func RateBy(query string, window time.Duration, by []string) (string, error) {
 	return sumOf(rated, by).String(), nil
 }
 
-// SumOf sums a query that already yields rates to one series.
-func SumOf(query string) (string, error) { return SumBy(query, nil) }
-
 // SumBy sums a query that already yields rates to one series per value set
 // of the given labels.
 func SumBy(query string, by []string) (string, error) {

@@ -43,10 +43,6 @@ const CRDPath = "crds/" + Group + "_" + Resource + ".yaml"
 //go:embed crds/*.yaml
 var committed embed.FS
 
-// CommittedCRD is the InferenceSLO CustomResourceDefinition as committed
-// (and embedded).
-func CommittedCRD() ([]byte, error) { return committed.ReadFile(CRDPath) }
-
 // CommittedCRDs are every committed CustomResourceDefinition, in the order
 // of Kinds.
 func CommittedCRDs() ([][]byte, error) {
