@@ -9,10 +9,7 @@ import (
 	"bytes"
 	"fmt"
 	"html"
-	"math"
 	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,36 +44,6 @@ type Alert struct {
 	From, To time.Time
 }
 
-// Options tune the page.
-type Options struct {
-	// Title heads the page; "inferslo review" when empty.
-	Title string
-	// Scenario says what the data shows ("a healthy day, then a fast burn").
-	Scenario string
-	// Alerts are the firing intervals drawn as bands. When nil they are read
-	// from the data of each dashboard's ALERTS queries.
-	Alerts []Alert
-}
-
-// Page renders the review page. files is the compilation's output: its
-// grafana/*.json dashboards are drawn and every path is listed. data holds
-// the result of each panel query, keyed by the query text exactly as the
-// dashboard has it (see Queries and Evaluable).
-func Page(set model.Set, files artifact.Set, data map[string][]Series, opts Options) ([]byte, error) {
-	r, err := NewReview(set, files, opts.Title)
-	if err != nil {
-		return nil, err
-	}
-	alerts := opts.Alerts
-	if alerts == nil {
-		alerts = alertsFromData(r.ds, data)
-	}
-	for _, d := range r.ds {
-		r.Draw(d.service, data, alerts)
-	}
-	return r.Page(opts.Scenario), nil
-}
-
 // Review is the page drawn one dashboard at a time, so a caller can drop
 // each service's data once its dashboard is drawn: memory holds the drawn
 // sections, not every query's result.
@@ -101,7 +68,8 @@ type pendingDraw struct {
 	alerts []Alert
 }
 
-// NewReview reads the dashboards among files; see Page and Options.Title.
+// NewReview reads the dashboards among files; title heads the page
+// ("inferslo review" when empty).
 func NewReview(set model.Set, files artifact.Set, title string) (*Review, error) {
 	ds, err := dashboards(files)
 	if err != nil {
@@ -134,8 +102,9 @@ func (r *Review) index(service string) int {
 	return -1
 }
 
-// Draw draws a service's dashboard ("" the overview) over data, keyed as
-// in Page, with the alerts it shows among alerts. Every query's points
+// Draw draws a service's dashboard ("" the overview) over data (each panel
+// query's result, keyed by the query text exactly as the dashboard has it:
+// see Queries and Evaluable), with the alerts it shows among alerts. Every query's points
 // count toward the page's time span. Services may be drawn concurrently.
 func (r *Review) Draw(service string, data map[string][]Series, alerts []Alert) {
 	i := r.index(service)
@@ -165,7 +134,7 @@ func (r *Review) Draw(service string, data map[string][]Series, alerts []Alert) 
 }
 
 // Page assembles the drawn dashboards into the page under a sentence on
-// what the data shows (see Options.Scenario); a dashboard never drawn shows
+// what the data shows ("a healthy day, then a fast burn"); a dashboard never drawn shows
 // its panels without data.
 func (r *Review) Page(scenario string) []byte {
 	r.mu.Lock()
@@ -304,79 +273,6 @@ func dashboardSpan(d dashboard, data map[string][]Series) span {
 		}
 	}
 	return timeSpan(own)
-}
-
-// alertsFromData reads firing intervals from the ALERTS queries' results:
-// a run of samples above zero is one interval, closed at the next sample.
-func alertsFromData(ds []dashboard, data map[string][]Series) []Alert {
-	seen := map[string]bool{}
-	var out []Alert
-	for _, d := range ds {
-		for _, p := range d.Panels {
-			for _, t := range p.Targets {
-				if !strings.Contains(t.Expr, "ALERTS{") || seen[t.Expr] {
-					continue
-				}
-				seen[t.Expr] = true
-				for _, s := range data[t.Expr] {
-					out = append(out, intervals(s, d.service)...)
-				}
-			}
-		}
-	}
-	// One alert can show on several dashboards' queries: keep it once.
-	sort.SliceStable(out, func(i, j int) bool { return alertKey(out[i]) < alertKey(out[j]) })
-	var uniq []Alert
-	for i, a := range out {
-		if i == 0 || alertKey(a) != alertKey(out[i-1]) {
-			uniq = append(uniq, a)
-		}
-	}
-	return uniq
-}
-
-func alertKey(a Alert) string {
-	return fmt.Sprintf("%s|%s|%s|%s|%020d", a.SLO, a.Group, a.Name, a.Severity, a.From.UnixNano())
-}
-
-func intervals(s Series, service string) []Alert {
-	var out []Alert
-	var cur *Alert
-	for i, p := range s.Points {
-		firing := p.Value > 0 && !math.IsNaN(p.Value)
-		switch {
-		case firing && cur == nil:
-			cur = &Alert{Name: s.Labels["alertname"], Severity: s.Labels["severity"], SLO: s.Labels["slo"], Service: s.Labels["service"], Group: groupOf(s.Labels), From: p.Time}
-			if cur.Service == "" {
-				cur.Service = service
-			}
-		case !firing && cur != nil:
-			cur.To = p.Time
-			out = append(out, *cur)
-			cur = nil
-		}
-		if cur != nil && i == len(s.Points)-1 {
-			cur.To = p.Time
-			out = append(out, *cur)
-		}
-	}
-	return out
-}
-
-// groupOf names the group of an ALERTS series by its labels other than
-// the alert's own (`model_name="vllm-a"`): the dashboards' alert queries
-// keep only the grouping labels beside those.
-func groupOf(ls map[string]string) string {
-	var parts []string
-	for k, v := range ls {
-		switch k {
-		case "alertname", "severity", "slo", "service", "alertstate":
-		default:
-			parts = append(parts, k+"="+strconv.Quote(v))
-		}
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ",")
 }
 
 // bandsFor picks the alerts a dashboard shows: its service's, or all of

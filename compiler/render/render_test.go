@@ -111,7 +111,7 @@ func scenario(t testing.TB, files artifact.Set) map[string][]Series {
 
 func page(t testing.TB, set model.Set, files artifact.Set, data map[string][]Series, opts Options) string {
 	t.Helper()
-	b, err := Page(set, files, data, opts)
+	b, err := drawAll(set, files, data, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestPageNeedsDashboards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Page(set, r, nil, Options{}); err == nil || !strings.Contains(err.Error(), "no dashboards") {
+	if _, err := drawAll(set, r, nil, Options{}); err == nil || !strings.Contains(err.Error(), "no dashboards") {
 		t.Errorf("error = %v", err)
 	}
 }
@@ -418,7 +418,7 @@ func BenchmarkPage(b *testing.B) {
 	var out []byte
 	for b.Loop() {
 		var err error
-		if out, err = Page(set, files, data, Options{}); err != nil {
+		if out, err = drawAll(set, files, data, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
