@@ -64,20 +64,20 @@ func AppendGroups(b []byte, indent int, groups []rulefmt.RuleGroup, style GroupS
 	return b
 }
 
-// indentBlock prefixes every line of a block but blank ones with pad, as
-// AppendGroups indents them.
-func indentBlock(block []byte, pad string) []byte {
+// appendIndented appends block to b, every line but blank ones prefixed
+// with pad, as AppendGroups indents them; b grows once.
+func appendIndented(b, block []byte, pad string) []byte {
 	if pad == "" {
-		return block
+		return append(b, block...)
 	}
-	out := make([]byte, 0, len(block)+len(block)/16*len(pad))
+	b = slices.Grow(b, len(block)+bytes.Count(block, []byte{'\n'})*len(pad))
 	for line := range bytes.Lines(block) {
 		if len(line) > 1 {
-			out = append(out, pad...)
+			b = append(b, pad...)
 		}
-		out = append(out, line...)
+		b = append(b, line...)
 	}
-	return out
+	return b
 }
 
 // sizeHint is about the encoded size of groups, so their buffer is

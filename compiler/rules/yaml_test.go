@@ -134,9 +134,10 @@ func TestIndentedGroupsReadBackTheSame(t *testing.T) {
 	}
 }
 
-// TestEncodedReusesTheRuleFileOnlyWhereTheBytesAgree holds Service.Encoded,
-// which indents the rule file's encoding instead of writing the groups
-// again, to AppendGroups for every indent and style.
+// TestEncodedReusesTheRuleFileOnlyWhereTheBytesAgree holds
+// Service.AppendEncoded, which indents the rule file's encoding instead of
+// writing the groups again, to AppendGroups for every indent and style,
+// after what the file already holds.
 func TestEncodedReusesTheRuleFileOnlyWhereTheBytesAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	pick := func() string { return hostile[r.IntN(len(hostile))] }
@@ -153,9 +154,10 @@ func TestEncodedReusesTheRuleFileOnlyWhereTheBytesAgree(t *testing.T) {
 		s := Service{Groups: groups, body: AppendGroups(nil, 0, groups, GroupStyle{})}
 		for _, indent := range []int{0, 2, 4} {
 			for _, style := range styles {
-				want := AppendGroups(nil, indent, groups, style)
-				if got := s.Encoded(indent, style); !bytes.Equal(got, want) {
-					t.Fatalf("case %d, indent %d, style %+v:\nEncoded:\n%s\nAppendGroups:\n%s", i, indent, style, got, want)
+				head := []byte("# header\n")
+				want := AppendGroups(append([]byte(nil), head...), indent, groups, style)
+				if got := s.AppendEncoded(head, indent, style); !bytes.Equal(got, want) {
+					t.Fatalf("case %d, indent %d, style %+v:\nAppendEncoded:\n%s\nAppendGroups:\n%s", i, indent, style, got, want)
 				}
 			}
 		}
