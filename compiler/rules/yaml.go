@@ -124,14 +124,15 @@ func appendRule(b []byte, first, in string, r rulefmt.Rule) []byte {
 // appendScalar writes `key: value` at lead (the first line's prefix) and
 // continues any further lines at in.
 func appendScalar(b []byte, lead, in, key, value string) []byte {
-	if !plain(key) || !plain(value) && !singleQuoted(value) && !literal(value) && !decimal(value) {
+	isPlain := plain(value)
+	if !plain(key) || !isPlain && !singleQuoted(value) && !literal(value) && !decimal(value) {
 		return appendQuoted(b, lead, in, key, value)
 	}
 	b = append(b, lead...)
 	b = append(b, key...)
 	b = append(b, ": "...)
 	switch {
-	case plain(value):
+	case isPlain:
 		b = append(b, value...)
 	case decimal(value):
 		b = append(b, '"')
