@@ -350,7 +350,7 @@ func plain(s string) bool {
 	}
 	c := s[0]
 	letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '('
-	if !letter && !duration(s) {
+	if !letter && !duration(s) && !arithmetic(s) {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -366,6 +366,21 @@ func plain(s string) bool {
 		}
 	}
 	return true
+}
+
+// arithmetic reports whether s starts with a number, a space, an operator
+// and a space, as `1 - x` does: no YAML number, boolean, null or timestamp
+// has a space after its leading digits.
+func arithmetic(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		}
+	}
+	return i > 0 && s[i-1] != '.' && len(s) >= i+4 && s[i] == ' ' && strings.IndexByte("+-*/", s[i+1]) >= 0 && s[i+2] == ' ' && s[i+3] != ' '
 }
 
 // reserved words read as booleans or null by YAML 1.1 or 1.2 readers.

@@ -32,6 +32,7 @@ var hostile = []string{
 	"a\nb", "a\n", "\na", "a\n\nb", "  a\n b", "max(\n  x\n)\n", "a\nb\n", "(a \n b)", "a\n\n", "a\n  b\n", "a\tb", "a ", " a", "---", "...", "é", "a\x00b", "a\u2028b",
 	"https://runbooks.example.com/llm/chat?x=1#y", `sum(rate(x{a="b"}[5m])) or on () (0 * y{z="w"})`,
 	"(a)", "(", "<<", "=", "a\r\nb",
+	"1 - x", "0.5 * x", "1 - x: y", "1 - x #y", "1 -", "1 - ", "1 -  x", "1. - x", "1 -x", "12 / a{b=\"c\"}", "1 - x ", "2001-12-14 21:59:43", "1_000 - x", "1:20 - x",
 }
 
 // oddKeys are label and annotation names Prometheus accepts that a YAML
