@@ -110,56 +110,12 @@ func checkOneDocument(f File) error {
 		case !content:
 			t := bytes.TrimSpace(l)
 			content = len(t) > 0 && t[0] != '#'
-			if content {
-				// Past the first content any marker line is an error:
-				// find the first at once rather than line by line.
-				at, m := firstMarker(rest)
-				if at < 0 {
-					return nil
-				}
-				line += 1 + bytes.Count(rest[:at], []byte{'\n'})
-				if m == "---" {
-					return fmt.Errorf("generated %s starts a second YAML document at line %d, want exactly one", f.Path, line)
-				}
-				return fmt.Errorf("generated %s ends a YAML document at line %d, want exactly one document", f.Path, line)
-			}
 		}
 	}
 	if !content {
 		return fmt.Errorf("generated %s holds no YAML document, want exactly one", f.Path)
 	}
 	return nil
-}
-
-// firstMarker is the offset of the first marker line of data, which starts
-// a line, and the marker; -1 when there is none.
-func firstMarker(data []byte) (int, string) {
-	at, marker := -1, ""
-	for _, m := range []string{"---", "..."} {
-		for from := 0; from <= len(data); {
-			start := from
-			if from > 0 || !bytes.HasPrefix(data, []byte(m)) {
-				i := bytes.Index(data[from:], []byte("\n"+m))
-				if i < 0 {
-					break
-				}
-				start = from + i + 1
-			}
-			if at >= 0 && start > at {
-				break
-			}
-			l := data[start:]
-			if i := bytes.IndexByte(l, '\n'); i >= 0 {
-				l = l[:i]
-			}
-			if isMarker(l, m) {
-				at, marker = start, m
-				break
-			}
-			from = start + 1
-		}
-	}
-	return at, marker
 }
 
 // isMarker is true for a line that is the document marker m, alone or
