@@ -35,7 +35,7 @@ func TestTuneGCSetsTheCollectorAndRestoresIt(t *testing.T) {
 			}
 		})
 	}
-	if got := MemoryLimit(10000); got/(1<<20) != 245 {
-		t.Errorf("MemoryLimit(10000) = %d MiB, want 245", got/(1<<20))
+	if got := MemoryLimit(10000); got/(1<<20) != 213 {
+		t.Errorf("MemoryLimit(10000) = %d MiB, want 213", got/(1<<20))
 	}
 }
