@@ -328,6 +328,11 @@ func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), '
 // window, the only rules of a ratio SLI that read raw series.
 func (b *builder) baseRates() error {
 	sli := b.slo.SLI
+	if sli.Total == nil {
+		// An SLO whose indicator did not resolve, as a caller's check of
+		// a spec with errors may pass.
+		return fmt.Errorf("the SLI has no total events")
+	}
 	total, err := b.rate(sli.Total.Expr)
 	if err != nil {
 		return fmt.Errorf("total query: %w", err)
