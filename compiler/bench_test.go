@@ -108,7 +108,8 @@ func BenchmarkValidate(b *testing.B) {
 	})
 }
 
-// compileFleetTo compiles as the command does, each artifact to add.
+// compileFleetTo compiles as the command does, each artifact to add, the
+// collector tuned as the command tunes it.
 func compileFleetTo(b *testing.B, sources []spec.Source, add func(artifact.File) error) {
 	res, err := spec.Parse(sources...)
 	if err != nil {
@@ -117,6 +118,7 @@ func compileFleetTo(b *testing.B, sources []spec.Source, add func(artifact.File)
 	if err := res.Err(); err != nil {
 		b.Fatal(err)
 	}
+	defer compiler.TuneGC(len(res.Set.SLOs))()
 	if err := compiler.CompileTo(res.Set, compiler.Options{}, add); err != nil {
 		b.Fatal(err)
 	}

@@ -168,25 +168,44 @@ func CompileTo(set model.Set, opts Options, emit func(artifact.File) error) erro
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if err := eachService(set.PerService(), workers, opts.backends, use); err != nil {
-		return err
-	}
 	bs, err := opts.backends()
 	if err != nil {
 		return err
 	}
+	// The artifacts that span services are built while the services'
+	// own are, and emitted after them.
+	spanning := make(chan spanned, 1)
+	go func() { spanning <- buildSpanning(bs, set) }()
+	if err := eachService(set.PerService(), workers, opts.backends, use); err != nil {
+		<-spanning
+		return err
+	}
+	sp := <-spanning
+	if err := use(sp.built); err != nil {
+		return err
+	}
+	return sp.err
+}
+
+// spanned is what the backends that span services built, in backend order,
+// up to the first error.
+type spanned struct {
+	built []built
+	err   error
+}
+
+func buildSpanning(bs []Backend, set model.Set) spanned {
+	var out []built
 	for _, b := range bs {
 		if !b.PerService() {
 			files, err := b.Build(set)
 			if err != nil {
-				return fmt.Errorf("%s: %w", b.Name(), err)
+				return spanned{out, fmt.Errorf("%s: %w", b.Name(), err)}
 			}
-			if err := use([]built{{b.Name(), files}}); err != nil {
-				return err
-			}
+			out = append(out, built{b.Name(), files})
 		}
 	}
-	return nil
+	return spanned{out, nil}
 }
 
 // OutputKinds are the kinds of artifact compile writes, each the name of

@@ -135,9 +135,19 @@ func ParseWith(cat *engine.Catalog, sources ...Source) (Result, error) {
 func parse(cat *engine.Catalog, checks []Checker, sources []Source) (Result, error) {
 	l := newLoader(cat)
 	l.checks = checks
+	// Files are split into documents on every core, then added in order.
+	type split struct {
+		docs []*doc
+		ps   Problems
+	}
+	splits := make([]split, len(sources))
+	eachIndex(len(sources), func(i int) {
+		splits[i].docs, splits[i].ps = splitDocs(sources[i].Name, sources[i].Data)
+	})
 	var names []string
-	for _, s := range sources {
-		l.addFile(s.Name, s.Data)
+	for i, s := range sources {
+		l.addDocs(splits[i].docs, splits[i].ps)
+		splits[i] = split{}
 		names = append(names, s.Name)
 	}
 	set := l.resolve()

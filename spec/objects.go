@@ -75,7 +75,11 @@ func newLoader(cat *engine.Catalog) *loader {
 }
 
 func (l *loader) addFile(file string, data []byte) {
-	docs, ps := splitDocs(file, data)
+	l.addDocs(splitDocs(file, data))
+}
+
+// addDocs adds a file's documents and the problems of its split.
+func (l *loader) addDocs(docs []*doc, ps Problems) {
 	l.problems = append(l.problems, ps...)
 	for _, d := range docs {
 		l.addDoc(d)

@@ -20,12 +20,17 @@ const (
 	maxWindow = 90 * 24 * time.Hour
 )
 
-// resolve turns every SLO object into model SLOs, one per objective.
+// resolve turns every SLO object into model SLOs, one per objective. The
+// objects resolve on every core; the caller's checks, which may count what
+// they have seen, then run on each SLO in input order.
 func (l *loader) resolve() model.Set {
 	var set model.Set
 	names := map[string]object[v1.SLO]{}
-	for _, o := range l.slos {
-		slos, ps := l.resolveSLO(o)
+	resolved := make([]resolution, len(l.slos))
+	eachIndex(len(l.slos), func(i int) { resolved[i] = l.resolveSLO(l.slos[i]) })
+	for i, o := range l.slos {
+		slos, ps := l.check(o, resolved[i])
+		resolved[i] = resolution{}
 		l.problems = append(l.problems, ps...)
 		if len(ps.Errors()) > 0 {
 			continue
@@ -45,7 +50,24 @@ func (l *loader) resolve() model.Set {
 	return set
 }
 
-func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
+// resolution is an SLO object resolved but for the caller's checks.
+type resolution struct {
+	// slos are its objectives' SLOs, each with where in ps the problems
+	// of its checks go.
+	slos []checkAt
+	ps   Problems
+	// drop: no SLO is kept, whatever the checks find.
+	drop bool
+}
+
+type checkAt struct {
+	slo model.SLO
+	at  int
+}
+
+// resolveSLO resolves one SLO object, but for the caller's checks; it
+// reads the loader only, so objects resolve in parallel.
+func (l *loader) resolveSLO(o object[v1.SLO]) resolution {
 	// text holds unsafe strings; they do not stop the checks that follow,
 	// so one run reports every problem.
 	var ps, text Problems
@@ -134,10 +156,10 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 	// on stops them.
 	blocked := len(ps.Errors()) > 0
 	if blocked && (base.Window < minWindow || base.Window > maxWindow) {
-		return nil, append(ps, text...)
+		return resolution{ps: append(ps, text...), drop: true}
 	}
 
-	var out []model.SLO
+	var out []checkAt
 	for i, obj := range spec.Objectives {
 		path := fmt.Sprintf("spec.objectives[%d]", i)
 		s := base
@@ -180,17 +202,12 @@ func (l *loader) resolveSLO(o object[v1.SLO]) ([]model.SLO, Problems) {
 			ps = append(ps, o.errorf("metadata.annotations."+AnnotationEvaluation, "%s is longer than the base window %s of SLO %s; valid: 1s to %s", model.FormatDuration(s.Evaluation), model.FormatDuration(bw), s.Name, model.FormatDuration(bw)))
 			continue
 		}
-		checked := l.check(o, s)
-		ps = append(ps, checked...)
-		if len(checked.Errors()) > 0 {
-			continue
-		}
-		out = append(out, s)
+		out = append(out, checkAt{s, len(ps)})
 	}
 	if blocked || len(text) > 0 {
-		return nil, append(ps, text...)
+		return resolution{slos: out, ps: append(ps, text...), drop: true}
 	}
-	return out, ps
+	return resolution{slos: out, ps: ps}
 }
 
 // objectiveSuffix names one of several objectives: its display name as a
@@ -250,22 +267,38 @@ func durationFact(o object[v1.SLO], ps *Problems, key string, d, def time.Durati
 	return d
 }
 
-// check runs the caller's checks on a resolved SLO.
-func (l *loader) check(o object[v1.SLO], s model.SLO) Problems {
+// check runs the caller's checks on each SLO of a resolution, their
+// problems placed where resolveSLO met the SLO, and returns the SLOs they
+// pass (none when the resolution drops them) and every problem.
+func (l *loader) check(o object[v1.SLO], r resolution) ([]model.SLO, Problems) {
+	var out []model.SLO
 	var ps Problems
-	for _, c := range l.checks {
-		for _, f := range c(s) {
-			if f.Severity == Warning {
-				ps = append(ps, o.warnf(f.Path, "%s", f.Message))
-			} else {
-				ps = append(ps, o.errorf(f.Path, "%s", f.Message))
+	last := 0
+	for _, c := range r.slos {
+		ps = append(ps, r.ps[last:c.at]...)
+		last = c.at
+		var checked Problems
+		for _, check := range l.checks {
+			for _, f := range check(c.slo) {
+				if f.Severity == Warning {
+					checked = append(checked, o.warnf(f.Path, "%s", f.Message))
+				} else {
+					checked = append(checked, o.errorf(f.Path, "%s", f.Message))
+				}
 			}
 		}
+		ps = append(ps, checked...)
+		if len(checked.Errors()) == 0 {
+			out = append(out, c.slo)
+		}
 	}
-	return ps
+	ps = append(ps, r.ps[last:]...)
+	if r.drop {
+		return nil, ps
+	}
+	return out, ps
 }
 
-// indicator finds the SLO's SLI, inline or by reference.
 func (l *loader) indicator(o object[v1.SLO], ps *Problems) (v1.SLISpec, *object[v1.SLI]) {
 	spec := o.v.Spec
 	if spec.Indicator != nil {

@@ -28,5 +28,6 @@ func check(e *env, specs []string, catalogs catalogFlag, metrics metricsFlag, sh
 		var c artifact.Checker
 		add = c.Add
 	}
+	defer compiler.TuneGC(len(res.Set.SLOs))()
 	return res, compiler.CompileTo(res.Set, opts, add)
 }

@@ -180,11 +180,11 @@ func prometheusRuleFile(s ServiceRules, opts Options) ([]byte, error) {
 	b = append(b, "spec:\n"...)
 	start := len(b)
 	style := rules.GroupStyle{LabelsBeforeRules: true, PartialResponseStrategy: opts.PartialResponseStrategy}
-	b = append(b, s.Encoded(2, style)...)
+	b = s.AppendEncoded(b, 2, style)
 	// The operator's webhook measures the spec without the Thanos field.
 	size := len(b) - start
 	if style.PartialResponseStrategy != "" {
-		size = len(s.Encoded(2, rules.GroupStyle{LabelsBeforeRules: true}))
+		size = len(s.AppendEncoded(nil, 2, rules.GroupStyle{LabelsBeforeRules: true}))
 	}
 	if size > MaxRuleSize {
 		return nil, fmt.Errorf("rule spec is %d bytes, above the operator's limit of %d", size, MaxRuleSize)
@@ -216,7 +216,7 @@ func rulerFile(s ServiceRules, opts RulerOptions) ([]byte, error) {
 			"# records up to one evaluation interval late, so an alert fires up to %s later than in one group.\n",
 			chain.Split, opts.MaxRulesPerGroup, prommodel.Duration(chain.Lag))
 	}
-	return append(b, s.Encoded(0, rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy})...), nil
+	return s.AppendEncoded(b, 0, rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy}), nil
 }
 
 func encode(v any) ([]byte, error) {

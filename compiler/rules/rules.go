@@ -45,18 +45,19 @@ type Service struct {
 	body []byte
 }
 
-// Encoded returns the groups as AppendGroups writes them. The rule file's
-// encoding is reused, indented, wherever the style would not change it:
-// most of a compilation's output is the same groups written three times.
-func (s Service) Encoded(indent int, style GroupStyle) []byte {
+// AppendEncoded appends the groups to b as AppendGroups writes them. The
+// rule file's encoding is reused, indented, wherever the style would not
+// change it: most of a compilation's output is the same groups written
+// three times, each copied once into the file that holds it.
+func (s Service) AppendEncoded(b []byte, indent int, style GroupStyle) []byte {
 	reusable := s.body != nil && style.PartialResponseStrategy == ""
 	for _, g := range s.Groups {
 		reusable = reusable && (len(g.Labels) == 0 || !style.LabelsBeforeRules)
 	}
 	if !reusable {
-		return AppendGroups(nil, indent, s.Groups, style)
+		return AppendGroups(b, indent, s.Groups, style)
 	}
-	return indentBlock(s.body, strings.Repeat(" ", indent))
+	return appendIndented(b, s.body, strings.Repeat(" ", indent))
 }
 
 // Check validates the groups unless Services already did; groups must not
@@ -141,7 +142,7 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 func Files(services []Service) artifact.Set {
 	files := make(artifact.Set, 0, len(services))
 	for _, s := range services {
-		files = append(files, artifact.File{Path: Path(s.Name), Data: append([]byte(artifact.YAMLHeader(s.Sources)), s.Encoded(0, GroupStyle{})...)})
+		files = append(files, artifact.File{Path: Path(s.Name), Data: s.AppendEncoded([]byte(artifact.YAMLHeader(s.Sources)), 0, GroupStyle{})})
 	}
 	return files
 }
@@ -327,6 +328,11 @@ func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), '
 // window, the only rules of a ratio SLI that read raw series.
 func (b *builder) baseRates() error {
 	sli := b.slo.SLI
+	if sli.Total == nil {
+		// An SLO whose indicator did not resolve, as a caller's check of
+		// a spec with errors may pass.
+		return fmt.Errorf("the SLI has no total events")
+	}
 	total, err := b.rate(sli.Total.Expr)
 	if err != nil {
 		return fmt.Errorf("total query: %w", err)

@@ -64,20 +64,20 @@ func AppendGroups(b []byte, indent int, groups []rulefmt.RuleGroup, style GroupS
 	return b
 }
 
-// indentBlock prefixes every line of a block but blank ones with pad, as
-// AppendGroups indents them.
-func indentBlock(block []byte, pad string) []byte {
+// appendIndented appends block to b, every line but blank ones prefixed
+// with pad, as AppendGroups indents them; b grows once.
+func appendIndented(b, block []byte, pad string) []byte {
 	if pad == "" {
-		return block
+		return append(b, block...)
 	}
-	out := make([]byte, 0, len(block)+len(block)/16*len(pad))
+	b = slices.Grow(b, len(block)+bytes.Count(block, []byte{'\n'})*len(pad))
 	for line := range bytes.Lines(block) {
 		if len(line) > 1 {
-			out = append(out, pad...)
+			b = append(b, pad...)
 		}
-		out = append(out, line...)
+		b = append(b, line...)
 	}
-	return out
+	return b
 }
 
 // sizeHint is about the encoded size of groups, so their buffer is
@@ -124,14 +124,15 @@ func appendRule(b []byte, first, in string, r rulefmt.Rule) []byte {
 // appendScalar writes `key: value` at lead (the first line's prefix) and
 // continues any further lines at in.
 func appendScalar(b []byte, lead, in, key, value string) []byte {
-	if !plain(key) || !plain(value) && !singleQuoted(value) && !literal(value) && !decimal(value) {
+	isPlain := plain(value)
+	if !plain(key) || !isPlain && !singleQuoted(value) && !literal(value) && !decimal(value) {
 		return appendQuoted(b, lead, in, key, value)
 	}
 	b = append(b, lead...)
 	b = append(b, key...)
 	b = append(b, ": "...)
 	switch {
-	case plain(value):
+	case isPlain:
 		b = append(b, value...)
 	case decimal(value):
 		b = append(b, '"')
@@ -349,7 +350,7 @@ func plain(s string) bool {
 	}
 	c := s[0]
 	letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '('
-	if !letter && !duration(s) {
+	if !letter && !duration(s) && !arithmetic(s) {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -365,6 +366,21 @@ func plain(s string) bool {
 		}
 	}
 	return true
+}
+
+// arithmetic reports whether s starts with a number, a space, an operator
+// and a space, as `1 - x` does: no YAML number, boolean, null or timestamp
+// has a space after its leading digits.
+func arithmetic(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		}
+	}
+	return i > 0 && s[i-1] != '.' && len(s) >= i+4 && s[i] == ' ' && strings.IndexByte("+-*/", s[i+1]) >= 0 && s[i+2] == ' ' && s[i+3] != ' '
 }
 
 // reserved words read as booleans or null by YAML 1.1 or 1.2 readers.

@@ -32,6 +32,7 @@ var hostile = []string{
 	"a\nb", "a\n", "\na", "a\n\nb", "  a\n b", "max(\n  x\n)\n", "a\nb\n", "(a \n b)", "a\n\n", "a\n  b\n", "a\tb", "a ", " a", "---", "...", "é", "a\x00b", "a\u2028b",
 	"https://runbooks.example.com/llm/chat?x=1#y", `sum(rate(x{a="b"}[5m])) or on () (0 * y{z="w"})`,
 	"(a)", "(", "<<", "=", "a\r\nb",
+	"1 - x", "0.5 * x", "1 - x: y", "1 - x #y", "1 -", "1 - ", "1 -  x", "1. - x", "1 -x", "12 / a{b=\"c\"}", "1 - x ", "2001-12-14 21:59:43", "1_000 - x", "1:20 - x",
 }
 
 // oddKeys are label and annotation names Prometheus accepts that a YAML
@@ -134,9 +135,10 @@ func TestIndentedGroupsReadBackTheSame(t *testing.T) {
 	}
 }
 
-// TestEncodedReusesTheRuleFileOnlyWhereTheBytesAgree holds Service.Encoded,
-// which indents the rule file's encoding instead of writing the groups
-// again, to AppendGroups for every indent and style.
+// TestEncodedReusesTheRuleFileOnlyWhereTheBytesAgree holds
+// Service.AppendEncoded, which indents the rule file's encoding instead of
+// writing the groups again, to AppendGroups for every indent and style,
+// after what the file already holds.
 func TestEncodedReusesTheRuleFileOnlyWhereTheBytesAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	pick := func() string { return hostile[r.IntN(len(hostile))] }
@@ -153,9 +155,10 @@ func TestEncodedReusesTheRuleFileOnlyWhereTheBytesAgree(t *testing.T) {
 		s := Service{Groups: groups, body: AppendGroups(nil, 0, groups, GroupStyle{})}
 		for _, indent := range []int{0, 2, 4} {
 			for _, style := range styles {
-				want := AppendGroups(nil, indent, groups, style)
-				if got := s.Encoded(indent, style); !bytes.Equal(got, want) {
-					t.Fatalf("case %d, indent %d, style %+v:\nEncoded:\n%s\nAppendGroups:\n%s", i, indent, style, got, want)
+				head := []byte("# header\n")
+				want := AppendGroups(append([]byte(nil), head...), indent, groups, style)
+				if got := s.AppendEncoded(head, indent, style); !bytes.Equal(got, want) {
+					t.Fatalf("case %d, indent %d, style %+v:\nAppendEncoded:\n%s\nAppendGroups:\n%s", i, indent, style, got, want)
 				}
 			}
 		}
