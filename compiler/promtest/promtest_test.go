@@ -75,6 +75,7 @@ func writeOut(t *testing.T, set model.Set, edit func([]byte) []byte) (dir string
 }
 
 func TestTTFTPageFiresDuringATwentyTimesBurnAndIsSilentAtHalfTheBudget(t *testing.T) {
+	t.Parallel()
 	set := model.Set{SLOs: []model.SLO{ttftSLO(t)}}
 	dir, tests := writeOut(t, set, nil)
 	if len(tests) != 1 || tests[0].Path != "prometheus/chat.test.yaml" {
@@ -99,6 +100,7 @@ func TestTTFTPageFiresDuringATwentyTimesBurnAndIsSilentAtHalfTheBudget(t *testin
 }
 
 func TestGeneratedTestsFailWhenTheRulesAreEdited(t *testing.T) {
+	t.Parallel()
 	set := model.Set{SLOs: []model.SLO{ttftSLO(t)}}
 	// Page factors raised tenfold: a 20x burn no longer pages. (Raising
 	// only 14.4 would not do: the 6x pair, whose windows also see 20x from
@@ -118,6 +120,7 @@ func TestGeneratedTestsFailWhenTheRulesAreEdited(t *testing.T) {
 }
 
 func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
+	t.Parallel()
 	set := loadSet(t, "../../examples")
 	dir, tests := writeOut(t, set, nil)
 	// Threshold SLIs have no event counts for a burn to scale; the
@@ -172,6 +175,7 @@ func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
 // bad; no ErrorBudgetBurn may fire and SLIMisconfigured must. With the
 // burn alerts' hold removed from the rules, the same test fails.
 func TestAMissingThresholdBucketPagesNobody(t *testing.T) {
+	t.Parallel()
 	hold := regexp.MustCompile(`(unless on \(slo\)\n\s*)inferslo:sli_misconfigured`)
 	set := model.Set{SLOs: []model.SLO{ttftSLO(t)}}
 	const name = "chat-ttft: a missing threshold bucket raises SLIMisconfigured, not a burn alert"
@@ -204,6 +208,7 @@ func TestAMissingThresholdBucketPagesNobody(t *testing.T) {
 // failure the errors SLO sees, so its silent cases stay silent, and a
 // rejection storm pages as the rejections SLO alone.
 func TestAServiceWithErrorsAndRejectionsPagesOnceInPromtool(t *testing.T) {
+	t.Parallel()
 	// Which alerts a test expects is read from the file; promtool runs the
 	// vLLM row's (a term dropped, the other rows a matcher negated) unless
 	// INFERSLO_LONG is set, as CI's long promtest step sets it.
