@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,10 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the end-to-end scripts in testdata/script, one per
 // behaviour a user relies on. $EXAMPLES is the bundled examples folder,
-// $SCRAPES the engines' /metrics scrapes written for tests.
+// $SCRAPES the engines' /metrics scrapes written for tests. The condition
+// [long] holds with INFERSLO_LONG set: a script whose replays the library's
+// tests already prove skips without it, and CI's long cmd/inferslo step
+// runs it.
 func TestScripts(t *testing.T) {
 	examples, err := filepath.Abs("../../examples")
 	if err != nil {
@@ -35,6 +39,12 @@ func TestScripts(t *testing.T) {
 			e.Setenv("EXAMPLES", examples)
 			e.Setenv("SCRAPES", scrapes)
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "long" {
+				return os.Getenv("INFERSLO_LONG") != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"race":  cmdRace,

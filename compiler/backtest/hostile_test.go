@@ -65,6 +65,7 @@ func steady(order func([]float64) []float64) func(start, end, step float64) [][2
 // bounded excerpt of what the server said, or succeeds with every sample
 // it left out counted.
 func TestBacktestAgainstHostileServers(t *testing.T) {
+	t.Parallel()
 	set := fleetSet(t)
 	other := httptest.NewServer(hostileHistory(steady(func(ts []float64) []float64 { return ts })))
 	defer other.Close()
@@ -203,6 +204,7 @@ func (r *recorder) Rollback() error { return nil }
 // invalid ones are counted and reported, and every valid one is stored in
 // time order.
 func TestTheLoaderLeavesOutInvalidSamplesAndSortsTheRest(t *testing.T) {
+	t.Parallel()
 	inOrder := func(ts []float64) []float64 { return ts }
 	reversed := func(ts []float64) []float64 {
 		for i, j := 0, len(ts)-1; i < j; i, j = i+1, j-1 {

@@ -15,6 +15,7 @@ import (
 // maxBuckets, skip stretches without events, and their running spend
 // ends at the figure the report gives for the whole range.
 func TestTheTimelineEndsAtTheReportedBudgetSpent(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	var samples []*sample
 	for i := 0; i < 3*24*60; i++ {
@@ -60,6 +61,7 @@ func TestTheTimelineEndsAtTheReportedBudgetSpent(t *testing.T) {
 // other group's, the tiers' factors drawn, the source's credentials not
 // printed.
 func TestTheHTMLReportShadesEachGroupsAlertsOverItsCharts(t *testing.T) {
+	t.Parallel()
 	res, err := spec.Parse(spec.Source{Name: "fleet.yaml", Data: []byte(fleetSpec)})
 	if err != nil || len(res.Set.SLOs) != 1 {
 		t.Fatalf("spec: %v %v", err, res.Problems)

@@ -49,6 +49,7 @@ spec:
 // ParsePeriod gives at the specs' offset is the value of the rules'
 // inferslo:period_start:timestamp an hour into it.
 func TestAReportedPeriodIsTheOneTheRulesRecord(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name, duration, zone, period string
@@ -102,6 +103,7 @@ func TestAReportedPeriodIsTheOneTheRulesRecord(t *testing.T) {
 }
 
 func TestCalendarsInTwoZonesHaveNoPeriodInCommon(t *testing.T) {
+	t.Parallel()
 	set := model.Set{SLOs: []model.SLO{calendarSLO(t, "api-utc", "1M", "UTC"), calendarSLO(t, "api-india", "1M", "Asia/Kolkata")}}
 	_, err := PeriodOffset(set)
 	if err == nil || !strings.Contains(err.Error(), "SLO api-utc draws its calendar periods at UTC+00:00 (UTC) and SLO api-india at UTC+05:30 (Asia/Kolkata)") ||

@@ -72,6 +72,7 @@ func serve(tb testing.TB, fill func(add func(labels.Labels, time.Time, float64))
 // and resolve times), the SLIs and the budgets spent are equal, and the
 // server's way reads a fraction of the samples.
 func TestTheServersAnswersReplayAsTheRawSeriesDo(t *testing.T) {
+	t.Parallel()
 	h := shortHistory()
 	srv := serveHistory(t, h)
 	res, err := spec.Parse(spec.Source{Name: "fleet.yaml", Data: []byte(fleetSpec)})
@@ -128,6 +129,7 @@ func alertLines(rep *Report) string {
 // the rule's own evaluation times, becomes a series; recordings, subqueries
 // and ranges stay.
 func TestPartsMoveToTheServerOnlyWhereTheyReadRawSeries(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, expr, want string }{
 		{"a recording of raw rates moves whole",
 			`sum by (m) (rate(x_total[5m]))`, `P0`},

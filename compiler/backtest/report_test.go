@@ -8,6 +8,7 @@ import (
 )
 
 func TestPeriodsStartAtUTCMidnightMondayAndTheFirst(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 3, 12, 15, 4, 0, 0, time.UTC) // a Thursday
 	cases := []struct{ kind, start, next string }{
 		{"day", "2026-03-12T00:00:00Z", "2026-03-13T00:00:00Z"},
@@ -29,6 +30,7 @@ func TestPeriodsStartAtUTCMidnightMondayAndTheFirst(t *testing.T) {
 // error ratio outweighs an hour of 1x traffic at 10%, and the range is
 // half-open.
 func TestSumsWeighEvaluationsByTheirEvents(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	var samples []*sample
 	for i := 0; i < 120; i++ {
@@ -52,6 +54,7 @@ func TestSumsWeighEvaluationsByTheirEvents(t *testing.T) {
 // TestReportJSONHasExactlyTheDocumentedFields: alerts and slos, RFC 3339
 // times, null for an alert still firing, ratios as numbers.
 func TestReportJSONHasExactlyTheDocumentedFields(t *testing.T) {
+	t.Parallel()
 	fired := time.Date(2026, 3, 11, 12, 44, 0, 0, time.UTC)
 	sli, spent := 0.995, 0.25
 	r := Report{

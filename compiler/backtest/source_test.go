@@ -26,6 +26,7 @@ func fleetSet(t *testing.T) model.Set {
 // servers that misbehave: each run fails with an error saying what the
 // server did, and returns no report.
 func TestBacktestRefusesBadServersWithClearErrors(t *testing.T) {
+	t.Parallel()
 	set := fleetSet(t)
 	series := `{"status":"success","data":[{"__name__":"vllm:request_success_total","namespace":"llm"}]}`
 	cases := []struct {
@@ -115,6 +116,7 @@ func TestBacktestRefusesBadServersWithClearErrors(t *testing.T) {
 
 // TestBacktestRefusesAnUnreachableServer names the address it could not reach.
 func TestBacktestRefusesAnUnreachableServer(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
@@ -126,6 +128,7 @@ func TestBacktestRefusesAnUnreachableServer(t *testing.T) {
 }
 
 func TestParseTimeReadsRFC3339NowAndDurationsBack(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 31, 12, 0, 0, 0, time.UTC)
 	cases := []struct{ in, want string }{
 		{"2026-03-01T00:00:00Z", "2026-03-01T00:00:00Z"},
@@ -145,6 +148,7 @@ func TestParseTimeReadsRFC3339NowAndDurationsBack(t *testing.T) {
 }
 
 func TestParsePeriodReadsMonthsAndQuartersFromLocalMidnight(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name, in, from, to, err string

@@ -14,6 +14,7 @@ import (
 // filter that costs samples at each of the month's 8,928 steps left it
 // "unknown".
 func TestCalendarMonthTestsPass(t *testing.T) {
+	t.Parallel()
 	if testing.Short() && os.Getenv("INFERSLO_PROMTOOL") == "" {
 		t.Skip("replays a month's subquery at every evaluation in process; run without -short or with INFERSLO_PROMTOOL")
 	}

@@ -24,6 +24,7 @@ spec:
 `
 
 func TestGoodputBoundTestsFailWhenABoundIsEdited(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		edit func([]byte) []byte

@@ -35,6 +35,7 @@ spec:
 }
 
 func TestABurnOnOneModelPagesForThatModelOnly(t *testing.T) {
+	t.Parallel()
 	dir, tests := writeOut(t, groupedSet(t), nil)
 	text := string(tests[0].Data)
 	for _, want := range []string{
@@ -60,6 +61,7 @@ func TestABurnOnOneModelPagesForThatModelOnly(t *testing.T) {
 }
 
 func TestPerModelTestsFailWhenTheRulesSumOverModels(t *testing.T) {
+	t.Parallel()
 	dir, tests := writeOut(t, groupedSet(t), func(b []byte) []byte {
 		return bytes.ReplaceAll(b, []byte("sum by (model_name) ("), []byte("sum("))
 	})
@@ -72,6 +74,7 @@ func TestPerModelTestsFailWhenTheRulesSumOverModels(t *testing.T) {
 // A model that stops reporting raises SLIDataMissing naming it; a model
 // that keeps reporting, and one never seen, raise nothing.
 func TestTheNoDataAlertNamesTheModelThatVanished(t *testing.T) {
+	t.Parallel()
 	set := groupedSet(t)
 	files, err := rules.Build(set, nil)
 	if err != nil {
@@ -118,6 +121,7 @@ func TestTheNoDataAlertNamesTheModelThatVanished(t *testing.T) {
 // names that model, and no burn alert fires; with the burn alerts' hold
 // removed, the same test fails.
 func TestAMissingBucketInOneModelHoldsThatModelOnly(t *testing.T) {
+	t.Parallel()
 	set := parseSet(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO

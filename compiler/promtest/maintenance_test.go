@@ -15,6 +15,7 @@ import (
 // for the test's span, and passes; a service whose windows never close for
 // that long is refused.
 func TestTheTestsOfAServiceWithMaintenanceStartOutsideItsWindows(t *testing.T) {
+	t.Parallel()
 	slo := ttftSLO(t)
 	slo.Alerting.Maintenance = []model.Maintenance{
 		{Minute: 0, Days: []int{4}, Duration: 3 * time.Hour},                       // Thursdays 00:00-03:00 UTC

@@ -12,6 +12,7 @@ import (
 // are native histogram samples, the burn tests expect alerts, and with the
 // rules' threshold moved below the good requests' bucket the tests fail.
 func TestNativeHistogramTestsFeedHistogramsAndFailWhenTheThresholdMoves(t *testing.T) {
+	t.Parallel()
 	set := loadSet(t, "../../examples/otel-native.yaml")
 	dir, tests := writeOut(t, set, nil)
 	text := string(tests[0].Data)

@@ -65,6 +65,7 @@ func sheddingOnly(t *testing.T, edit func([]byte) []byte) (names []string, fails
 }
 
 func TestTheSheddingSignalsTestsPassOnTheGeneratedRules(t *testing.T) {
+	t.Parallel()
 	names, fails := sheddingOnly(t, nil)
 	if len(names) != 2 {
 		t.Fatalf("shedding tests %q, want one per signal", names)
@@ -81,6 +82,7 @@ func TestTheSheddingSignalsTestsPassOnTheGeneratedRules(t *testing.T) {
 }
 
 func TestTheSheddingTestsFailOnWrongRules(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, from, to string
 		// fails names the check that must fail: its expression and time.

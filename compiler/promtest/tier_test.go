@@ -14,6 +14,7 @@ import (
 // interactive SLO; it passes on the batch rules and fails on rules that
 // also page.
 func TestABatchSLOsTwentyTimesBurnRaisesOnlyATicket(t *testing.T) {
+	t.Parallel()
 	batch := ttftSLO(t)
 	batch.SLOTier = model.SLOTierBatch
 	paging := batch

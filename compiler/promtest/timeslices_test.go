@@ -12,6 +12,7 @@ import (
 // the generated rules, and a slice target lowered until the test's slices
 // count as good makes the every-slice-bad test fail.
 func TestRatioTimeSliceTestsPassAndCatchAWrongSliceTarget(t *testing.T) {
+	t.Parallel()
 	set := loadSet(t, "../../testdata/timeslices/api-errors.yaml")
 	dir, tests := writeOut(t, set, nil)
 	text := string(tests[0].Data)

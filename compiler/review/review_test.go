@@ -17,6 +17,7 @@ import (
 // Drawing each service as its replay ends must give the page one replay of
 // every service, with every query's result held at once, gives.
 func TestTheStreamedPageEqualsThePageOfOneReplay(t *testing.T) {
+	t.Parallel()
 	res, err := spec.Parse(bench.Fleet(4)...)
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +89,7 @@ func TestTheStreamedPageEqualsThePageOfOneReplay(t *testing.T) {
 }
 
 func TestBudgetsAreDrawnAsSpentDuringTheReplay(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	windows := map[string]time.Duration{"chat-errors": 28 * 24 * time.Hour}
 	series := func(slo string, at time.Duration, v float64) []render.Series {

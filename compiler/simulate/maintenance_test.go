@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -60,7 +61,8 @@ spec:
 // inside and outside, evaluate minute by minute. The weekly window lasts
 // the failing hour (the nightly one outlasts it, the one-off range is
 // shorter): a longer one only moves the hour outside, and its replay's
-// end, later.
+// end, later. TestRulesWithoutTheMaintenanceWindowsFailTheScenario
+// replays the same over rules compiled without the windows.
 func TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne(t *testing.T) {
 	t.Parallel()
 	set := slotest.Parse(t, maintenanceSpecs)
@@ -68,8 +70,7 @@ func TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Scenarios: []string{ScenarioMaintenance}}
-	res, err := RunFiles(set, files, opts)
+	res, err := RunFiles(set, files, Options{Scenarios: []string{ScenarioMaintenance}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,9 +99,19 @@ func TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne(t *testing.T)
 			t.Errorf("%s: %+v, want every burn alert silent inside, no budget spent, and an alert outside", slo.Name, g)
 		}
 	}
+}
 
-	// The same scenario over rules that ignore the windows pages inside
-	// them and spends the budget.
+// TestRulesWithoutTheMaintenanceWindowsFailTheScenario replays the
+// maintenance scenario of TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne
+// over rules that ignore the windows: they page inside them and spend the
+// budget, for every SLO. The replays (about 10 CPU-s) run in CI's long
+// simulate step (INFERSLO_LONG=1).
+func TestRulesWithoutTheMaintenanceWindowsFailTheScenario(t *testing.T) {
+	if os.Getenv("INFERSLO_LONG") == "" {
+		t.Skip("replays the maintenance scenario over rules without the windows (about 10 CPU-s); INFERSLO_LONG=1 runs it (CI's long simulate step)")
+	}
+	t.Parallel()
+	set := slotest.Parse(t, maintenanceSpecs)
 	var plain model.Set
 	for _, s := range set.SLOs {
 		s.Alerting.Maintenance = nil
@@ -110,7 +121,7 @@ func TestAMaintenanceHourOfTotalFailureSpendsNoBudgetAndPagesNoOne(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = RunFiles(set, unmasked, opts)
+	res, err := RunFiles(set, unmasked, Options{Scenarios: []string{ScenarioMaintenance}})
 	if err != nil {
 		t.Fatal(err)
 	}

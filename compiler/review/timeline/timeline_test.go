@@ -47,6 +47,7 @@ func maxOf(vs []float64) float64 {
 }
 
 func TestTimeline(t *testing.T) {
+	t.Parallel()
 	set := chatSet(t)
 	ttft, errs := set.SLOs[1], set.SLOs[0]
 	burnQ := model.BurnRate(ttft, ttft.BaseWindow())
@@ -172,6 +173,7 @@ func values(s TimeSeries) []float64 {
 // from the burn; every series must read the same at the query steps as if
 // whole groups had been evaluated every interval.
 func TestTimelineShortcutChangesNoQueriedValue(t *testing.T) {
+	t.Parallel()
 	set := chatSet(t)
 	var queries []string
 	for _, slo := range set.SLOs {
@@ -205,6 +207,7 @@ func TestTimelineShortcutChangesNoQueriedValue(t *testing.T) {
 
 // An SLO that pages nobody burns its quickest ticket tier until it fires.
 func TestTimelineBurnsTheTicketWhenNothingPages(t *testing.T) {
+	t.Parallel()
 	slo := slotest.VLLM(t, "errors", "99.5%")
 	var tickets []model.Tier
 	for _, tier := range slo.Alerting.Tiers {
@@ -252,6 +255,7 @@ func BenchmarkTimelineExamples(b *testing.B) {
 }
 
 func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *testing.T) {
+	t.Parallel()
 	slo := slotest.VLLM(t, "errors", "99.9%")
 	slo.Inference.Selector, slo.Inference.SelectorLabels = `namespace="llm"`, []string{"namespace"}
 	slo.SLI.Total.Expr = `vllm:request_success_total{namespace="llm"}`
@@ -299,6 +303,7 @@ func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *test
 }
 
 func TestEachEngineOfAServiceCarriesItsOwnLoadGauges(t *testing.T) {
+	t.Parallel()
 	set := slotest.Parse(t, `
 apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
@@ -337,6 +342,7 @@ spec:
 // given the TTFT harness's recordings, so the bounds have values, the upper
 // at or above the lower, and both drop during the burn.
 func TestGoodputBoundsReadTheOtherSLOsRecordings(t *testing.T) {
+	t.Parallel()
 	set := slotest.Parse(t, `apiVersion: inferslo/v1alpha1
 kind: InferenceSLO
 metadata: {name: coder}
