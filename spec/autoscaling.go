@@ -228,9 +228,8 @@ func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path st
 				continue
 			}
 			reported[s.Service.Name] = true
-			at := objects[first.Name].errorf(path+".target", "")
-			ps = append(ps, objects[s.Name].errorf(path+".target", "SLO %s of service %s scales %s %s %s, which SLO %s of service %s (%s:%d) scales too: each service writes its own ScaledObject, and two ScaledObjects on one target fight over its replicas; scale it from one service, or give each service its own target",
-				s.Name, s.Service.Name, a.TargetKind, a.TargetName, namespaceText(a.Namespace), first.Name, first.Service.Name, at.File, at.Line))
+			ps = append(ps, objects[s.Name].errorf(path+".target", "SLO %s of service %s scales %s %s %s, which SLO %s of service %s (%s) scales too: each service writes its own ScaledObject, and two ScaledObjects on one target fight over its replicas; scale it from one service, or give each service its own target",
+				s.Name, s.Service.Name, a.TargetKind, a.TargetName, namespaceText(a.Namespace), first.Name, first.Service.Name, objects[first.Name].locate(path+".target")))
 		case a.Key() != s.Autoscaling.Key() || !slices.Equal(first.GroupBy, s.GroupBy):
 			ps = append(ps, objects[s.Name].errorf(path, "SLO %s scales %s %s as SLO %s (%s) does, with other settings or groups; SLOs scaling one target share one autoscaling section (give this spec its own target to scale it apart)",
 				s.Name, a.TargetKind, a.TargetName, first.Name, location(objects[first.Name].d)))

@@ -281,6 +281,16 @@ func addNamed[T any](m map[string]object[T], name string, o object[T], dup func(
 	m[name] = o
 }
 
+// locate is where a property path lies inside the object, file:line.
+func (o object[T]) locate(path string) string {
+	if o.d.node != nil {
+		if n := o.d.at(o.mapPath(path)); n != nil {
+			return fmt.Sprintf("%s:%d", o.d.file, n.Line)
+		}
+	}
+	return location(o.d)
+}
+
 func location(d *doc) string {
 	if d.node != nil {
 		return fmt.Sprintf("%s:%d", d.file, d.node.Line)

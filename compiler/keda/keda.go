@@ -197,9 +197,10 @@ func scaledObjectOf(u unit) (scaledObject, error) {
 	if kind == "" {
 		kind = "Deployment"
 	}
-	apiVersion, ok := targetAPIVersion(kind)
-	if a.TargetAPIVersion != "" {
-		apiVersion, ok = a.TargetAPIVersion, true
+	// A spec's apiVersion names any kind; the known kinds have their own.
+	apiVersion, ok := a.TargetAPIVersion, a.TargetAPIVersion != ""
+	if !ok {
+		apiVersion, ok = targetAPIVersion(kind)
 	}
 	if !ok {
 		return scaledObject{}, fmt.Errorf("scale target kind %s is not one of %s", kind, knownKinds)
