@@ -76,6 +76,7 @@ func (s *sloSim) replayBeside(p burnPlan, x prom.RuleIndex, feeds func(h *prom.H
 	if err != nil {
 		return nil, 0, err
 	}
+	h.Stepwise = s.everyStep
 	defer h.Close()
 	if len(h.Groups) == 0 {
 		return nil, 0, &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
@@ -94,16 +95,15 @@ func (s *sloSim) replayBeside(p burnPlan, x prom.RuleIndex, feeds func(h *prom.H
 	key := p.key()
 	fired := time.Duration(-1)
 	first := map[string]map[prom.AlertKey]time.Duration{}
-	var t time.Duration
-	for t = 0; t <= end; t += s.eval {
+	advance := func(t time.Duration) error {
 		for i, d := range drivers {
 			if err := d.Advance(t, loads[i], nil); err != nil {
-				return nil, 0, err
+				return err
 			}
 		}
-		if err := h.Eval(t); err != nil {
-			return nil, 0, &ruleError{at: t, err: err}
-		}
+		return nil
+	}
+	last, err := h.EvalSpan(0, end, advance, func(t time.Duration) bool {
 		for g, st := range prom.GroupAlertStates(h, by) {
 			for k, v := range st {
 				if _, seen := first[g][k]; !seen && v == rules.StateFiring && keep(k) {
@@ -117,11 +117,11 @@ func (s *sloSim) replayBeside(p burnPlan, x prom.RuleIndex, feeds func(h *prom.H
 		if at, ok := first[own][key]; ok && fired < 0 {
 			fired = at
 		}
-		if (fired >= 0 && t >= fired+p.hold) || (fired < 0 && t >= p.deadline) {
-			break
-		}
+		return (fired >= 0 && t >= fired+p.hold) || (fired < 0 && t >= p.deadline)
+	})
+	if err != nil {
+		return nil, 0, evalError(err)
 	}
-	last := min(t, end)
 	s.simulated += last + s.eval
 	if after != nil {
 		if err := after(h, last); err != nil {

@@ -129,9 +129,8 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 	predicted := detectT + tier.For + base + eval
 	bound := predict.ResolveBound(tier, h, b) + base + eval
 	deadline := warm + 2*predicted
-	var fired, resolvedAt time.Duration = -1, -1
-	recoverAt := time.Duration(math.MaxInt64)
-	silentFired := map[prom.AlertKey]time.Duration{}
+	var fired, resolvedAt, recoverAt time.Duration
+	var silentFired map[prom.AlertKey]time.Duration
 	load := func(t time.Duration) (float64, float64) {
 		if t > warm && t <= recoverAt {
 			return 1, b
@@ -142,31 +141,48 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 	if resolve {
 		end += 2 * bound
 	}
-	err := s.run(load, nil, end, func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool {
-		for _, k := range silent {
-			if _, seen := silentFired[k]; !seen && st[k] == rules.StateFiring {
-				silentFired[k] = t
+	// The traffic recovers when the alert fires. A run may store its
+	// scrapes ahead of its evaluations (prom.Harness.EvalSpan), so a first
+	// run, burning on, finds when; a second, when the run goes on after
+	// the fire, knows its traffic ahead: the same up to the fire, healthy
+	// after it.
+	runs := func(recover time.Duration, probe bool) error {
+		fired, resolvedAt, recoverAt = -1, -1, recover
+		silentFired = map[prom.AlertKey]time.Duration{}
+		return s.run(load, nil, end, func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool {
+			for _, k := range silent {
+				if _, seen := silentFired[k]; !seen && st[k] == rules.StateFiring {
+					silentFired[k] = t
+				}
 			}
-		}
-		switch {
-		case fired < 0 && st[key] == rules.StateFiring:
-			fired = t
-			recoverAt = t
-			if !resolve {
-				// Keep burning one `for` of the silent alerts, so a pending
-				// one would have time to fire.
-				return len(silent) == 0
+			switch {
+			case fired < 0 && st[key] == rules.StateFiring:
+				fired = t
+				if probe {
+					return true
+				}
+				if !resolve {
+					// Keep burning one `for` of the silent alerts, so a pending
+					// one would have time to fire.
+					return len(silent) == 0
+				}
+			case fired < 0 && t >= deadline:
+				return true
+			case fired >= 0 && resolve && st[key] != rules.StateFiring:
+				resolvedAt = t
+				return true
+			case fired >= 0 && !resolve && t >= fired+s.maxFor():
+				return true
 			}
-		case fired < 0 && t >= deadline:
-			return true
-		case fired >= 0 && resolve && st[key] != rules.StateFiring:
-			resolvedAt = t
-			return true
-		case fired >= 0 && !resolve && t >= fired+s.maxFor():
-			return true
-		}
-		return false
-	}, nil)
+			return false
+		}, nil)
+	}
+	simulated := s.simulated
+	err := runs(math.MaxInt64, true)
+	if err == nil && fired >= 0 && (resolve || len(silent) > 0) {
+		s.simulated = simulated
+		err = runs(fired, false)
+	}
 	if err != nil {
 		return nil, err
 	}

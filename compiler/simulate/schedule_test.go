@@ -8,9 +8,10 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 )
 
-// The day/night scenario evaluates each rule only where the SLO-window
-// ratio read at the end depends on it; what it reads must be what
-// evaluating every rule at every step records.
+// The day/night scenario evaluates its rules span by span, or where they
+// cannot span only where the SLO-window ratio read at the end depends on
+// them; what it reads must be what evaluating every rule at every step
+// records.
 func TestTheDayNightScheduleRecordsWhatEveryStepWould(t *testing.T) {
 	set := slotest.Examples(t).Set
 	for _, name := range []string{"chat-errors", "chat-ttft-minutes"} {

@@ -217,8 +217,8 @@ type sloSim struct {
 	shared *workload.Trunk
 	// planned, when set, makes runs only note the longest span asked for.
 	planned *time.Duration
-	// everyStep evaluates a restricted run's rules at every step, not on
-	// their schedule (for tests comparing the two).
+	// everyStep evaluates every rule at every step, as the rules manager
+	// does: not span by span, nor on a schedule (for tests comparing them).
 	everyStep bool
 	// cores, when set, holds a token per replay running, shared by all
 	// SLOs of a run.
@@ -356,6 +356,7 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 		return err
 	}
 	defer h.Close()
+	h.Stepwise = s.everyStep
 	if len(h.Groups) == 0 {
 		return &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
 	}
@@ -365,8 +366,11 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 	}
 	if s.only != nil {
 		h.Restrict(s.only)
-		if sc, ok := prom.NewSchedule(h.Groups, s.eval, end, s.only); ok && !s.everyStep {
-			h.Sched = sc
+		// Spans evaluate every step for less than the schedule's steps.
+		if !s.everyStep && !h.Spans() {
+			if sc, ok := prom.NewSchedule(h.Groups, s.eval, end, s.only); ok {
+				h.Sched = sc
+			}
 		}
 	}
 	w, err := synth.New(s.slo, s.opts.Shape)
@@ -380,20 +384,10 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 // steps evaluates from start to end in evaluation steps.
 func (s *sloSim) steps(h *prom.Harness, d *workload.Driver, load workload.Traffic, restarts workload.Restart, start, end time.Duration,
 	each func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool, after func(*prom.Harness, *workload.Driver, time.Duration) error) error {
-	last := start - s.eval
-	for t := start; t <= end; t += s.eval {
-		if err := d.Advance(t, load, restarts); err != nil {
-			return err
-		}
-		if err := h.Eval(t); err != nil {
-			// Broken rules are a finding about the rule file, not a
-			// failure of the simulator.
-			return &ruleError{at: t, err: err}
-		}
-		last = t
-		if each(t, h.AlertStates()) && after == nil {
-			break
-		}
+	last, err := h.EvalSpan(start, end, func(t time.Duration) error { return d.Advance(t, load, restarts) },
+		func(t time.Duration) bool { return each(t, h.AlertStates()) && after == nil })
+	if err != nil {
+		return evalError(err)
 	}
 	s.simulated += last - start + s.eval
 	if after != nil {
@@ -464,7 +458,7 @@ func (s *sloSim) unproven() (Check, bool) {
 // others: it shares the trunk, not the fields a run sets.
 func (s *sloSim) branch() *sloSim {
 	return &sloSim{slo: s.slo, rules: s.rules, maintained: s.maintained, opts: s.opts, eval: s.eval, shared: s.shared,
-		onlookers: s.onlookers, service: s.service}
+		onlookers: s.onlookers, service: s.service, everyStep: s.everyStep}
 }
 
 // all runs the SLO's scenarios, each on a core of its own once the trunk
@@ -556,6 +550,17 @@ type ruleError struct {
 }
 
 func (e *ruleError) Error() string { return e.err.Error() }
+
+// evalError is err, from prom.Harness.EvalSpan, as a ruleError when a rule
+// failed: broken rules are a finding about the rule file, not a failure
+// of the simulator.
+func evalError(err error) error {
+	var ee *prom.EvalError
+	if errors.As(err, &ee) {
+		return &ruleError{at: ee.At, err: ee.Err}
+	}
+	return err
+}
 
 // periodSpan is how long the calendar period check's traffic cycle runs.
 const periodSpan = time.Hour

@@ -43,6 +43,7 @@ func (s *sloSim) trunk() (*workload.Trunk, error) {
 	if err != nil {
 		return nil, err
 	}
+	h.Stepwise = s.everyStep
 	if len(h.Groups) == 0 {
 		h.Close()
 		return nil, &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
@@ -71,23 +72,30 @@ func (s *sloSim) trunk() (*workload.Trunk, error) {
 	}
 	slices.Sort(copies)
 	copies = slices.Compact(copies)
-	for t := time.Duration(0); t <= end; t += tr.Eval {
-		if err := d.Advance(t, recorded, nil); err != nil {
-			tr.Err = err
-			break
-		}
-		if err := h.Eval(t); err != nil {
-			tr.Err = &ruleError{at: t, err: err}
-			break
-		}
+	advance := func(t time.Duration) error { return d.Advance(t, recorded, nil) }
+	state := func(time.Duration) bool {
 		tr.States = append(tr.States, h.AlertStates())
-		if len(copies) == 0 || copies[0] != t {
+		return false
+	}
+	// Spans end at the copies.
+	for t := time.Duration(0); t <= end; {
+		stop := end
+		if len(copies) > 0 {
+			stop = copies[0]
+		}
+		last, err := h.EvalSpan(t, stop, advance, state)
+		if err != nil {
+			tr.Err = evalError(err)
+			break
+		}
+		t = last + tr.Eval
+		if len(copies) == 0 || copies[0] != last {
 			continue
 		}
 		copies = copies[1:]
-		if len(copies) == 0 && t+tr.Eval > end {
+		if len(copies) == 0 && t > end {
 			// The last copy is the trunk itself.
-			tr.Snaps = append(tr.Snaps, workload.Snapshot{At: t, H: h, D: d})
+			tr.Snaps = append(tr.Snaps, workload.Snapshot{At: last, H: h, D: d})
 			h = nil
 			break
 		}
@@ -97,7 +105,7 @@ func (s *sloSim) trunk() (*workload.Trunk, error) {
 			break
 		}
 		if ok {
-			c.At = t
+			c.At = last
 			tr.Snaps = append(tr.Snaps, c)
 		}
 	}

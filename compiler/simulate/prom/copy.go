@@ -36,6 +36,11 @@ func (h *Harness) Copy(x RuleIndex) (n *Harness, ok bool, err error) {
 	for i, g := range n.Groups {
 		g.CopyState(h.Groups[i])
 	}
+	n.Stepwise = h.Stepwise
+	if err := h.copySpan(n); err != nil {
+		n.Close()
+		return nil, false, err
+	}
 	return n, true, nil
 }
 

@@ -59,6 +59,11 @@ type Harness struct {
 	Counted *QueryCount
 	// Sched, when set, evaluates each rule only at the steps it is read.
 	Sched *Schedule
+	// Stepwise makes EvalSpan evaluate step by step wherever it could
+	// span (for tests comparing the two).
+	Stepwise bool
+	// span is what EvalSpan carries from span to span.
+	span spanState
 }
 
 // QueryCount accumulates what rule evaluations cost the engine.

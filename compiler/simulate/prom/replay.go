@@ -1,13 +1,18 @@
 package prom
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
 
+	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/promql"
@@ -130,10 +135,8 @@ func (r *Replay) Record(from, to time.Time) error {
 const recordChunk = 360
 
 func (r *Replay) record(rr *rules.RecordingRule, from, to time.Time, step time.Duration) error {
-	return r.h.AppendRange(r.h, rr.Query().String(), from, to, step, func(b *labels.Builder) {
-		rr.Labels().Range(func(l labels.Label) { b.Set(l.Name, l.Value) })
-		b.Set(query.MetricNameLabel, rr.Name())
-	})
+	_, err := r.h.appendRange(r.h, recordingOf(rr), rr.Query().String(), from, to, step)
+	return err
 }
 
 // AppendRange evaluates qs in src at every step from from to to (range
@@ -143,42 +146,35 @@ func (r *Replay) record(rr *rules.RecordingRule, from, to time.Time, step time.D
 // recording rule would have written at each evaluation, or a copy of
 // another harness's series.
 func (h *Harness) AppendRange(src *Harness, qs string, from, to time.Time, step time.Duration, relabel func(*labels.Builder)) error {
+	_, err := h.appendRange(src, newRecording(relabel), qs, from, to, step)
+	return err
+}
+
+// appendRange is AppendRange carrying on rec, the series recorded before
+// from. When a query fails, it returns the first step that query asked
+// for: rec has recorded the steps before it.
+func (h *Harness) appendRange(src *Harness, rec *recording, qs string, from, to time.Time, step time.Duration) (time.Time, error) {
 	ctx := context.Background()
-	ms := step.Milliseconds()
-	last := map[uint64]int64{}
-	lsets := map[uint64]labels.Labels{}
 	for start := from; !start.After(to); start = start.Add(recordChunk * step) {
 		end := start.Add((recordChunk - 1) * step)
 		if end.After(to) {
 			end = to
 		}
 		q, err := src.Engine.NewRangeQuery(ctx, src.DB, nil, qs, start, end, step)
+		if err == nil {
+			err = h.appendAnswer(q, rec, end.UnixMilli(), step.Milliseconds())
+		}
 		if err != nil {
-			return err
-		}
-		if err := h.appendAnswer(q, last, lsets, ms, relabel); err != nil {
-			return err
+			return start, err
 		}
 	}
-	// A series that ended before the last step is stale after it.
-	app := h.DB.Appender(ctx)
-	for k, l := range last {
-		if l < to.UnixMilli() {
-			if _, err := app.Append(0, lsets[k], l+ms, math.Float64frombits(value.StaleNaN)); err != nil {
-				app.Rollback()
-				return err
-			}
-		}
-	}
-	return app.Commit()
+	return to, nil
 }
 
-// appendAnswer runs q and appends its series to h, marking each gap since
-// a series' last sample stale.
-func (h *Harness) appendAnswer(q promql.Query, last map[uint64]int64, lsets map[uint64]labels.Labels, ms int64, relabel func(*labels.Builder)) error {
+// appendAnswer runs q and appends its series to h (see recording.add).
+func (h *Harness) appendAnswer(q promql.Query, rec *recording, to, ms int64) error {
 	defer q.Close()
-	ctx := context.Background()
-	res := q.Exec(ctx)
+	res := q.Exec(context.Background())
 	if res.Err != nil {
 		return res.Err
 	}
@@ -186,33 +182,136 @@ func (h *Harness) appendAnswer(q promql.Query, last map[uint64]int64, lsets map[
 	if err != nil {
 		return err
 	}
-	app := h.DB.Appender(ctx)
+	return rec.add(h, m, to, ms)
+}
+
+// recording is what appending a rule's answers span after span needs to
+// know from the spans before: each series' labels and, while the series
+// is in the answer, its latest step.
+type recording struct {
+	relabel func(*labels.Builder)
+	live    map[uint64]int64
+	lsets   map[uint64]labels.Labels
+}
+
+func newRecording(relabel func(*labels.Builder)) *recording {
+	return &recording{relabel: relabel, live: map[uint64]int64{}, lsets: map[uint64]labels.Labels{}}
+}
+
+// recordingOf records what rr records: its name and labels over the
+// answer's.
+func recordingOf(rr *rules.RecordingRule) *recording {
+	return newRecording(func(b *labels.Builder) {
+		rr.Labels().Range(func(l labels.Label) { b.Set(l.Name, l.Value) })
+		b.Set(query.MetricNameLabel, rr.Name())
+	})
+}
+
+// clone is an independent copy of rec.
+func (rec *recording) clone() *recording {
+	return &recording{relabel: rec.relabel, live: maps.Clone(rec.live), lsets: maps.Clone(rec.lsets)}
+}
+
+// errSameLabelset is the rules manager's error for a recording whose
+// answer holds one series twice once relabelled.
+var errSameLabelset = errors.New("vector contains metrics with the same labelset after applying rule labels")
+
+// point is one step of a recorded series.
+type point struct {
+	t int64
+	f float64
+	h *histogram.FloatHistogram
+}
+
+// add appends m, an answer over steps ms apart up to to, relabelled, to
+// h: a staleness marker goes one step after each step a series was
+// answered and the next was not, as the rules manager marks a
+// recording's. Two series that relabel alike at one step are the rules
+// manager's error at that step (a *StepError); nothing is appended then.
+func (rec *recording) add(h *Harness, m promql.Matrix, to, ms int64) error {
+	points := make(map[uint64][]point, len(m))
+	var keys []uint64
 	for _, sm := range m {
-		if len(sm.Histograms) > 0 {
-			app.Rollback()
-			return fmt.Errorf("native histogram results are not recorded by a replay")
-		}
 		b := labels.NewBuilder(sm.Metric)
-		relabel(b)
+		rec.relabel(b)
 		lset := b.Labels()
 		k := lset.Hash()
-		lsets[k] = lset
+		if _, ok := points[k]; !ok {
+			keys = append(keys, k)
+		}
+		rec.lsets[k] = lset
+		ps := points[k]
 		for _, p := range sm.Floats {
-			if l, ok := last[k]; ok && p.T > l+ms {
-				if _, err := app.Append(0, lset, l+ms, math.Float64frombits(value.StaleNaN)); err != nil {
+			ps = append(ps, point{t: p.T, f: p.F})
+		}
+		for _, p := range sm.Histograms {
+			ps = append(ps, point{t: p.T, h: p.H})
+		}
+		points[k] = ps
+	}
+	dup := int64(math.MaxInt64)
+	for _, k := range keys {
+		ps := points[k]
+		slices.SortFunc(ps, func(a, b point) int { return cmp.Compare(a.t, b.t) })
+		for i := 1; i < len(ps); i++ {
+			if ps[i].t == ps[i-1].t {
+				dup = min(dup, ps[i].t)
+			}
+		}
+	}
+	if dup != math.MaxInt64 {
+		return &StepError{At: time.UnixMilli(dup).UTC(), Err: errSameLabelset}
+	}
+	app := h.DB.Appender(context.Background())
+	stale := func(k uint64, t int64) error {
+		_, err := app.Append(0, rec.lsets[k], t, math.Float64frombits(value.StaleNaN))
+		return err
+	}
+	for _, k := range keys {
+		lset := rec.lsets[k]
+		for _, p := range points[k] {
+			if l, ok := rec.live[k]; ok && p.t > l+ms {
+				if err := stale(k, l+ms); err != nil {
 					app.Rollback()
 					return err
 				}
 			}
-			if _, err := app.Append(0, lset, p.T, p.F); err != nil {
+			var err error
+			if p.h != nil {
+				_, err = app.AppendHistogram(0, lset, p.t, nil, p.h)
+			} else {
+				_, err = app.Append(0, lset, p.t, p.f)
+			}
+			if err != nil {
 				app.Rollback()
 				return err
 			}
-			last[k] = p.T
+			rec.live[k] = p.t
+		}
+	}
+	// A series that left the answer before its last step is stale a step
+	// after it left.
+	for k, l := range rec.live {
+		if l < to {
+			if err := stale(k, l+ms); err != nil {
+				app.Rollback()
+				return err
+			}
+			delete(rec.live, k)
 		}
 	}
 	return app.Commit()
 }
+
+// StepError is a query that failed at one step of those it was asked
+// for.
+type StepError struct {
+	At  time.Time
+	Err error
+}
+
+func (e *StepError) Error() string { return e.Err.Error() }
+func (e *StepError) Unwrap() error { return e.Err }
 
 // Matrix runs an instant query whose result is a range vector (raw
 // samples) at ts.

@@ -175,44 +175,55 @@ func readWindows(expr parser.Expr, t, eval time.Duration) (out []window, ok bool
 // run evaluates, at step, the rules needed there, in group order, and
 // appends their samples as the group would, stale markers included.
 func (sc *Schedule) run(h *Harness, step int) error {
-	ctx := context.Background()
 	ts := Epoch().Add(time.Duration(step) * sc.eval)
 	for _, g := range h.Groups {
 		for _, r := range g.Rules() {
 			if !sc.need[r][step] {
 				continue
 			}
-			vec, err := r.Eval(ctx, 0, ts, h.opts.QueryFunc, nil, 0)
+			seen, err := h.evalRule(r, ts, sc.last[r])
 			if err != nil {
 				return fmt.Errorf("rule %s in group %s: %w", r.Name(), g.Name(), err)
 			}
-			app := h.DB.Appender(ctx)
-			seen := make(map[string]labels.Labels, len(vec))
-			for _, s := range vec {
-				if s.H != nil {
-					_, err = app.AppendHistogram(0, s.Metric, s.T, nil, s.H)
-				} else {
-					_, err = app.Append(0, s.Metric, s.T, s.F)
-				}
-				if err != nil {
-					app.Rollback()
-					return fmt.Errorf("rule %s in group %s: append: %w", r.Name(), g.Name(), err)
-				}
-				seen[s.Metric.String()] = s.Metric
-			}
-			for key, l := range sc.last[r] {
-				if _, ok := seen[key]; !ok {
-					if _, err := app.Append(0, l, ts.UnixMilli(), math.Float64frombits(value.StaleNaN)); err != nil {
-						app.Rollback()
-						return fmt.Errorf("rule %s in group %s: stale marker: %w", r.Name(), g.Name(), err)
-					}
-				}
-			}
 			sc.last[r] = seen
-			if err := app.Commit(); err != nil {
-				return fmt.Errorf("rule %s in group %s: commit: %w", r.Name(), g.Name(), err)
-			}
 		}
 	}
 	return nil
+}
+
+// evalRule evaluates r at ts and appends its samples as its group would,
+// with a stale marker for each series of last, its answer the evaluation
+// before, that it no longer answers; it returns the series it answered.
+func (h *Harness) evalRule(r rules.Rule, ts time.Time, last map[string]labels.Labels) (map[string]labels.Labels, error) {
+	ctx := context.Background()
+	vec, err := r.Eval(ctx, 0, ts, h.opts.QueryFunc, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	app := h.DB.Appender(ctx)
+	seen := make(map[string]labels.Labels, len(vec))
+	for _, s := range vec {
+		if s.H != nil {
+			_, err = app.AppendHistogram(0, s.Metric, s.T, nil, s.H)
+		} else {
+			_, err = app.Append(0, s.Metric, s.T, s.F)
+		}
+		if err != nil {
+			app.Rollback()
+			return nil, fmt.Errorf("append: %w", err)
+		}
+		seen[s.Metric.String()] = s.Metric
+	}
+	for key, l := range last {
+		if _, ok := seen[key]; !ok {
+			if _, err := app.Append(0, l, ts.UnixMilli(), math.Float64frombits(value.StaleNaN)); err != nil {
+				app.Rollback()
+				return nil, fmt.Errorf("stale marker: %w", err)
+			}
+		}
+	}
+	if err := app.Commit(); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	return seen, nil
 }

@@ -1,0 +1,270 @@
+package prom
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/rules"
+
+	"github.com/inferslo/inferslo/compiler/query"
+)
+
+// EvalError is a rule that failed to evaluate at step At (simulated
+// time).
+type EvalError struct {
+	At  time.Duration
+	Err error
+}
+
+func (e *EvalError) Error() string { return e.Err.Error() }
+func (e *EvalError) Unwrap() error { return e.Err }
+
+// spanState is what evaluating span after span carries from one to the
+// next: each recording rule's recorded series and each alerting rule's
+// answer at the last step, for staleness markers.
+type spanState struct {
+	recorded map[*rules.RecordingRule]*recording
+	alerted  map[*rules.AlertingRule]map[string]labels.Labels
+}
+
+// EvalSpan evaluates the groups at every step from from to to, the groups'
+// interval apart, as Eval at each step does: advance(t) puts every scrape
+// up to t in storage, and each, called after every step, stops the span
+// when it returns true. It returns the last step evaluated; a rule that
+// fails is an *EvalError.
+//
+// When no rule reads what a rule after it records (so every rule reads
+// only what the evaluation it is part of, or an earlier one, wrote), and
+// none reads ahead of its evaluation time (no negative offset, no @), each
+// recording rule is evaluated as one range query over the span, in group
+// order, after every scrape of the span is stored; the alerting rules then
+// run step by step, reading those recordings. The engine answers each step
+// of a range query as the instant query at that time, and a query at t
+// reads nothing later than t, so the alerts see what evaluating the groups
+// step by step writes, for a fraction of the queries: the engine reads each
+// series once per span, not once per step and window. A harness is
+// evaluated span by span, or step by step (Eval), throughout.
+func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) error, each func(time.Duration) bool) (time.Duration, error) {
+	if len(h.Groups) == 0 {
+		return from, nil
+	}
+	eval := h.Groups[0].Interval()
+	last := from - eval
+	if to < from {
+		return last, nil
+	}
+	if !h.Spans() {
+		for t := from; t <= to; t += eval {
+			if err := advance(t); err != nil {
+				return last, err
+			}
+			if err := h.Eval(t); err != nil {
+				return last, &EvalError{At: t, Err: err}
+			}
+			last = t
+			if each(t) {
+				break
+			}
+		}
+		return last, nil
+	}
+	if err := advance(to); err != nil {
+		return last, err
+	}
+	if h.span.recorded == nil {
+		h.span = spanState{recorded: map[*rules.RecordingRule]*recording{}, alerted: map[*rules.AlertingRule]map[string]labels.Labels{}}
+	}
+	// A rule failing at some step ends the span before it, for the rules
+	// after it too: the step by step run stops there.
+	var failed *EvalError
+	end := to
+	for _, g := range h.Groups {
+		for _, r := range g.Rules() {
+			rr, ok := r.(*rules.RecordingRule)
+			if !ok || end < from {
+				continue
+			}
+			at, err := h.recordSpan(rr, from, end, eval)
+			if err != nil {
+				failed = &EvalError{At: at, Err: fmt.Errorf("rule %s in group %s: %w", rr.Name(), g.Name(), err)}
+				end = at - eval
+			}
+		}
+	}
+	for t := from; t <= end; t += eval {
+		ts := Epoch().Add(t)
+		for _, g := range h.Groups {
+			for _, r := range g.Rules() {
+				ar, ok := r.(*rules.AlertingRule)
+				if !ok {
+					continue
+				}
+				seen, err := h.evalRule(ar, ts, h.span.alerted[ar])
+				if err != nil {
+					return last, &EvalError{At: t, Err: fmt.Errorf("rule %s in group %s: %w", ar.Name(), g.Name(), err)}
+				}
+				h.span.alerted[ar] = seen
+			}
+		}
+		last = t
+		if each(t) {
+			return last, nil
+		}
+	}
+	if failed != nil {
+		return last, failed
+	}
+	return last, nil
+}
+
+// recordSpan appends what rr records at every step from from to to. Where
+// a range query fails, the steps are evaluated one by one, which records
+// every step before the one the rule fails at; it returns that step with
+// the error.
+func (h *Harness) recordSpan(rr *rules.RecordingRule, from, to, eval time.Duration) (time.Duration, error) {
+	rec := h.span.recorded[rr]
+	if rec == nil {
+		rec = recordingOf(rr)
+		h.span.recorded[rr] = rec
+	}
+	qs := rr.Query().String()
+	next, err := h.appendRange(h, rec, qs, Epoch().Add(from), Epoch().Add(to), eval)
+	if err == nil {
+		return 0, nil
+	}
+	for t := next.Sub(Epoch()); t <= to; t += eval {
+		ts := Epoch().Add(t)
+		vec, err := h.opts.QueryFunc(h.opts.Context, qs, ts)
+		if err == nil {
+			err = rec.add(h, vectorMatrix(vec, ts), ts.UnixMilli(), eval.Milliseconds())
+		}
+		if err != nil {
+			return t, err
+		}
+	}
+	// The range query failed where no step does (a limit on what one
+	// query holds): the steps are recorded all the same.
+	return 0, nil
+}
+
+// vectorMatrix is an instant query's answer as a range query's of one
+// step.
+func vectorMatrix(vec promql.Vector, ts time.Time) promql.Matrix {
+	m := make(promql.Matrix, len(vec))
+	for i, s := range vec {
+		m[i].Metric = s.Metric
+		if s.H != nil {
+			m[i].Histograms = []promql.HPoint{{T: ts.UnixMilli(), H: s.H}}
+		} else {
+			m[i].Floats = []promql.FPoint{{T: ts.UnixMilli(), F: s.F}}
+		}
+	}
+	return m
+}
+
+// Spans tells whether EvalSpan evaluates the groups span by span: see
+// there. A schedule, query statistics or Stepwise keep it step by step.
+func (h *Harness) Spans() bool {
+	if h.Sched != nil || h.Counted != nil || h.Stepwise {
+		return false
+	}
+	var all []rules.Rule
+	for _, g := range h.Groups {
+		if g.QueryOffset() != 0 || g.Limit() != 0 || g.Interval() != h.Groups[0].Interval() {
+			return false
+		}
+		all = append(all, g.Rules()...)
+	}
+	for i, r := range all {
+		_, recording := r.(*rules.RecordingRule)
+		if !readsBehind(r.Query(), recording) {
+			return false
+		}
+		for _, later := range all[i:] {
+			if rr, ok := later.(*rules.RecordingRule); ok && reads(r.Query(), rr) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readsBehind tells whether expr reads nothing later than its evaluation
+// time and, for a recording rule's, no alert series (the alerts of a step
+// are written after its recordings).
+func readsBehind(expr parser.Expr, recording bool) bool {
+	ok := true
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		switch n := n.(type) {
+		case *parser.VectorSelector:
+			if n.Timestamp != nil || n.StartOrEnd != 0 || n.OriginalOffset < 0 || n.OriginalOffsetExpr != nil {
+				ok = false
+			}
+			if recording && mayReadAlerts(n) {
+				ok = false
+			}
+		case *parser.SubqueryExpr:
+			if n.Timestamp != nil || n.StartOrEnd != 0 || n.OriginalOffset < 0 || n.OriginalOffsetExpr != nil {
+				ok = false
+			}
+		}
+		return nil
+	})
+	return ok
+}
+
+// mayReadAlerts tells whether vs may select the series alerting rules
+// write.
+func mayReadAlerts(vs *parser.VectorSelector) bool {
+	// The rules manager's names for them.
+	for _, name := range []string{"ALERTS", "ALERTS_FOR_STATE"} {
+		matches := true
+		for _, m := range vs.LabelMatchers {
+			if m.Name == query.MetricNameLabel && !m.Matches(name) {
+				matches = false
+			}
+		}
+		if matches {
+			return true
+		}
+	}
+	return false
+}
+
+// copySpan carries the span state of h's rules over to n's, a copy
+// evaluating the same groups.
+func (h *Harness) copySpan(n *Harness) error {
+	if h.span.recorded == nil {
+		return nil
+	}
+	n.span = spanState{recorded: map[*rules.RecordingRule]*recording{}, alerted: map[*rules.AlertingRule]map[string]labels.Labels{}}
+	for i, g := range h.Groups {
+		ours, theirs := g.Rules(), n.Groups[i].Rules()
+		if len(ours) != len(theirs) {
+			return errors.New("copy of the rule groups holds other rules")
+		}
+		for j, r := range ours {
+			switch r := r.(type) {
+			case *rules.RecordingRule:
+				c, ok := theirs[j].(*rules.RecordingRule)
+				if !ok || c.Name() != r.Name() {
+					return errors.New("copy of the rule groups holds other rules")
+				}
+				if rec := h.span.recorded[r]; rec != nil {
+					n.span.recorded[c] = rec.clone()
+				}
+			case *rules.AlertingRule:
+				c, ok := theirs[j].(*rules.AlertingRule)
+				if !ok || c.Name() != r.Name() {
+					return errors.New("copy of the rule groups holds other rules")
+				}
+				n.span.alerted[c] = h.span.alerted[r]
+			}
+		}
+	}
+	return nil
+}
