@@ -181,7 +181,7 @@ func (sc *Schedule) run(h *Harness, step int) error {
 			if !sc.need[r][step] {
 				continue
 			}
-			seen, err := h.evalRule(r, ts, sc.last[r])
+			seen, err := h.evalRule(r, ts, sc.last[r], h.opts.QueryFunc)
 			if err != nil {
 				return fmt.Errorf("rule %s in group %s: %w", r.Name(), g.Name(), err)
 			}
@@ -191,12 +191,13 @@ func (sc *Schedule) run(h *Harness, step int) error {
 	return nil
 }
 
-// evalRule evaluates r at ts and appends its samples as its group would,
-// with a stale marker for each series of last, its answer the evaluation
-// before, that it no longer answers; it returns the series it answered.
-func (h *Harness) evalRule(r rules.Rule, ts time.Time, last map[string]labels.Labels) (map[string]labels.Labels, error) {
+// evalRule evaluates r at ts, its queries answered by query, and appends
+// its samples as its group would, with a stale marker for each series of
+// last, its answer the evaluation before, that it no longer answers; it
+// returns the series it answered.
+func (h *Harness) evalRule(r rules.Rule, ts time.Time, last map[string]labels.Labels, query rules.QueryFunc) (map[string]labels.Labels, error) {
 	ctx := context.Background()
-	vec, err := r.Eval(ctx, 0, ts, h.opts.QueryFunc, nil, 0)
+	vec, err := r.Eval(ctx, 0, ts, query, nil, 0)
 	if err != nil {
 		return nil, err
 	}

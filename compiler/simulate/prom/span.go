@@ -1,6 +1,7 @@
 package prom
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -95,6 +96,13 @@ func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) e
 			}
 		}
 	}
+	answers := h.answerSpan(from, end, eval)
+	query := func(ctx context.Context, qs string, ts time.Time) (promql.Vector, error) {
+		if steps, ok := answers[qs]; ok {
+			return steps[ts.Sub(Epoch().Add(from))/eval], nil
+		}
+		return h.opts.QueryFunc(ctx, qs, ts)
+	}
 	for t := from; t <= end; t += eval {
 		ts := Epoch().Add(t)
 		for _, g := range h.Groups {
@@ -103,7 +111,7 @@ func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) e
 				if !ok {
 					continue
 				}
-				seen, err := h.evalRule(ar, ts, h.span.alerted[ar])
+				seen, err := h.evalRule(ar, ts, h.span.alerted[ar], query)
 				if err != nil {
 					return last, &EvalError{At: t, Err: fmt.Errorf("rule %s in group %s: %w", ar.Name(), g.Name(), err)}
 				}
@@ -119,6 +127,64 @@ func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) e
 		return last, failed
 	}
 	return last, nil
+}
+
+// answerSpan runs each alerting rule's query as range queries over the
+// span and returns the answer of each step by query, a vector as the
+// instant query at that step answers; a query whose range query fails is
+// left to the instant queries.
+func (h *Harness) answerSpan(from, to, eval time.Duration) map[string][]promql.Vector {
+	out := map[string][]promql.Vector{}
+	ctx := context.Background()
+	for _, g := range h.Groups {
+		for _, r := range g.Rules() {
+			ar, ok := r.(*rules.AlertingRule)
+			if !ok {
+				continue
+			}
+			qs := ar.Query().String()
+			if _, done := out[qs]; done {
+				continue
+			}
+			steps := make([]promql.Vector, (to-from)/eval+1)
+			ok = true
+			for start := from; ok && start <= to; start += recordChunk * eval {
+				end := min(start+(recordChunk-1)*eval, to)
+				q, err := h.Engine.NewRangeQuery(ctx, h.DB, nil, qs, Epoch().Add(start), Epoch().Add(end), eval)
+				if err != nil {
+					ok = false
+					break
+				}
+				ok = stepAnswers(q, steps, Epoch().Add(from).UnixMilli(), eval.Milliseconds())
+			}
+			if ok {
+				out[qs] = steps
+			}
+		}
+	}
+	return out
+}
+
+// stepAnswers runs q and adds each of its series' points to the vector of
+// its step, first at from, ms apart; it tells whether q ran.
+func stepAnswers(q promql.Query, steps []promql.Vector, from, ms int64) bool {
+	defer q.Close()
+	res := q.Exec(context.Background())
+	m, err := res.Matrix()
+	if res.Err != nil || err != nil {
+		return false
+	}
+	for _, sm := range m {
+		for _, p := range sm.Floats {
+			i := (p.T - from) / ms
+			steps[i] = append(steps[i], promql.Sample{Metric: sm.Metric, T: p.T, F: p.F})
+		}
+		for _, p := range sm.Histograms {
+			i := (p.T - from) / ms
+			steps[i] = append(steps[i], promql.Sample{Metric: sm.Metric, T: p.T, H: p.H})
+		}
+	}
+	return true
 }
 
 // recordSpan appends what rr records at every step from from to to. Where
