@@ -331,7 +331,8 @@ func (s *sloSim) run(load workload.Traffic, restarts workload.Restart, end time.
 	if full && after == nil {
 		return nil
 	}
-	c, ok, err := workload.CopyOf(snap.H, snap.D, s.rules)
+	// The trunk's copies are frozen once it has run.
+	c, ok, err := workload.CopyOf(snap.H, snap.D, s.rules, true)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func (s *sloSim) trunk() (*workload.Trunk, error) {
 			h = nil
 			break
 		}
-		c, ok, err := workload.CopyOf(h, d, s.rules)
+		c, ok, err := workload.CopyOf(h, d, s.rules, false)
 		if err != nil {
 			tr.Err = err
 			break

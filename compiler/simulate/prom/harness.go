@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
+	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
 	"github.com/prometheus/prometheus/tsdb/chunks"
 
@@ -59,6 +60,9 @@ type Harness struct {
 	Counted *QueryCount
 	// Sched, when set, evaluates each rule only at the steps it is read.
 	Sched *Schedule
+	// under, when set, is the storage of a harness this one was copied
+	// from, read beneath DB's own samples.
+	under storage.Queryable
 	// Stepwise makes EvalSpan evaluate step by step wherever it could
 	// span (for tests comparing the two).
 	Stepwise bool
@@ -401,7 +405,7 @@ func selects(vs *parser.VectorSelector, rule *rules.RecordingRule) bool {
 // queryFunc is rules.EngineQueryFunc plus query statistics.
 func (h *Harness) queryFunc() rules.QueryFunc {
 	return func(ctx context.Context, qs string, t time.Time) (promql.Vector, error) {
-		q, err := h.Engine.NewInstantQuery(ctx, h.DB, nil, qs, t)
+		q, err := h.Engine.NewInstantQuery(ctx, h.Queryable(), nil, qs, t)
 		if err != nil {
 			return nil, err
 		}
@@ -422,6 +426,32 @@ func (h *Harness) queryFunc() rules.QueryFunc {
 			return nil, fmt.Errorf("rule result is not a vector or scalar")
 		}
 	}
+}
+
+// Queryable is what the harness' queries read: its storage, over that of
+// the harness it was copied from, if any.
+func (h *Harness) Queryable() storage.Queryable {
+	if h.under == nil {
+		return h.DB
+	}
+	return stacked{under: h.under, over: h.DB}
+}
+
+// stacked reads two storages as one: a series in both has the samples of
+// both.
+type stacked struct{ under, over storage.Queryable }
+
+func (s stacked) Querier(mint, maxt int64) (storage.Querier, error) {
+	u, err := s.under.Querier(mint, maxt)
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.over.Querier(mint, maxt)
+	if err != nil {
+		u.Close()
+		return nil, err
+	}
+	return storage.NewMergeQuerier([]storage.Querier{u, o}, nil, storage.ChainedSeriesMerge), nil
 }
 
 func (h *Harness) Close() {
@@ -459,7 +489,7 @@ func evalGroup(g *rules.Group, ts time.Time) error {
 
 // Query runs an instant query at simulated time t.
 func (h *Harness) Query(qs string, t time.Duration) (promql.Vector, error) {
-	res, err := runQuery(h.Engine.NewInstantQuery(context.Background(), h.DB, nil, qs, Epoch().Add(t)))
+	res, err := runQuery(h.Engine.NewInstantQuery(context.Background(), h.Queryable(), nil, qs, Epoch().Add(t)))
 	if err != nil {
 		return nil, err
 	}
@@ -468,7 +498,7 @@ func (h *Harness) Query(qs string, t time.Duration) (promql.Vector, error) {
 
 // QueryMatrix runs a range-vector instant query (every raw sample).
 func (h *Harness) QueryMatrix(qs string, t time.Duration) (promql.Matrix, error) {
-	res, err := runQuery(h.Engine.NewInstantQuery(context.Background(), h.DB, nil, qs, Epoch().Add(t)))
+	res, err := runQuery(h.Engine.NewInstantQuery(context.Background(), h.Queryable(), nil, qs, Epoch().Add(t)))
 	if err != nil {
 		return nil, err
 	}

@@ -160,7 +160,7 @@ func (h *Harness) appendRange(src *Harness, rec *recording, qs string, from, to 
 		if end.After(to) {
 			end = to
 		}
-		q, err := src.Engine.NewRangeQuery(ctx, src.DB, nil, qs, start, end, step)
+		q, err := src.Engine.NewRangeQuery(ctx, src.Queryable(), nil, qs, start, end, step)
 		if err == nil {
 			err = h.appendAnswer(q, rec, end.UnixMilli(), step.Milliseconds())
 		}

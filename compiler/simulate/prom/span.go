@@ -150,7 +150,7 @@ func (h *Harness) answerSpan(from, to, eval time.Duration) map[string][]promql.V
 			ok = true
 			for start := from; ok && start <= to; start += recordChunk * eval {
 				end := min(start+(recordChunk-1)*eval, to)
-				q, err := h.Engine.NewRangeQuery(ctx, h.DB, nil, qs, Epoch().Add(start), Epoch().Add(end), eval)
+				q, err := h.Engine.NewRangeQuery(ctx, h.Queryable(), nil, qs, Epoch().Add(start), Epoch().Add(end), eval)
 				if err != nil {
 					ok = false
 					break

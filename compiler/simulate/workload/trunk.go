@@ -80,10 +80,11 @@ func (tr *Trunk) Replayed(load Traffic, restarts Restart, end, scrape, prehistor
 }
 
 // CopyOf starts a Prometheus holding h's samples and group state and a
-// driver continuing d there. It declines (ok false) while an alert is
-// pending or firing: alert instances would be shared between the copies.
-func CopyOf(h *prom.Harness, d *Driver, x prom.RuleIndex) (c Snapshot, ok bool, err error) {
-	n, ok, err := h.Copy(x)
+// driver continuing d there (see prom.Harness.Copy). It declines (ok
+// false) while an alert is pending or firing: alert instances would be
+// shared between the copies.
+func CopyOf(h *prom.Harness, d *Driver, x prom.RuleIndex, frozen bool) (c Snapshot, ok bool, err error) {
+	n, ok, err := h.Copy(x, frozen)
 	if !ok || err != nil {
 		return Snapshot{}, ok, err
 	}
