@@ -149,7 +149,12 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 	runs := func(recover time.Duration, probe bool) error {
 		fired, resolvedAt, recoverAt = -1, -1, recover
 		silentFired = map[prom.AlertKey]time.Duration{}
-		return s.run(load, nil, end, func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool {
+		until := end
+		if probe {
+			// The first run ends at the fire, or the deadline.
+			until = min(end, deadline)
+		}
+		return s.run(load, nil, until, func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool {
 			for _, k := range silent {
 				if _, seen := silentFired[k]; !seen && st[k] == rules.StateFiring {
 					silentFired[k] = t
