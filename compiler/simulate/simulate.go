@@ -159,6 +159,7 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 			buildErr = fmt.Errorf("service %s: %w", service.Name, err)
 			break
 		}
+		byName = unannotated(byName)
 		for _, slo := range service.SLOs {
 			i := position[slo.Name]
 			// Waiting here, not in the goroutine, keeps only the services
@@ -195,6 +196,21 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// unannotated is the groups without their alerts' annotations. The rules
+// manager expands every annotation's template for every alert at every
+// evaluation, and no proof reads them: an alert's identity and state come
+// from its labels and its query alone.
+func unannotated(byName map[string]prom.RuleIndex) map[string]prom.RuleIndex {
+	out := make(map[string]prom.RuleIndex, len(byName))
+	for name, x := range byName {
+		out[name] = x.Rewritten(func(r rulefmt.Rule) rulefmt.Rule {
+			r.Annotations = nil
+			return r
+		})
+	}
+	return out
 }
 
 // sloSim runs the scenarios of one SLO.
