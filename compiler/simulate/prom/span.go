@@ -96,7 +96,7 @@ func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) e
 			}
 		}
 	}
-	answers := h.answerSpan(from, end, eval)
+	answers, qsOf := h.answerSpan(from, end, eval)
 	query := func(ctx context.Context, qs string, ts time.Time) (promql.Vector, error) {
 		if steps, ok := answers[qs]; ok {
 			return steps[ts.Sub(Epoch().Add(from))/eval], nil
@@ -108,7 +108,7 @@ func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) e
 		for _, g := range h.Groups {
 			for _, r := range g.Rules() {
 				ar, ok := r.(*rules.AlertingRule)
-				if !ok {
+				if !ok || quiet(ar, answers[qsOf[ar]], (t-from)/eval, h.span.alerted[ar]) {
 					continue
 				}
 				seen, err := h.evalRule(ar, ts, h.span.alerted[ar], query)
@@ -129,12 +129,26 @@ func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) e
 	return last, nil
 }
 
+// quiet tells whether evaluating ar at step i of a span, steps its
+// query's answers, would change nothing: nothing answers, ar holds no
+// alert, not even a resolved one, and wrote no series the evaluation
+// before (last).
+func quiet(ar *rules.AlertingRule, steps []promql.Vector, i time.Duration, last map[string]labels.Labels) bool {
+	if steps == nil || len(steps[i]) > 0 || len(last) > 0 {
+		return false
+	}
+	held := false
+	ar.ForEachActiveAlert(func(*rules.Alert) { held = true })
+	return !held
+}
+
 // answerSpan runs each alerting rule's query as range queries over the
 // span and returns the answer of each step by query, a vector as the
-// instant query at that step answers; a query whose range query fails is
-// left to the instant queries.
-func (h *Harness) answerSpan(from, to, eval time.Duration) map[string][]promql.Vector {
+// instant query at that step answers, and each rule's query; a query
+// whose range query fails is left to the instant queries.
+func (h *Harness) answerSpan(from, to, eval time.Duration) (map[string][]promql.Vector, map[*rules.AlertingRule]string) {
 	out := map[string][]promql.Vector{}
+	qsOf := map[*rules.AlertingRule]string{}
 	ctx := context.Background()
 	for _, g := range h.Groups {
 		for _, r := range g.Rules() {
@@ -143,6 +157,7 @@ func (h *Harness) answerSpan(from, to, eval time.Duration) map[string][]promql.V
 				continue
 			}
 			qs := ar.Query().String()
+			qsOf[ar] = qs
 			if _, done := out[qs]; done {
 				continue
 			}
@@ -162,7 +177,7 @@ func (h *Harness) answerSpan(from, to, eval time.Duration) map[string][]promql.V
 			}
 		}
 	}
-	return out
+	return out, qsOf
 }
 
 // stepAnswers runs q and adds each of its series' points to the vector of
