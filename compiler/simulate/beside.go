@@ -76,7 +76,7 @@ func (s *sloSim) replayBeside(p burnPlan, x prom.RuleIndex, feeds func(h *prom.H
 	if err != nil {
 		return nil, 0, err
 	}
-	h.Stepwise = s.everyStep
+	h.Stepwise = s.evaluation != spans
 	defer h.Close()
 	if len(h.Groups) == 0 {
 		return nil, 0, &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}

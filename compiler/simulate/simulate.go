@@ -198,6 +198,21 @@ func runServices(set model.Set, opts Options, rulesOf func(model.ServiceSLOs) (m
 	return res, nil
 }
 
+// evaluation is how a simulation evaluates the rules (see
+// prom.Harness.EvalSpan and prom.Schedule).
+type evaluation int
+
+const (
+	// spans evaluates span by span where the rules allow it, else step by
+	// step, a restricted run on its schedule.
+	spans evaluation = iota
+	// scheduled evaluates step by step, a restricted run on its schedule.
+	scheduled
+	// everyStep evaluates every rule at every step, as the rules manager
+	// does.
+	everyStep
+)
+
 // unannotated is the groups without their alerts' annotations. The rules
 // manager expands every annotation's template for every alert at every
 // evaluation, and no proof reads them: an alert's identity and state come
@@ -233,9 +248,9 @@ type sloSim struct {
 	shared *workload.Trunk
 	// planned, when set, makes runs only note the longest span asked for.
 	planned *time.Duration
-	// everyStep evaluates every rule at every step, as the rules manager
-	// does: not span by span, nor on a schedule (for tests comparing them).
-	everyStep bool
+	// evaluation is how the rules are evaluated: span by span where they
+	// can be, the default; the others are for tests comparing them.
+	evaluation evaluation
 	// cores, when set, holds a token per replay running, shared by all
 	// SLOs of a run.
 	cores chan struct{}
@@ -373,7 +388,7 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 		return err
 	}
 	defer h.Close()
-	h.Stepwise = s.everyStep
+	h.Stepwise = s.evaluation != spans
 	if len(h.Groups) == 0 {
 		return &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
 	}
@@ -384,7 +399,7 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 	if s.only != nil {
 		h.Restrict(s.only)
 		// Spans evaluate every step for less than the schedule's steps.
-		if !s.everyStep && !h.Spans() {
+		if s.evaluation != everyStep && !h.Spans() {
 			if sc, ok := prom.NewSchedule(h.Groups, s.eval, end, s.only); ok {
 				h.Sched = sc
 			}
@@ -475,7 +490,7 @@ func (s *sloSim) unproven() (Check, bool) {
 // others: it shares the trunk, not the fields a run sets.
 func (s *sloSim) branch() *sloSim {
 	return &sloSim{slo: s.slo, rules: s.rules, maintained: s.maintained, opts: s.opts, eval: s.eval, shared: s.shared,
-		onlookers: s.onlookers, service: s.service, everyStep: s.everyStep}
+		onlookers: s.onlookers, service: s.service, evaluation: s.evaluation}
 }
 
 // all runs the SLO's scenarios, each on a core of its own once the trunk

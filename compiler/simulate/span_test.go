@@ -9,10 +9,11 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 )
 
-// Every scenario evaluates the rules span by span where it can (one range
-// query per recording rule and span); its checks must be those of the
-// rules manager's evaluation of every rule at every step.
-func TestSpansCheckWhatEveryStepChecks(t *testing.T) {
+// The scenarios evaluate the rules span by span (one range query per
+// recording rule and span), and the day/night scenario, where rules cannot
+// span, only at the steps its final reading depends on; either must check
+// what the rules manager's evaluation of every rule at every step checks.
+func TestSpansAndTheScheduleCheckWhatEveryStepChecks(t *testing.T) {
 	set := slotest.Examples(t).Set
 	for _, name := range []string{"chat-errors", "chat-ttft-minutes"} {
 		t.Run(name, func(t *testing.T) {
@@ -21,22 +22,25 @@ func TestSpansCheckWhatEveryStepChecks(t *testing.T) {
 			if i < 0 {
 				t.Fatalf("no example SLO %s", name)
 			}
-			slo := set.SLOs[i]
-			var observed [][]Check
-			for _, everyStep := range []bool{false, true} {
-				s := simOf(t, slo, slo)
-				s.everyStep = everyStep
-				checks, err := s.all()
+			checks := func(e evaluation, run func(*sloSim) ([]Check, error)) []Check {
+				s := simOf(t, set.SLOs[i], set.SLOs[i])
+				s.evaluation = e
+				checks, err := run(s)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(checks) == 0 {
-					t.Fatalf("every step %v: no checks", everyStep)
-				}
-				observed = append(observed, checks)
+				return checks
 			}
-			if !reflect.DeepEqual(observed[0], observed[1]) {
-				t.Errorf("span by span:\n%+v\nevery step:\n%+v", observed[0], observed[1])
+			want := checks(everyStep, (*sloSim).all)
+			dayNight := slices.DeleteFunc(slices.Clone(want), func(c Check) bool { return c.Scenario != ScenarioDayNight })
+			if len(dayNight) != 1 || !dayNight[0].Pass {
+				t.Fatalf("every step: day/night checks %+v", dayNight)
+			}
+			if got := checks(spans, (*sloSim).all); !reflect.DeepEqual(got, want) {
+				t.Errorf("span by span:\n%+v\nevery step:\n%+v", got, want)
+			}
+			if got := checks(scheduled, (*sloSim).dayNight); !reflect.DeepEqual(got, dayNight) {
+				t.Errorf("day/night on its schedule:\n%+v\nevery step:\n%+v", got, dayNight)
 			}
 		})
 	}

@@ -43,7 +43,7 @@ func (s *sloSim) trunk() (*workload.Trunk, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.Stepwise = s.everyStep
+	h.Stepwise = s.evaluation != spans
 	if len(h.Groups) == 0 {
 		h.Close()
 		return nil, &ruleError{err: fmt.Errorf("no rule group %s in the rule files", s.groupName())}
