@@ -184,7 +184,8 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 	}
 	simulated := s.simulated
 	err := runs(math.MaxInt64, true)
-	if err == nil && fired >= 0 && (resolve || len(silent) > 0) {
+	// A plan (s.planned) runs nothing, and asks for the longer run.
+	if err == nil && (s.planned != nil || fired >= 0 && (resolve || len(silent) > 0)) {
 		s.simulated = simulated
 		err = runs(fired, false)
 	}

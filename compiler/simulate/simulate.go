@@ -32,8 +32,12 @@
 // Scenarios share what they can without changing what they see: the
 // healthy history every scenario but day/night starts with is replayed
 // once per SLO and copied where a scenario's traffic departs from it
-// (trunk.go), and the day/night scenario evaluates each rule only at the
-// steps its final reading depends on (prom.Schedule).
+// (trunk.go; a copy reads the frozen history beneath its own samples).
+// Rules are evaluated span by span where they allow it
+// (prom.Harness.EvalSpan: one range query per recording rule and span,
+// the alerts step by step on those answers); where they do not, the
+// day/night scenario evaluates each rule only at the steps its final
+// reading depends on (prom.Schedule).
 //
 // The predicted alert delay is the workbook's detection time (first moment
 // both windows of some pair exceed its factor, with the healthy history
