@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -30,6 +31,10 @@ func (e *EvalError) Unwrap() error { return e.Err }
 type spanState struct {
 	recorded map[*rules.RecordingRule]*recording
 	alerted  map[*rules.AlertingRule]map[string]labels.Labels
+	// spannable is whether the groups of, a copy of Groups when Spans
+	// last looked, allow spans.
+	of        []*rules.Group
+	spannable bool
 }
 
 // EvalSpan evaluates the groups at every step from from to to, the groups'
@@ -77,7 +82,7 @@ func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) e
 		return last, err
 	}
 	if h.span.recorded == nil {
-		h.span = spanState{recorded: map[*rules.RecordingRule]*recording{}, alerted: map[*rules.AlertingRule]map[string]labels.Labels{}}
+		h.span.recorded, h.span.alerted = map[*rules.RecordingRule]*recording{}, map[*rules.AlertingRule]map[string]labels.Labels{}
 	}
 	// A rule failing at some step ends the span before it, for the rules
 	// after it too: the step by step run stops there.
@@ -253,9 +258,19 @@ func (h *Harness) Spans() bool {
 	if h.Sched != nil || h.Counted != nil || h.Stepwise {
 		return false
 	}
+	if h.span.of == nil || !slices.Equal(h.span.of, h.Groups) {
+		h.span.of, h.span.spannable = slices.Clone(h.Groups), spannable(h.Groups)
+	}
+	return h.span.spannable
+}
+
+// spannable tells whether no rule of groups reads what a rule after it
+// records, nor ahead of its evaluation time, and the groups evaluate
+// alike.
+func spannable(groups []*rules.Group) bool {
 	var all []rules.Rule
-	for _, g := range h.Groups {
-		if g.QueryOffset() != 0 || g.Limit() != 0 || g.Interval() != h.Groups[0].Interval() {
+	for _, g := range groups {
+		if g.QueryOffset() != 0 || g.Limit() != 0 || g.Interval() != groups[0].Interval() {
 			return false
 		}
 		all = append(all, g.Rules()...)
@@ -322,7 +337,7 @@ func (h *Harness) copySpan(n *Harness) error {
 	if h.span.recorded == nil {
 		return nil
 	}
-	n.span = spanState{recorded: map[*rules.RecordingRule]*recording{}, alerted: map[*rules.AlertingRule]map[string]labels.Labels{}}
+	n.span.recorded, n.span.alerted = map[*rules.RecordingRule]*recording{}, map[*rules.AlertingRule]map[string]labels.Labels{}
 	for i, g := range h.Groups {
 		ours, theirs := g.Rules(), n.Groups[i].Rules()
 		if len(ours) != len(theirs) {
