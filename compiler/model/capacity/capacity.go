@@ -65,8 +65,10 @@ func NewModel(serviceTime, target, budget float64) Model {
 // Miss is the share of TTFTs over the target when k pooled slots are
 // offered a erlangs: a request whose prefill p leaves x = T − p misses when
 // it waits longer than x, P(wait > x) = C(k, a) · exp(−(k − a) · x / S)
-// (see Queue.WaitTail); one whose prefill passes T misses whatever the
-// wait. 1 when the queue does not drain.
+// (with all k slots busy, slots free up at rate k/S while requests arrive
+// at a/S, so a waiting request's wait is exponential with rate (k − a)/S);
+// one whose prefill passes T misses whatever the wait. 1 when the queue
+// does not drain.
 func (m Model) Miss(k int, a float64) float64 {
 	q := Queue{Servers: k, Load: a}
 	if !q.Stable() {
@@ -197,17 +199,6 @@ func (q Queue) ErlangC() float64 {
 	b := ErlangB(q.Servers, q.Load)
 	c := float64(q.Servers)
 	return c * b / (c - q.Load*(1-b))
-}
-
-// WaitTail is P(wait > x) = C(c, a) · exp(−(c − a) · x / S), x / S being
-// xOverService: with all c slots busy, slots free up at rate c/S while
-// requests arrive at a/S, so a waiting request's wait is exponential with
-// rate (c − a)/S. For c = 1 it is the M/M/1 tail ρ · exp(−(1 − ρ) · x / S).
-func (q Queue) WaitTail(xOverService float64) float64 {
-	if !q.Stable() {
-		return 1
-	}
-	return q.ErlangC() * math.Exp(-(float64(q.Servers)-q.Load)*xOverService)
 }
 
 // MeanQueue is the mean number of waiting requests, C(c, a) · ρ / (1 − ρ).

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +142,36 @@ func TestAPrefillMixThatSpendsTheBudgetHasNoPlan(t *testing.T) {
 	slo.Objective = model.NewDecimal(1, 1)
 	if _, err := Plan(slo); err == nil || !strings.Contains(err.Error(), "objective") {
 		t.Errorf("Plan() of a 100%% objective: error = %v, want one naming the objective", err)
+	}
+}
+
+// The load trigger's square-root staffing asks for N replicas over the
+// headroom at the plan's peak, and for a larger share more than the plan
+// at a third of it: rag-chat's 41 replicas are 52 at the peak and 20,
+// where the plan needs 14, at a third.
+func TestTheReserveKeepsNOverTheHeadroomAtThePeakAndMoreAtLowLoad(t *testing.T) {
+	r, err := Plan(ttftSLO(model.NewDecimal(4, 10), model.NewDecimal(1000, 1), 40*time.Millisecond, model.Decimal{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	beta := r.Reserve(0.8)
+	staffed := func(rps float64) int {
+		l := rps * r.ServiceTime.Float()
+		return int(math.Ceil((l + beta*math.Sqrt(l)) / float64(r.Servers)))
+	}
+	for _, c := range []struct {
+		rps           float64
+		staffed, need int
+	}{{1000, 52, 41}, {330, 20, 14}} {
+		if got, need := staffed(c.rps), r.Need(c.rps); got != c.staffed || need != c.need {
+			t.Errorf("at %v requests/s: staffed %d, plan %d; want %d and %d", c.rps, got, need, c.staffed, c.need)
+		}
+	}
+	if got := float64(staffed(330)) / float64(r.Need(330)); got <= float64(staffed(1000))/float64(r.Need(1000)) {
+		t.Errorf("the reserve at a third of the peak is %.2f times the plan, no more than at the peak", got)
+	}
+	if !math.IsNaN(r.Reserve(0)) {
+		t.Error("a headroom of 0 has a reserve")
 	}
 }
 
