@@ -91,6 +91,12 @@ func checkOneDocument(f File) error {
 	// instead of a parse of every file; the encoders' own tests decode it.
 	content, started, line := false, false, 0
 	for rest := f.Data; len(rest) > 0; {
+		if content {
+			// Past the first content only a marker line matters: find
+			// the next line that starts like one instead of reading
+			// every line.
+			return laterMarker(f.Path, rest, line)
+		}
 		line++
 		l := rest
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
@@ -100,14 +106,14 @@ func checkOneDocument(f File) error {
 		}
 		switch {
 		case isMarker(l, "---"):
-			if content || started {
+			if started {
 				return fmt.Errorf("generated %s starts a second YAML document at line %d, want exactly one", f.Path, line)
 			}
 			started = true
 			content = len(bytes.TrimSpace(l[3:])) > 0
 		case isMarker(l, "..."):
 			return fmt.Errorf("generated %s ends a YAML document at line %d, want exactly one document", f.Path, line)
-		case !content:
+		default:
 			t := bytes.TrimSpace(l)
 			content = len(t) > 0 && t[0] != '#'
 		}
@@ -118,8 +124,53 @@ func checkOneDocument(f File) error {
 	return nil
 }
 
+// laterMarker refuses a marker line in rest, the lines after line once a
+// document holds content: a second document or the end of the first.
+func laterMarker(name string, rest []byte, line int) error {
+	for at := 0; at < len(rest); {
+		l := rest[at:]
+		if isMarker(l, "---") || isMarker(l, "...") {
+			n := line + 1 + bytes.Count(rest[:at], []byte("\n"))
+			if l[0] == '-' {
+				return fmt.Errorf("generated %s starts a second YAML document at line %d, want exactly one", name, n)
+			}
+			return fmt.Errorf("generated %s ends a YAML document at line %d, want exactly one document", name, n)
+		}
+		next := nextLineLike(l)
+		if next < 0 {
+			return nil
+		}
+		at += next
+	}
+	return nil
+}
+
+// nextLineLike is where the first line after l's first that starts with
+// "---" or "..." begins, or -1 when none does.
+func nextLineLike(l []byte) int {
+	dash, dots := bytes.Index(l, []byte("\n---")), bytes.Index(l, []byte("\n..."))
+	switch {
+	case dash < 0 && dots < 0:
+		return -1
+	case dash < 0 || dots >= 0 && dots < dash:
+		return dots + 1
+	default:
+		return dash + 1
+	}
+}
+
 // isMarker is true for a line that is the document marker m, alone or
-// followed by white space.
+// followed by white space; l may run on past the line's end.
 func isMarker(l []byte, m string) bool {
-	return bytes.HasPrefix(l, []byte(m)) && (len(l) == len(m) || l[len(m)] == ' ' || l[len(m)] == '\t' || l[len(m)] == '\r')
+	if !bytes.HasPrefix(l, []byte(m)) {
+		return false
+	}
+	if len(l) == len(m) {
+		return true
+	}
+	switch l[len(m)] {
+	case ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
 }
