@@ -81,12 +81,13 @@ func (s *Shapes) mask(q string) ([]byte, bool) {
 	}
 	b := s.buf[:0]
 	for i := 0; i < len(q); {
-		c := q[i]
-		if c != '"' {
-			b = append(b, c)
-			i++
-			continue
+		quote := strings.IndexByte(q[i:], '"')
+		if quote < 0 {
+			b = append(b, q[i:]...)
+			break
 		}
+		b = append(b, q[i:i+quote]...)
+		i += quote
 		end := strings.IndexByte(q[i+1:], '"')
 		if end < 0 {
 			return nil, false
