@@ -125,38 +125,46 @@ func checkOneDocument(f File) error {
 }
 
 // laterMarker refuses a marker line in rest, the lines after line once a
-// document holds content: a second document or the end of the first.
+// document holds content: a second document or the end of the first. It
+// looks for the markers' three bytes, far rarer than line breaks, and then
+// at the line around them.
 func laterMarker(name string, rest []byte, line int) error {
-	for at := 0; at < len(rest); {
-		l := rest[at:]
-		if isMarker(l, "---") || isMarker(l, "...") {
+	dash, dots := atLineStart(rest, 0, "---"), atLineStart(rest, 0, "...")
+	for dash >= 0 || dots >= 0 {
+		at := dash
+		if at < 0 || dots >= 0 && dots < dash {
+			at = dots
+		}
+		if l := rest[at:]; isMarker(l, "---") || isMarker(l, "...") {
 			n := line + 1 + bytes.Count(rest[:at], []byte("\n"))
 			if l[0] == '-' {
 				return fmt.Errorf("generated %s starts a second YAML document at line %d, want exactly one", name, n)
 			}
 			return fmt.Errorf("generated %s ends a YAML document at line %d, want exactly one document", name, n)
 		}
-		next := nextLineLike(l)
-		if next < 0 {
-			return nil
+		if at == dash {
+			dash = atLineStart(rest, at+1, "---")
+		} else {
+			dots = atLineStart(rest, at+1, "...")
 		}
-		at += next
 	}
 	return nil
 }
 
-// nextLineLike is where the first line after l's first that starts with
-// "---" or "..." begins, or -1 when none does.
-func nextLineLike(l []byte) int {
-	dash, dots := bytes.Index(l, []byte("\n---")), bytes.Index(l, []byte("\n..."))
-	switch {
-	case dash < 0 && dots < 0:
-		return -1
-	case dash < 0 || dots >= 0 && dots < dash:
-		return dots + 1
-	default:
-		return dash + 1
+// atLineStart is the first index from from on where m starts a line of b
+// (b starts with one), or -1.
+func atLineStart(b []byte, from int, m string) int {
+	for from < len(b) {
+		i := bytes.Index(b[from:], []byte(m))
+		if i < 0 {
+			return -1
+		}
+		if at := from + i; at == 0 || b[at-1] == '\n' {
+			return at
+		}
+		from += i + 1
 	}
+	return -1
 }
 
 // isMarker is true for a line that is the document marker m, alone or
