@@ -211,12 +211,15 @@ func rulerFile(s ServiceRules, opts RulerOptions) ([]byte, error) {
 	if err := opts.Target.EvaluatesGroups(s.Groups); err != nil {
 		return nil, err
 	}
-	if chain.Split > 0 {
-		b = fmt.Appendf(b, "# %d groups over %d rules are chained into parts (<group>/2, ...): a part reads what an earlier one\n"+
-			"# records up to one evaluation interval late, so an alert fires up to %s later than in one group.\n",
-			chain.Split, opts.MaxRulesPerGroup, prommodel.Duration(chain.Lag))
+	style := rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy}
+	if chain.Split == 0 {
+		// The service's rule file as it is, header and all.
+		return s.File(style), nil
 	}
-	return s.AppendEncoded(b, 0, rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy}), nil
+	b = fmt.Appendf(b, "# %d groups over %d rules are chained into parts (<group>/2, ...): a part reads what an earlier one\n"+
+		"# records up to one evaluation interval late, so an alert fires up to %s later than in one group.\n",
+		chain.Split, opts.MaxRulesPerGroup, prommodel.Duration(chain.Lag))
+	return s.AppendEncoded(b, 0, style), nil
 }
 
 func encode(v any) ([]byte, error) {

@@ -40,9 +40,9 @@ type Service struct {
 	Sources []string
 	// checked is set by Services, which validated the groups.
 	checked bool
-	// body is the groups as a rule file holds them, encoded once by
-	// Services for every artifact that carries them.
-	body []byte
+	// file is the rule file, encoded once by Services; body is its
+	// groups, which every artifact that carries them reuses.
+	file, body []byte
 }
 
 // AppendEncoded appends the groups to b as AppendGroups writes them. The
@@ -50,14 +50,30 @@ type Service struct {
 // change it: most of a compilation's output is the same groups written
 // three times, each copied once into the file that holds it.
 func (s Service) AppendEncoded(b []byte, indent int, style GroupStyle) []byte {
-	reusable := s.body != nil && style.PartialResponseStrategy == ""
-	for _, g := range s.Groups {
-		reusable = reusable && (len(g.Labels) == 0 || !style.LabelsBeforeRules)
-	}
-	if !reusable {
+	if !s.reusable(style) {
 		return AppendGroups(b, indent, s.Groups, style)
 	}
 	return appendIndented(b, s.body, strings.Repeat(" ", indent))
+}
+
+// reusable says whether the groups written in style read as the body
+// Services encoded.
+func (s Service) reusable(style GroupStyle) bool {
+	ok := s.body != nil && style.PartialResponseStrategy == ""
+	for _, g := range s.Groups {
+		ok = ok && (len(g.Labels) == 0 || !style.LabelsBeforeRules)
+	}
+	return ok
+}
+
+// File is the service's rule file with its groups written in style: the
+// file Services encoded, shared and not copied, when the style would not
+// change it. Its bytes must not be changed.
+func (s Service) File(style GroupStyle) []byte {
+	if s.file != nil && s.reusable(style) {
+		return s.file[:len(s.file):len(s.file)]
+	}
+	return s.AppendEncoded([]byte(artifact.YAMLHeader(s.Sources)), 0, style)
 }
 
 // Check validates the groups unless Services already did; groups must not
@@ -120,8 +136,10 @@ func (v *Validator) Services(set model.Set, text *templates.Text) ([]Service, er
 			return nil, fmt.Errorf("service %s: %w", service.Name, err)
 		}
 		alerts = append(alerts, a...)
+		header := artifact.YAMLHeader(sources)
+		file := AppendGroups(append(make([]byte, 0, len(header)+sizeHint(groups)), header...), 0, groups, GroupStyle{})
 		out = append(out, Service{Name: service.Name, Groups: groups, Sources: sources, checked: true,
-			body: AppendGroups(make([]byte, 0, sizeHint(groups)), 0, groups, GroupStyle{})})
+			file: file, body: file[len(header):]})
 	}
 	if err := problems(v.templateProblems(alerts)); err != nil {
 		return nil, err
@@ -142,7 +160,7 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 func Files(services []Service) artifact.Set {
 	files := make(artifact.Set, 0, len(services))
 	for _, s := range services {
-		files = append(files, artifact.File{Path: Path(s.Name), Data: s.AppendEncoded([]byte(artifact.YAMLHeader(s.Sources)), 0, GroupStyle{})})
+		files = append(files, artifact.File{Path: Path(s.Name), Data: s.File(GroupStyle{})})
 	}
 	return files
 }
