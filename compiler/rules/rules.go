@@ -218,7 +218,7 @@ func Group(slo model.SLO, text *templates.Text) (rulefmt.RuleGroup, error) {
 	if err != nil {
 		return rulefmt.RuleGroup{}, err
 	}
-	b := builder{slo: slo, base: slo.BaseWindow(), text: text}
+	b := builder{slo: slo, base: slo.BaseWindow(), text: text, rules: make([]rulefmt.Rule, 0, rulesHint)}
 	b.maintenance()
 	if err := b.recordings(); err != nil {
 		return rulefmt.RuleGroup{}, err
@@ -240,15 +240,31 @@ func Group(slo model.SLO, text *templates.Text) (rulefmt.RuleGroup, error) {
 	}, nil
 }
 
+// rulesHint is room for the rules of most SLOs' groups (about 50 with
+// every alert tier), so the group's slice is allocated once.
+const rulesHint = 64
+
 type builder struct {
 	slo   model.SLO
 	base  time.Duration
 	text  *templates.Text
 	rules []rulefmt.Rule
+	// matchers are the selectors' braces by window, as model.Selector
+	// writes them: a group selects its recordings a hundred times over a
+	// few windows.
+	matchers map[time.Duration]string
 }
 
 func (b *builder) sel(name string, window time.Duration) string {
-	return model.Selector(name, b.slo, window)
+	m, ok := b.matchers[window]
+	if !ok {
+		if b.matchers == nil {
+			b.matchers = map[time.Duration]string{}
+		}
+		m = model.Selector("", b.slo, window)
+		b.matchers[window] = m
+	}
+	return name + m
 }
 
 // identity labels every recording: derived rules would inherit the labels
