@@ -253,6 +253,8 @@ type builder struct {
 	// writes them: a group selects its recordings a hundred times over a
 	// few windows.
 	matchers map[time.Duration]string
+	// ids are the identity labels by window, each call handed a copy.
+	ids map[time.Duration]map[string]string
 }
 
 func (b *builder) sel(name string, window time.Duration) string {
@@ -271,6 +273,12 @@ func (b *builder) sel(name string, window time.Duration) string {
 // from the series they read, but spelling them out keeps each rule unique
 // within its file (promtool's duplicate-rules lint compares rule labels).
 func (b *builder) identity(window time.Duration) map[string]string {
+	if id, ok := b.ids[window]; ok {
+		return maps.Clone(id)
+	}
+	if b.ids == nil {
+		b.ids = map[time.Duration]map[string]string{}
+	}
 	id := map[string]string{
 		model.LabelSLO:     b.slo.Name,
 		model.LabelService: b.slo.Service.Name,
@@ -280,6 +288,7 @@ func (b *builder) identity(window time.Duration) map[string]string {
 	if b.slo.SLOTier != "" {
 		id[model.LabelSLOTier] = b.slo.SLOTier
 	}
+	b.ids[window] = maps.Clone(id)
 	return id
 }
 
