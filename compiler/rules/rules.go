@@ -96,11 +96,13 @@ type Validator struct {
 	rules map[ruleShape]bool
 	// texts are the alert template texts that parsed.
 	texts map[string]bool
+	// said words the alerts' window pairs.
+	said windowWords
 }
 
 // NewValidator returns a Validator that has seen nothing yet.
 func NewValidator() *Validator {
-	return &Validator{exprs: query.NewShapeParser(), rules: map[ruleShape]bool{}, texts: map[string]bool{}}
+	return &Validator{exprs: query.NewShapeParser(), rules: map[ruleShape]bool{}, texts: map[string]bool{}, said: windowWords{}}
 }
 
 // ruleShape is what rulefmt's Rule.Validate reads of a rule without labels
@@ -127,7 +129,7 @@ func (v *Validator) Services(set model.Set, text *templates.Text) ([]Service, er
 	var out []Service
 	var alerts []rulefmt.Rule
 	for _, service := range set.PerService() {
-		groups, sources, err := ServiceGroups(service.SLOs, text)
+		groups, sources, err := serviceGroups(service.SLOs, text, v.said)
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", service.Name, err)
 		}
@@ -168,6 +170,10 @@ func Files(services []Service) artifact.Set {
 // ServiceGroups returns the rule groups of one service's SLOs, one per SLO,
 // and the spec files they came from; see Group for text.
 func ServiceGroups(slos []model.SLO, text *templates.Text) ([]rulefmt.RuleGroup, []string, error) {
+	return serviceGroups(slos, text, nil)
+}
+
+func serviceGroups(slos []model.SLO, text *templates.Text, said windowWords) ([]rulefmt.RuleGroup, []string, error) {
 	text, err := templates.OrDefault(text)
 	if err != nil {
 		return nil, nil, err
@@ -175,7 +181,7 @@ func ServiceGroups(slos []model.SLO, text *templates.Text) ([]rulefmt.RuleGroup,
 	var groups []rulefmt.RuleGroup
 	goodput := goodputRules(slos)
 	for _, slo := range slos {
-		g, err := Group(slo, text)
+		g, err := group(slo, text, said)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
@@ -214,11 +220,16 @@ func GroupName(slo model.SLO) string {
 // rule reads the ones before it from the same evaluation. Annotations are
 // worded by text, or by the built-in templates when text is nil.
 func Group(slo model.SLO, text *templates.Text) (rulefmt.RuleGroup, error) {
+	return group(slo, text, nil)
+}
+
+// group is Group, the alerts' window pairs worded as said remembers them.
+func group(slo model.SLO, text *templates.Text, said windowWords) (rulefmt.RuleGroup, error) {
 	text, err := templates.OrDefault(text)
 	if err != nil {
 		return rulefmt.RuleGroup{}, err
 	}
-	b := builder{slo: slo, base: slo.BaseWindow(), text: text, rules: make([]rulefmt.Rule, 0, rulesHint)}
+	b := builder{slo: slo, base: slo.BaseWindow(), text: text, said: said, rules: make([]rulefmt.Rule, 0, rulesHint)}
 	b.maintenance()
 	if err := b.recordings(); err != nil {
 		return rulefmt.RuleGroup{}, err
@@ -248,6 +259,7 @@ type builder struct {
 	slo   model.SLO
 	base  time.Duration
 	text  *templates.Text
+	said  windowWords
 	rules []rulefmt.Rule
 	// matchers are the selectors' braces by window, as model.Selector
 	// writes them: a group selects its recordings a hundred times over a
