@@ -391,13 +391,10 @@ func TestObjectHeadsAreYAMLv3s(t *testing.T) {
 				t.Fatalf("the head is not cut for a name: err %v", o.err)
 			}
 			for _, name := range names {
-				got, err := o.head(name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := o.encodeHead(name)
-				if err != nil {
-					t.Fatal(err)
+				got, errGot := o.head(name)
+				want, errWant := o.encodeHead(name)
+				if errGot != nil || errWant != nil {
+					t.Fatalf("head of %s: %v; yaml.v3: %v", name, errGot, errWant)
 				}
 				if !bytes.Equal(got, want) {
 					t.Errorf("head of %s:\n%s\nyaml.v3:\n%s", name, got, want)
