@@ -68,7 +68,7 @@ func (o Options) backends() ([]Backend, error) {
 	}
 	dashboards.ExternalLabels = o.ExternalLabels
 	backends := []Backend{
-		ruleFiles{o, rules.NewValidator()},
+		ruleFiles{o, rules.NewValidator(), kube.NewObjects(o.Kube)},
 		keda.Backend{},
 		grafana.ServiceDashboards{Builder: dashboards},
 		grafana.OverviewDashboard{Builder: dashboards},
@@ -85,8 +85,9 @@ func (o Options) backends() ([]Backend, error) {
 // rule files, PrometheusRule objects, ruler files and, with Tests, the
 // promtool tests of their alerts. It builds the groups once for all four.
 type ruleFiles struct {
-	opts Options
-	v    *rules.Validator
+	opts    Options
+	v       *rules.Validator
+	objects *kube.Objects
 }
 
 func (ruleFiles) Name() string     { return "prometheus rules" }
@@ -98,7 +99,7 @@ func (r ruleFiles) Build(set model.Set) (artifact.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	crs, err := kube.PrometheusRules(services, o.Kube)
+	crs, err := r.objects.PrometheusRules(services)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes rules: %w", err)
 	}

@@ -260,8 +260,8 @@ func targetProblems(slos []model.SLO, objects map[string]object[v1.SLO], path st
 			a.MaxReplicas, plan.Replicas, plan.PeakRPS, a.TargetKind, a.TargetName))
 	}
 	if plan.QueueFloored() && a.QueuePerReplica.IsZero() {
-		ps = append(ps, o.warnf(path+".capacity", "the capacity plan implies %s waiting requests per replica (utilisation %s with %s slots); the KEDA queue target is raised to %s so the autoscaler cannot run away on a single waiting request (set queuePerReplica to choose another)",
-			plan.QueueModel, plan.Ceiling.Percent(), plan.Slots, plan.QueuePerReplica))
+		ps = append(ps, o.warnf(path+".capacity", "the capacity plan implies %s waiting requests per replica (utilisation %s at peak on %d replicas of %s slots); the KEDA queue target is raised to %s so the autoscaler cannot run away on a single waiting request (set queuePerReplica to choose another)",
+			plan.QueueModel, plan.Utilisation.Percent(), plan.Replicas, plan.Slots, plan.QueuePerReplica))
 	}
 	return ps
 }

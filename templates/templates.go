@@ -15,7 +15,6 @@
 package templates
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -438,6 +437,8 @@ func (t *Text) execute(name string, data any) (string, error) {
 		return "", fmt.Errorf("no template %s", name)
 	}
 	b := &boundedWriter{max: maxExpanded}
+	// Most expansions are a line or a few: one allocation holds them.
+	b.Grow(expandedHint)
 	if err := tmpl.Execute(b, data); err != nil {
 		var tooLong *tooLongError
 		if errors.As(err, &tooLong) {
@@ -458,9 +459,13 @@ func (t *Text) execute(name string, data any) (string, error) {
 // panel description is a few lines; a loop in a template cannot fill memory.
 const maxExpanded = 64 << 10
 
-// boundedWriter fails a write that would take it past max bytes.
+// expandedHint is the room an expansion starts with.
+const expandedHint = 256
+
+// boundedWriter fails a write that would take it past max bytes. A
+// strings.Builder hands its text over without a copy.
 type boundedWriter struct {
-	bytes.Buffer
+	strings.Builder
 	max int
 }
 
@@ -468,7 +473,7 @@ func (w *boundedWriter) Write(p []byte) (int, error) {
 	if w.Len()+len(p) > w.max {
 		return 0, &tooLongError{max: w.max}
 	}
-	return w.Buffer.Write(p)
+	return w.Builder.Write(p)
 }
 
 // tooLongError is an expansion past maxExpanded.

@@ -91,6 +91,12 @@ func checkOneDocument(f File) error {
 	// instead of a parse of every file; the encoders' own tests decode it.
 	content, started, line := false, false, 0
 	for rest := f.Data; len(rest) > 0; {
+		if content {
+			// Past the first content only a marker line matters: find
+			// the next line that starts like one instead of reading
+			// every line.
+			return laterMarker(f.Path, rest, line)
+		}
 		line++
 		l := rest
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
@@ -100,14 +106,14 @@ func checkOneDocument(f File) error {
 		}
 		switch {
 		case isMarker(l, "---"):
-			if content || started {
+			if started {
 				return fmt.Errorf("generated %s starts a second YAML document at line %d, want exactly one", f.Path, line)
 			}
 			started = true
 			content = len(bytes.TrimSpace(l[3:])) > 0
 		case isMarker(l, "..."):
 			return fmt.Errorf("generated %s ends a YAML document at line %d, want exactly one document", f.Path, line)
-		case !content:
+		default:
 			t := bytes.TrimSpace(l)
 			content = len(t) > 0 && t[0] != '#'
 		}
@@ -118,8 +124,61 @@ func checkOneDocument(f File) error {
 	return nil
 }
 
+// laterMarker refuses a marker line in rest, the lines after line once a
+// document holds content: a second document or the end of the first. It
+// looks for the markers' three bytes, far rarer than line breaks, and then
+// at the line around them.
+func laterMarker(name string, rest []byte, line int) error {
+	dash, dots := atLineStart(rest, 0, "---"), atLineStart(rest, 0, "...")
+	for dash >= 0 || dots >= 0 {
+		at := dash
+		if at < 0 || dots >= 0 && dots < dash {
+			at = dots
+		}
+		if l := rest[at:]; isMarker(l, "---") || isMarker(l, "...") {
+			n := line + 1 + bytes.Count(rest[:at], []byte("\n"))
+			if l[0] == '-' {
+				return fmt.Errorf("generated %s starts a second YAML document at line %d, want exactly one", name, n)
+			}
+			return fmt.Errorf("generated %s ends a YAML document at line %d, want exactly one document", name, n)
+		}
+		if at == dash {
+			dash = atLineStart(rest, at+1, "---")
+		} else {
+			dots = atLineStart(rest, at+1, "...")
+		}
+	}
+	return nil
+}
+
+// atLineStart is the first index from from on where m starts a line of b
+// (b starts with one), or -1.
+func atLineStart(b []byte, from int, m string) int {
+	for from < len(b) {
+		i := bytes.Index(b[from:], []byte(m))
+		if i < 0 {
+			return -1
+		}
+		if at := from + i; at == 0 || b[at-1] == '\n' {
+			return at
+		}
+		from += i + 1
+	}
+	return -1
+}
+
 // isMarker is true for a line that is the document marker m, alone or
-// followed by white space.
+// followed by white space; l may run on past the line's end.
 func isMarker(l []byte, m string) bool {
-	return bytes.HasPrefix(l, []byte(m)) && (len(l) == len(m) || l[len(m)] == ' ' || l[len(m)] == '\t' || l[len(m)] == '\r')
+	if !bytes.HasPrefix(l, []byte(m)) {
+		return false
+	}
+	if len(l) == len(m) {
+		return true
+	}
+	switch l[len(m)] {
+	case ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
 }

@@ -45,6 +45,10 @@ func TestCheckWantsExactlyOneDocumentPerYAMLFile(t *testing.T) {
 		{"a marker followed by a tab is a marker", "a: 1\n---\tb: 2\n", "second YAML document at line 2"},
 		{"a document end followed by a bare document is refused", "a: 1\n...\nb: 2\n", "ends a YAML document at line 2"},
 		{"a file of comments only is refused", "# from a\n\n", "holds no YAML document"},
+		{"lines that only start like markers are content", "a: 1\n----\n...x\n---x\nb: 2\n", ""},
+		{"a marker ending the file is refused", "a: 1\nb: 2\n---", "second YAML document at line 3"},
+		{"a marker with a line break of CR LF is a marker", "a: 1\r\nb: 2\r\n...\r\n", "ends a YAML document at line 3"},
+		{"the first of several markers after content is named", "a: 1\n----\nb: |\n  ---\n...\n---\n", "ends a YAML document at line 5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -80,7 +80,8 @@ func Build(set model.Set) (artifact.Set, error) {
 		return nil, nil
 	}
 	c := Catalog{SLOs: make([]Entry, 0, len(set.SLOs))}
-	p := query.NewParser()
+	// Every SLO's queries have the same few shapes: each parses once.
+	p := query.NewShapeParser()
 	for _, slo := range set.SLOs {
 		e, err := entryOf(p, slo)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 func periodBudgetSeries(w *words, slo model.SLO) panel {
 	name := slo.Calendar.Name()
 	return timeseriesPanel("Error budget remaining this "+name,
-		w.say(templates.PanelBudgetPeriod, sloData(slo, model.BudgetRemaining)),
+		w.say(templates.PanelBudgetPeriod, w.sloData(slo, model.BudgetRemaining)),
 		[]target{query(model.BudgetQuery(slo), "budget remaining")},
 		seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"})
 }
@@ -21,11 +21,11 @@ func periodBudgetSeries(w *words, slo model.SLO) panel {
 func periodStats(w *words, slo model.SLO) []panel {
 	name := slo.Calendar.Name()
 	budget := statPanel("Budget left this "+name,
-		w.say(templates.PanelBudgetLeftPeriod, sloData(slo, model.BudgetRemaining)),
+		w.say(templates.PanelBudgetLeftPeriod, w.sloData(slo, model.BudgetRemaining)),
 		"percentunit", []target{query(model.BudgetQuery(slo), "budget left")},
 		steps(colorRed, step{Value: num("0"), Color: colorGreen}))
 	left := statPanel("Days left this "+name,
-		w.say(templates.PanelDaysLeft, sloData(slo, model.PeriodEnd)),
+		w.say(templates.PanelDaysLeft, w.sloData(slo, model.PeriodEnd)),
 		"d", []target{query(fmt.Sprintf("(%s - time()) / 86400", model.Selector(model.PeriodEnd, slo, 0)), "days left")},
 		steps(colorGreen))
 	return []panel{budget, left}

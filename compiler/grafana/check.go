@@ -28,7 +28,12 @@ func newQueries() *queries {
 // expanded. Template variables may only appear inside label values, where
 // they are plain text to the parser.
 func (q *queries) parses(expr string) error {
-	if _, err := q.exprs.ParseExpr(q.macros.Replace(expr)); err != nil {
+	expanded := expr
+	// Every macro starts so; the replacer tests every byte.
+	if strings.Contains(expr, "$__") {
+		expanded = q.macros.Replace(expr)
+	}
+	if _, err := q.exprs.ParseExpr(expanded); err != nil {
 		return fmt.Errorf("query %q does not parse: %w", expr, err)
 	}
 	return nil

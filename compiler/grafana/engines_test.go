@@ -49,7 +49,7 @@ func TestEngineDashboardsUseTheEnginesOwnSeries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := serviceDashboard(tt.service, res.Set.SLOs, text, newQueries())
+			d, err := serviceDashboard(tt.service, res.Set.SLOs, &words{text: text, service: tt.service}, newQueries())
 			if err != nil {
 				t.Fatal(err)
 			}

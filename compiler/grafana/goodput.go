@@ -19,7 +19,7 @@ func goodputPanels(w *words, slos []model.SLO) []panel {
 				query(recorded(model.GoodputLower, pair, win, true), seriesLegend(pair, "lower bound over "+dur(win))),
 				query(recorded(model.GoodputUpper, pair, win, true), seriesLegend(pair, "upper bound over "+dur(win))))
 		}
-		data := sloData(pair, model.GoodputLower+", "+model.GoodputUpper)
+		data := w.sloData(pair, model.GoodputLower+", "+model.GoodputUpper)
 		data.SLI = "ttft and tpot"
 		out = append(out, timeseriesPanel("Goodput bounds: "+p.TTFT.Name+" and "+p.TPOT.Name, w.say(templates.PanelGoodput, data), ts,
 			seriesSpec{unit: "percentunit", min: num("0"), max: num("1")}))

@@ -25,7 +25,7 @@ func TestTheServiceDashboardDrawsGoodputBoundsOfEachTTFTAndTPOTPair(t *testing.T
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := serviceDashboard("chat", slos, text, newQueries())
+			d, err := serviceDashboard("chat", slos, &words{text: text, service: "chat"}, newQueries())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -66,6 +66,7 @@ type Builder struct {
 
 	text    *templates.Text
 	queries *queries
+	pairs   pairTexts
 	// One compact encoder and buffer serve every dashboard; indent lays
 	// the bytes out.
 	buf bytes.Buffer
@@ -79,7 +80,7 @@ func NewBuilder(text *templates.Text) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Builder{text: text, queries: newQueries()}
+	b := &Builder{text: text, queries: newQueries(), pairs: pairTexts{}}
 	b.enc = json.NewEncoder(&b.buf)
 	b.enc.SetEscapeHTML(false)
 	return b, nil
@@ -119,7 +120,7 @@ func (b *Builder) Services(set model.Set) (artifact.Set, error) {
 		if err := checkServiceName(service.Name); err != nil {
 			return nil, err
 		}
-		d, err := serviceDashboard(service.Name, service.SLOs, b.text, b.queries)
+		d, err := serviceDashboard(service.Name, service.SLOs, &words{text: b.text, service: service.Name, pairs: b.pairs}, b.queries)
 		if err != nil {
 			return nil, fmt.Errorf("dashboard of service %s: %w", service.Name, err)
 		}
@@ -159,7 +160,7 @@ func (b *Builder) Overview(set model.Set) (artifact.Set, error) {
 	}
 	sorted := model.Set{SLOs: b.global(set.SLOs)}
 	sorted.Sort()
-	d, err := overviewDashboard(sorted, b.text, b.ExternalLabels)
+	d, err := overviewDashboard(sorted, &words{text: b.text, pairs: b.pairs}, b.ExternalLabels)
 	if err != nil {
 		return nil, fmt.Errorf("overview dashboard: %w", err)
 	}
@@ -264,7 +265,9 @@ type words struct {
 	text *templates.Text
 	// service is the dashboard's service; empty for the overview.
 	service string
-	err     error
+	// pairs is the builder's memory of the alert tiers' sentences.
+	pairs pairTexts
+	err   error
 }
 
 func (w *words) say(name string, data templates.Panel) string {

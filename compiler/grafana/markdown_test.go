@@ -11,7 +11,7 @@ import (
 func TestACatalogTitleInTheSLOTableShowsAsWritten(t *testing.T) {
 	slo := model.SLO{Name: "chat", Objective: model.NewDecimal(999, 1000),
 		Inference: &model.Inference{Role: "errors", Engine: "custom", EngineTitle: "[click](https://evil.example) <img src=x> | ## big\n- row"}}
-	table := sloTable([]model.SLO{slo}, false)
+	table := sloTable([]model.SLO{slo}, false, nil)
 	row := strings.Split(strings.TrimSpace(table), "\n")[2]
 	if m := regexp.MustCompile(`(^|[^\\])[\[\]<#]`).FindString(row); m != "" {
 		t.Errorf("the row carries %q unescaped: %s", m, row)

@@ -12,8 +12,7 @@ import (
 // overviewDashboard lists every SLO of the compilation with the budget it
 // has left and how fast it burns now, so one screen says which service needs
 // attention.
-func overviewDashboard(set model.Set, text *templates.Text, external []string) (dashboard, error) {
-	w := &words{text: text}
+func overviewDashboard(set model.Set, w *words, external []string) (dashboard, error) {
 	d := newDashboard(overviewUID, "SLOs: overview", []string{"inferslo", "slo"}, set.SLOs)
 	// Every query covers all SLOs at once, selected by service: a panel
 	// costs one query however many SLOs there are.
@@ -22,7 +21,7 @@ func overviewDashboard(set model.Set, text *templates.Text, external []string) (
 
 	var g grid
 	g.add(textPanel("SLO catalog", w.say(templates.PanelCatalog, templates.Panel{}),
-		mdText(generatedHeader(set.SLOs))+"\n\n"+sloTable(set.SLOs, true)), gridWidth, 4+2*len(set.SLOs))
+		mdText(generatedHeader(set.SLOs))+"\n\n"+sloTable(set.SLOs, true, w.pairs)), gridWidth, 4+2*len(set.SLOs))
 
 	g.row("Now")
 	legend := overviewLegend(set.SLOs)

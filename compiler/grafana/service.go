@@ -18,8 +18,7 @@ func latencyRoles() []string { return []string{"ttft", "itl", "tpot", "e2e", "qu
 
 // serviceDashboard draws one service: a summary, latency percentiles, one
 // row per SLO (budget, error ratio, burn rate) and traffic and engine load.
-func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q *queries) (dashboard, error) {
-	w := &words{text: text, service: service}
+func serviceDashboard(service string, slos []model.SLO, w *words, q *queries) (dashboard, error) {
 	title := service
 	if dn := slos[0].Service.DisplayName; dn != "" && dn != service {
 		title = dn
@@ -41,7 +40,7 @@ func serviceDashboard(service string, slos []model.SLO, text *templates.Text, q 
 	if desc := slos[0].Service.Description; desc != "" {
 		about += mdText(desc) + "\n\n"
 	}
-	about += sloTable(slos, false)
+	about += sloTable(slos, false, w.pairs)
 	g.add(textPanel("About these SLOs", w.say(templates.PanelAbout, templates.Panel{}), about), gridWidth, 4+2*len(slos))
 
 	g.row("Summary")
@@ -356,7 +355,7 @@ func budgetSeries(w *words, slo model.SLO) panel {
 		return periodBudgetSeries(w, slo)
 	}
 	return timeseriesPanel("Error budget remaining over "+dur(slo.Window),
-		w.say(templates.PanelBudgetHistory, sloData(slo, model.BudgetRemaining)),
+		w.say(templates.PanelBudgetHistory, w.sloData(slo, model.BudgetRemaining)),
 		[]target{query(narrowed(model.BudgetQuery(slo), slo, true), seriesLegend(slo, "budget remaining"))},
 		seriesSpec{unit: "percentunit", thresholds: steps(colorRed, step{Value: num("0"), Color: colorGreen}), thresholdStyle: "line"})
 }
@@ -372,7 +371,7 @@ func errorRatioPanel(w *words, slo model.SLO) panel {
 		}
 		ts = append(ts, query(recorded(model.ErrorRatio, slo, w, true), seriesLegend(slo, "error ratio over "+dur(w))))
 	}
-	return timeseriesPanel("Error ratio", w.say(templates.PanelErrorRatio, sloData(slo, model.ErrorRatio)), ts,
+	return timeseriesPanel("Error ratio", w.say(templates.PanelErrorRatio, w.sloData(slo, model.ErrorRatio)), ts,
 		seriesSpec{unit: "percentunit", min: num("0"), thresholds: steps(colorGreen, step{Value: num(budget.String()), Color: colorRed}), thresholdStyle: "line"})
 }
 
@@ -403,7 +402,7 @@ func burnRatePanel(w *words, slo model.SLO) panel {
 	for _, f := range factors {
 		marks = append(marks, step{Value: num(f.String()), Color: colors[f.String()]})
 	}
-	return timeseriesPanel("Burn rate", w.say(templates.PanelBurnRate, sloData(slo, model.ErrorRatio)), ts,
+	return timeseriesPanel("Burn rate", w.say(templates.PanelBurnRate, w.sloData(slo, model.ErrorRatio)), ts,
 		seriesSpec{unit: "none", min: num("0"), thresholds: steps(colorGreen, marks...), thresholdStyle: "dashed"})
 }
 

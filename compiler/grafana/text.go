@@ -80,8 +80,9 @@ func sliText(slo model.SLO) string {
 	return model.SLIName(slo)
 }
 
-// tiersText spells out each alert tier and its budget math.
-func tiersText(slo model.SLO) string {
+// tiersText spells out each alert tier and its budget math, each window
+// pair as said remembers it.
+func tiersText(slo model.SLO, said pairTexts) string {
 	if len(slo.Alerting.Tiers) == 0 {
 		return "no burn-rate alerts"
 	}
@@ -89,16 +90,40 @@ func tiersText(slo model.SLO) string {
 	for _, t := range slo.Alerting.Tiers {
 		var pairs []string
 		for _, p := range t.Windows {
-			pairs = append(pairs, fmt.Sprintf("burn > %s over %s and %s (%s of the budget in %s)",
-				p.Factor.String(), dur(p.Long), dur(p.Short), percent(p.BudgetFraction(slo.Window)), dur(p.Long)))
+			pairs = append(pairs, said.text(p, slo.Window))
 		}
 		tiers = append(tiers, t.Severity+": "+strings.Join(pairs, ", or "))
 	}
 	return strings.Join(tiers, "; ")
 }
 
+// pairTexts remembers what tiersText says of a window pair in an SLO
+// window: a fleet's SLOs share a few alert tiers, and the budget share is
+// exact rational arithmetic, costlier than the lookup. Equal keys hold equal
+// values (a Decimal equals another only with the same digits, or the same
+// big number). A nil pairTexts remembers nothing.
+type pairTexts map[pairInWindow]string
+
+type pairInWindow struct {
+	pair   model.WindowPair
+	window time.Duration
+}
+
+func (m pairTexts) text(p model.WindowPair, window time.Duration) string {
+	k := pairInWindow{p, window}
+	if s, ok := m[k]; ok {
+		return s
+	}
+	s := fmt.Sprintf("burn > %s over %s and %s (%s of the budget in %s)",
+		p.Factor.String(), dur(p.Long), dur(p.Short), percent(p.BudgetFraction(window)), dur(p.Long))
+	if m != nil {
+		m[k] = s
+	}
+	return s
+}
+
 // sloTable is a markdown table of SLOs, for the text panels.
-func sloTable(slos []model.SLO, withService bool) string {
+func sloTable(slos []model.SLO, withService bool, said pairTexts) string {
 	cols := []string{"SLO", "SLI", "Objective", "Window", "Error budget", "Alert tiers"}
 	// A tier column only where some SLO names its tier, so tables of
 	// specs without tiers stay as they were.
@@ -112,7 +137,7 @@ func sloTable(slos []model.SLO, withService bool) string {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---|", len(cols)) + "\n")
 	for _, s := range slos {
-		cells := []string{s.Name, sliText(s), percent(s.Objective), s.WindowText(), percent(s.ErrorBudget()), tiersText(s)}
+		cells := []string{s.Name, sliText(s), percent(s.Objective), s.WindowText(), percent(s.ErrorBudget()), tiersText(s, said)}
 		if tiered {
 			cells = slices.Insert(cells, 2, cmp.Or(s.SLOTier, model.SLOTierInteractive))
 		}
@@ -129,13 +154,13 @@ func sloTable(slos []model.SLO, withService bool) string {
 
 // sloData is what the description of a panel about one SLO may say; the
 // panel reads metric.
-func sloData(slo model.SLO, metric string) templates.Panel {
+func (w *words) sloData(slo model.SLO, metric string) templates.Panel {
 	d := templates.Panel{
 		SLO: slo.Name, SLI: sliText(slo),
 		Objective: percent(slo.Objective), ErrorBudget: percent(slo.ErrorBudget()),
 		ObjectiveRatio: slo.Objective.String(), ErrorBudgetRatio: slo.ErrorBudget().String(),
 		Window: dur(slo.Window), BaseWindow: dur(slo.BaseWindow()),
-		Tiers: tiersText(slo), Metric: metric,
+		Tiers: tiersText(slo, w.pairs), Metric: metric,
 	}
 	if c := slo.Calendar; c != nil {
 		d.Period, d.Zone = c.Name(), zoneText(*c)

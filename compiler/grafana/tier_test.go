@@ -20,7 +20,7 @@ func TestTheSLOTableAndLegendShowTheTierOnlyWhenASpecNamesOne(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			set := fixtureSet(t)
 			set.SLOs[0].SLOTier = tt.tier
-			table := sloTable(set.SLOs, true)
+			table := sloTable(set.SLOs, true, nil)
 			legend := overviewLegend(set.SLOs)
 			head, _, _ := strings.Cut(table, "\n")
 			if got := strings.Contains(head, "| Tier |"); got != (tt.tier != "") {

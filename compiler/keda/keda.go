@@ -410,52 +410,9 @@ func triggersOf(u unit, plan capacity.Result, planned bool) ([]trigger, error) {
 	return out, nil
 }
 
-// loadTrigger is the trigger that says how many replicas the traffic needs:
-// the TTFT histogram's requests per second, AverageValue against what one
-// replica serves at the capacity plan's ceiling utilisation less the
-// headroom, so that with the HPA's 10% tolerance the fleet grows before a
-// replica passes the ceiling.
-//
-// The TTFT and queue triggers only know "too few": a share of slow
-// requests or a queue does not shrink in proportion to replicas once
-// latency holds (prompts slow whatever the load keep the share near its
-// floor), so alone they would scale in until latency breaks, and out again.
-// Traffic per replica does fall in proportion, so it holds the fleet at the
-// size the load needs and scales in only when the load falls.
-func loadTrigger(u unit, plan capacity.Result, base func(name, query, metricType string, threshold, activation model.Decimal) trigger) (trigger, bool, error) {
-	for _, slo := range u.slos {
-		inf := slo.Inference
-		if slo.Name != plan.SLO || inf == nil || inf.Histogram == "" {
-			continue
-		}
-		ms := joinMatchers(inf.Selector, groupMatchers(u.group))
-		w := model.FormatDuration(triggerWindow(slo))
-		// The +Inf bucket counts every request, as the TTFT trigger reads it.
-		q := fmt.Sprintf("sum(rate(%s[%s]))", selector(inf.Histogram+"_bucket", joinMatchers(ms, `le="+Inf"`)), w)
-		if inf.Native {
-			q = fmt.Sprintf("histogram_count(sum(rate(%s[%s])))", selector(inf.Histogram, ms), w)
-		}
-		// A climbing load adds its climb over the next window: the rate
-		// lags the load by half its window, and replicas asked for now
-		// serve a minute or more later. A falling load adds nothing (the
-		// scale-down stabilization holds the fleet anyway).
-		q = fmt.Sprintf("%[1]s + clamp_min(deriv((%[1]s)[%[2]s:%[3]s]) * %[4]d, 0)", q, w, model.FormatDuration(slo.Scrape()), int(triggerWindow(slo).Seconds()))
-		perReplica := plan.Ceiling.Float() * u.a.Headroom.Float() * float64(plan.Servers) / plan.ServiceTime.Float()
-		if perReplica <= 0 || math.IsInf(perReplica, 0) || math.IsNaN(perReplica) {
-			return trigger{}, false, nil
-		}
-		target, err := model.ParseDecimal(strconv.FormatFloat(math.Floor(perReplica*1000)/1000, 'f', -1, 64))
-		if err != nil || target.IsZero() {
-			return trigger{}, false, nil
-		}
-		return base("load", q, "AverageValue", target, model.NewDecimal(0, 1)), true, nil
-	}
-	return trigger{}, false, nil
-}
-
-// triggerWindow is the TTFT and load triggers' rate window: four scrapes,
-// at least two minutes, so the load trigger follows a climbing load closely
-// and the TTFT trigger stops reading a slow start soon after the replicas
+// triggerWindow is the TTFT trigger's rate window (and the window the load
+// trigger's last two scrapes are looked for in): four scrapes, at least two
+// minutes, so the TTFT trigger stops reading a slow start soon after the replicas
 // it asked for serve (a longer window keeps asking for minutes after).
 func triggerWindow(slo model.SLO) time.Duration {
 	return max(4*slo.Scrape(), 2*time.Minute)

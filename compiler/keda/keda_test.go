@@ -233,6 +233,7 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 	for i, tr := range d.Spec.Triggers {
 		byName[tr.Name] = i
 	}
+	const rps = `sum(irate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[2m]))`
 	want := []struct {
 		name, metricType, query, threshold, activation string
 	}{
@@ -246,10 +247,11 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 		// The plan implies 0.7 waiting requests per replica, raised to the
 		// floor of 1: the serving replicas' mean against it, read at most 1.5.
 		{"queue", "Value", `clamp_max(avg(vllm:num_requests_waiting{model_name="llama-3-70b"}), 1.5)`, "1", "0"},
-		// Requests per second per replica, plus the climb of the next two
-		// minutes, against what one serves at the plan's ceiling (55.7% of
-		// one slot of 40ms: 13.9/s) less the 20% headroom: 11.14.
-		{"load", "AverageValue", `sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[2m])) + clamp_min(deriv((sum(rate(vllm:time_to_first_token_seconds_bucket{model_name="llama-3-70b",le="+Inf"}[2m])))[2m:15s]) * 120, 0)`, "11.14", "0"},
+		// Requests per second over the last two scrapes plus the climb of
+		// the next minute, in erlangs (× 40ms), plus their square-root
+		// reserve: β = (42 replicas / 0.8 headroom − 40) / √40 = 1.977,
+		// against the one slot of a replica.
+		{"load", "AverageValue", "sum((" + rps + " + clamp_min(deriv((" + rps + ")[2m:15s]) * 60, 0)) * 0.04 + 1.977 * sqrt((" + rps + " + clamp_min(deriv((" + rps + ")[2m:15s]) * 60, 0)) * 0.04))", "1", "0"},
 		// Gated at 1 / (300s × 0.01) events per second, at most doubling.
 		{"burn-chat-ttft", "Value", `clamp_max(sum(inferslo:sli_bad_events:rate{slo="chat-ttft",window="5m"}) / clamp_min(sum(inferslo:sli_events:rate{slo="chat-ttft",window="5m"}), 0.34) / 0.01, 2)`, "1", "1"},
 	}
@@ -279,8 +281,8 @@ func TestTriggersActBeforeTheSLOBurns(t *testing.T) {
 			}
 		}
 	}
-	if got := d.Spec.Fallback; got.Replicas != 72 || got.FailureThreshold != 3 || got.Behavior != "currentReplicas" {
-		t.Errorf("fallback = %+v, want the plan's 72 replicas after 3 failures for a KEDA without behavior, and the current count held", got)
+	if got := d.Spec.Fallback; got.Replicas != 42 || got.FailureThreshold != 3 || got.Behavior != "currentReplicas" {
+		t.Errorf("fallback = %+v, want the plan's 42 replicas after 3 failures for a KEDA without behavior, and the current count held", got)
 	}
 	b := d.Spec.Advanced.HorizontalPodAutoscalerConfig.Behavior
 	if b["scaleUp"]["stabilizationWindowSeconds"] != 30 || b["scaleDown"]["stabilizationWindowSeconds"] != 120 {
@@ -514,11 +516,11 @@ func TestWebhookRulesTheCRDCannotExpress(t *testing.T) {
 func TestAMaxReplicasBelowThePlanCapsTheFallback(t *testing.T) {
 	slos := chatSLOs()
 	for _, s := range slos {
-		s.Autoscaling.MaxReplicas = 64
+		s.Autoscaling.MaxReplicas = 32
 	}
 	data := build(t, set(slos...))
-	if got := decode(t, data).Spec.Fallback.Replicas; got != 64 {
-		t.Errorf("fallback replicas = %d, want the plan clamped to max 64", got)
+	if got := decode(t, data).Spec.Fallback.Replicas; got != 32 {
+		t.Errorf("fallback replicas = %d, want the plan's 42 clamped to max 32", got)
 	}
 }
 

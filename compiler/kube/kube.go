@@ -95,18 +95,79 @@ var (
 
 // PrometheusRules returns one validated PrometheusRule per service.
 func PrometheusRules(services []ServiceRules, opts Options) (artifact.Set, error) {
-	if err := opts.check(); err != nil {
-		return nil, err
+	return NewObjects(opts).PrometheusRules(services)
+}
+
+// Objects writes PrometheusRule objects with one set of Options. Only the
+// name differs between the objects' heads (apiVersion, kind, metadata), so
+// the head is encoded once and each object's name, a plain YAML scalar,
+// written into it. Safe for concurrent use.
+type Objects struct {
+	opts Options
+	// err is what is wrong with opts.
+	err error
+	// before and after are the encoded head around a name's text; nil
+	// when the head's encoding could not be cut there.
+	before, after []byte
+}
+
+// NewObjects returns the Objects of opts; when opts are wrong, their
+// PrometheusRules says so.
+func NewObjects(opts Options) *Objects {
+	o := &Objects{opts: opts, err: opts.check()}
+	if o.err != nil {
+		return o
+	}
+	const stand = "inferslo-x"
+	head, err := o.encodeHead(stand)
+	line := []byte("\n  name: " + stand + "\n")
+	if i := bytes.Index(head, line); err == nil && i >= 0 && bytes.Count(head, line) == 1 {
+		o.before, o.after = head[:i+len(line)-len(stand)-1], head[i+len(line)-1:]
+	}
+	return o
+}
+
+// PrometheusRules returns one validated PrometheusRule per service.
+func (o *Objects) PrometheusRules(services []ServiceRules) (artifact.Set, error) {
+	if o.err != nil {
+		return nil, o.err
 	}
 	var files artifact.Set
 	for _, s := range sorted(services) {
-		data, err := prometheusRuleFile(s, opts)
+		data, err := o.file(s)
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", s.Name, err)
 		}
 		files = append(files, artifact.File{Path: PrometheusRulePath(s.Name), Data: data})
 	}
 	return files, files.Check()
+}
+
+// plainName is an object name yaml.v3 writes as it is: ObjectName's prefix
+// makes it no number, boolean, null or timestamp, and it has no space,
+// quote or other indicator.
+var plainName = regexp.MustCompile(`^inferslo-[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
+
+// head is the object's apiVersion, kind and metadata as yaml.v3 encodes
+// them.
+func (o *Objects) head(name string) ([]byte, error) {
+	if o.before == nil || !plainName.MatchString(name) {
+		return o.encodeHead(name)
+	}
+	b := make([]byte, 0, len(o.before)+len(name)+len(o.after))
+	return append(append(append(b, o.before...), name...), o.after...), nil
+}
+
+func (o *Objects) encodeHead(name string) ([]byte, error) {
+	labels := map[string]string{"app.kubernetes.io/managed-by": "inferslo"}
+	for k, v := range o.opts.Labels {
+		labels[k] = v
+	}
+	return encode(struct {
+		APIVersion string     `yaml:"apiVersion"`
+		Kind       string     `yaml:"kind"`
+		Metadata   objectMeta `yaml:"metadata"`
+	}{"monitoring.coreos.com/v1", "PrometheusRule", objectMeta{Name: name, Namespace: o.opts.Namespace, Labels: labels}})
 }
 
 // RulerGroups returns one validated rule-group file per service.
@@ -152,14 +213,11 @@ func sorted(services []ServiceRules) []ServiceRules {
 	return out
 }
 
-func prometheusRuleFile(s ServiceRules, opts Options) ([]byte, error) {
+func (o *Objects) file(s ServiceRules) ([]byte, error) {
+	opts := o.opts
 	name := ObjectName(s.Name)
 	if len(name) > 253 || !dnsSubdomain.MatchString(name) {
 		return nil, fmt.Errorf("object name %q is not a DNS subdomain", name)
-	}
-	labels := map[string]string{"app.kubernetes.io/managed-by": "inferslo"}
-	for k, v := range opts.Labels {
-		labels[k] = v
 	}
 	if err := s.Check(); err != nil {
 		return nil, err
@@ -168,11 +226,7 @@ func prometheusRuleFile(s ServiceRules, opts Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta, err := encode(struct {
-		APIVersion string     `yaml:"apiVersion"`
-		Kind       string     `yaml:"kind"`
-		Metadata   objectMeta `yaml:"metadata"`
-	}{"monitoring.coreos.com/v1", "PrometheusRule", objectMeta{Name: name, Namespace: opts.Namespace, Labels: labels}})
+	meta, err := o.head(name)
 	if err != nil {
 		return nil, err
 	}
@@ -211,12 +265,15 @@ func rulerFile(s ServiceRules, opts RulerOptions) ([]byte, error) {
 	if err := opts.Target.EvaluatesGroups(s.Groups); err != nil {
 		return nil, err
 	}
-	if chain.Split > 0 {
-		b = fmt.Appendf(b, "# %d groups over %d rules are chained into parts (<group>/2, ...): a part reads what an earlier one\n"+
-			"# records up to one evaluation interval late, so an alert fires up to %s later than in one group.\n",
-			chain.Split, opts.MaxRulesPerGroup, prommodel.Duration(chain.Lag))
+	style := rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy}
+	if chain.Split == 0 {
+		// The service's rule file as it is, header and all.
+		return s.File(style), nil
 	}
-	return s.AppendEncoded(b, 0, rules.GroupStyle{PartialResponseStrategy: opts.PartialResponseStrategy}), nil
+	b = fmt.Appendf(b, "# %d groups over %d rules are chained into parts (<group>/2, ...): a part reads what an earlier one\n"+
+		"# records up to one evaluation interval late, so an alert fires up to %s later than in one group.\n",
+		chain.Split, opts.MaxRulesPerGroup, prommodel.Duration(chain.Lag))
+	return s.AppendEncoded(b, 0, style), nil
 }
 
 func encode(v any) ([]byte, error) {

@@ -368,3 +368,38 @@ func TestExampleObjectsMatchTheCRD(t *testing.T) {
 		t.Fatalf("want at least 7 example objects, found %d", len(files))
 	}
 }
+
+// TestObjectHeadsAreYAMLv3s holds the head an Objects writes a name into to
+// yaml.v3's encoding of that head, for names of every length and option
+// sets with and without a namespace and labels.
+func TestObjectHeadsAreYAMLv3s(t *testing.T) {
+	names := []string{"inferslo-a", "inferslo-chat", "inferslo-a.b-c", "inferslo-1e3", "inferslo-true",
+		"inferslo-" + strings.Repeat("x", 120), "inferslo-" + strings.Repeat("a.b-", 60) + "c"}
+	tests := []struct {
+		name string
+		opts Options
+	}{
+		{"no namespace and no labels", Options{}},
+		{"a namespace", Options{Namespace: "monitoring"}},
+		{"a namespace and labels", Options{Namespace: "llm", Labels: map[string]string{"release": "kube-prometheus-stack", "team": "serving", "example.com/tier": "1"}}},
+		{"a label overriding the managed-by label", Options{Labels: map[string]string{"app.kubernetes.io/managed-by": "helm"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := NewObjects(tt.opts)
+			if o.err != nil || o.before == nil {
+				t.Fatalf("the head is not cut for a name: err %v", o.err)
+			}
+			for _, name := range names {
+				got, errGot := o.head(name)
+				want, errWant := o.encodeHead(name)
+				if errGot != nil || errWant != nil {
+					t.Fatalf("head of %s: %v; yaml.v3: %v", name, errGot, errWant)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("head of %s:\n%s\nyaml.v3:\n%s", name, got, want)
+				}
+			}
+		})
+	}
+}

@@ -183,8 +183,8 @@ func Run(sources []Source, opts Options) (Result, error) {
 }
 
 // specFacts are the checks whose facts a spec may change (declared
-// buckets, a pinned engine version).
-var specFacts = map[string]bool{"engine/le-not-a-bucket": true, "engine/renamed-metric": true}
+// buckets, a pinned engine version, its scrape interval).
+var specFacts = map[string]bool{"engine/le-not-a-bucket": true, "engine/renamed-metric": true, "slo/window-too-short": true}
 
 // pass is the state of one run; reporter binds it to the check reporting.
 type pass struct {
@@ -217,11 +217,12 @@ func (r *reporter) at(f *File, line, col int, format string, args ...any) {
 		Line: line, Column: col, Message: fmt.Sprintf(format, args...),
 	}}
 	if f.generated && specFacts[r.check.ID] {
-		// inferslo's output takes buckets and names from the specs it was
-		// compiled from, which lint checks only when they are linted too
-		// (a pre-commit run staging only the regenerated output lints none).
+		// inferslo's output takes buckets, names and windows from the
+		// specs it was compiled from, which lint checks only when they are
+		// linted too (a pre-commit run staging only the regenerated output
+		// lints none).
 		fd.Severity = Info
-		fd.Message += "; the file is inferslo's output, whose specs declare its buckets and engine version: lint them beside it to check"
+		fd.Message += "; the file is inferslo's output, whose specs declare its buckets, engine version and scrape interval: lint them beside it to check"
 	}
 	if f.Kind != "" {
 		// Only files lint recognised are quoted: another file's line may be

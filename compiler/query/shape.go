@@ -76,17 +76,22 @@ func (s *Shapes) Shape(q string) (string, bool) {
 // lexer reads whole (no escape, no newline, valid UTF-8) and Shape masks:
 // they have the same shape.
 func (s *Shapes) mask(q string) ([]byte, bool) {
-	if strings.ContainsAny(q, "#'`\\") {
-		return nil, false
+	// One IndexByte per character: each is a vector scan, where
+	// ContainsAny tests every byte against the set.
+	for _, c := range []byte("#'`\\") {
+		if strings.IndexByte(q, c) >= 0 {
+			return nil, false
+		}
 	}
 	b := s.buf[:0]
 	for i := 0; i < len(q); {
-		c := q[i]
-		if c != '"' {
-			b = append(b, c)
-			i++
-			continue
+		quote := strings.IndexByte(q[i:], '"')
+		if quote < 0 {
+			b = append(b, q[i:]...)
+			break
 		}
+		b = append(b, q[i:i+quote]...)
+		i += quote
 		end := strings.IndexByte(q[i+1:], '"')
 		if end < 0 {
 			return nil, false
@@ -107,10 +112,15 @@ func (s *Shapes) mask(q string) ([]byte, bool) {
 	return b, true
 }
 
+// space is the white space the lexer skips between tokens.
+func space(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
 // afterEquality says the text before a string ends in the lexer's `=` or
 // `!=` (and spaces), not `==`, `<=` or `>=`.
 func afterEquality(before string) bool {
-	before = strings.TrimRight(before, " \t\r\n")
+	for len(before) > 0 && space(before[len(before)-1]) {
+		before = before[:len(before)-1]
+	}
 	if !strings.HasSuffix(before, "=") {
 		return false
 	}

@@ -57,6 +57,7 @@ func TestRememberedShapesAreTheLexersShapes(t *testing.T) {
 		`sum(rate(x{slo="a",le="0.25"}[5m]))`,
 		`sum(rate(x{slo="b",le="0.5"}[5m]))`,
 		`sum(rate(x{slo = "c",le= "1"}[5m]))`,
+		"x{a=\t\"b\"}", "x{a=\r\n \"c\"}", "x{a \n!=\n\"d\"}",
 		`x{a!="b",c="d"}`, `x{a!="z",c="d"}`, `x{a!="",c="d"}`,
 		`{a="x"}`, `{a=""}`,
 		`x{a=~"b|c"}`, `x{a=~"(b"}`, `x{a!~"b"}`,

@@ -138,18 +138,42 @@ func (b *builder) burnData(t model.Tier) templates.Alert {
 	data := b.alertData(false)
 	data.BurnTier, data.Severity = t.Severity, b.slo.Alerting.SeverityLabel(t.Severity)
 	for _, p := range t.Windows {
-		data.Windows = append(data.Windows, templates.Window{
-			Factor:      p.Factor.String(),
-			Long:        model.FormatDuration(p.Long),
-			Short:       model.FormatDuration(p.Short),
-			BudgetShare: p.BudgetFraction(b.slo.Window).Percent(),
-		})
+		data.Windows = append(data.Windows, b.said.window(p, b.slo.Window))
 	}
 	data.BudgetQuery = b.budgetQuery()
 	if ts := b.slo.Timeslices; ts != nil {
 		data.TimeSlice, data.SliceAverage = model.FormatDuration(ts.Window), ts.Average
 	}
 	return data
+}
+
+// windowWords remembers what an alert's template data says of a window
+// pair in an SLO window: a fleet's SLOs share a few alert tiers, and the
+// budget share is exact rational arithmetic, costlier than the lookup.
+// Equal keys hold equal values (a Decimal equals another only with the same
+// digits, or the same big number). A nil windowWords remembers nothing.
+type windowWords map[pairInWindow]templates.Window
+
+type pairInWindow struct {
+	pair   model.WindowPair
+	window time.Duration
+}
+
+func (m windowWords) window(p model.WindowPair, window time.Duration) templates.Window {
+	k := pairInWindow{p, window}
+	if w, ok := m[k]; ok {
+		return w
+	}
+	w := templates.Window{
+		Factor:      p.Factor.String(),
+		Long:        model.FormatDuration(p.Long),
+		Short:       model.FormatDuration(p.Short),
+		BudgetShare: p.BudgetFraction(window).Percent(),
+	}
+	if m != nil {
+		m[k] = w
+	}
+	return w
 }
 
 // groupsMissing is the no-data condition of a grouped SLO: every group seen

@@ -91,16 +91,31 @@ func instant(t *testing.T, ll *promqltest.LazyLoader, expr string, at time.Time)
 	return v[0].F
 }
 
-// TestACalendarMonthSLOResetsAtTheMonthBoundary replays traffic across
+// TestACalendarPeriodSLOResetsAtItsBoundary replays traffic across
 // January 31 to February 1 through the Prometheus rule engine. January ends
 // at a 5% error ratio; February starts busy and clean for two hours, then
 // turns quiet and bad, so a time average of ratios would be ten times the
 // count-weighted truth. The period SLI must equal the count-weighted truth of the month so
 // far within 0.1%, and the budget must start afresh at the boundary.
-func TestACalendarMonthSLOResetsAtTheMonthBoundary(t *testing.T) {
-	for _, offset := range []int{0, 3600} {
-		t.Run(fmt.Sprintf("at UTC offset %ds", offset), func(t *testing.T) {
-			boundary := time.Date(1970, 2, 1, 0, 0, 0, 0, time.UTC).Add(-time.Duration(offset) * time.Second)
+//
+// A quarter does the same from March 31 to April 1, within promtool's
+// 10,000 samples per query (evaluateSet's cap), also at UTC+5:45, whose
+// boundary falls on a quarter hour.
+func TestACalendarPeriodSLOResetsAtItsBoundary(t *testing.T) {
+	for _, c := range []struct {
+		unit   string
+		month  time.Month
+		offset int
+		days   int // the period's length
+	}{
+		{"M", time.February, 3600, 28},
+		{"Q", time.April, 0, 91},
+		{"Q", time.April, 5*3600 + 45*60, 91},
+	} {
+		unit, offset := c.unit, c.offset
+		t.Run(fmt.Sprintf("a %s period at UTC offset %ds", unit, offset), func(t *testing.T) {
+			t.Parallel()
+			boundary := time.Date(1970, c.month, 1, 0, 0, 0, 0, time.UTC).Add(-time.Duration(offset) * time.Second)
 			dataStart := boundary.Add(-3 * time.Hour)
 			// Requests and failures per minute, by phase.
 			phase := func(at time.Time) (total, bad float64) {
@@ -133,7 +148,7 @@ func TestACalendarMonthSLOResetsAtTheMonthBoundary(t *testing.T) {
 			}
 			slo := model.SLO{Name: "s", Service: model.Service{Name: "svc"}, Objective: model.NewDecimal(99, 100),
 				SLI:    model.SLI{Counter: true, Total: &model.Query{Expr: "sum(req_total)"}, Bad: &model.Query{Expr: `sum(req_total{code="500"})`}},
-				Window: 30 * 24 * time.Hour, Calendar: &model.Calendar{Unit: "M", Count: 1, Offset: offset},
+				Window: 30 * 24 * time.Hour, Calendar: &model.Calendar{Unit: unit, Count: 1, Offset: offset},
 				Evaluation: 5 * time.Minute, ScrapeInterval: 15 * time.Second, Alerting: model.Alerting{Tiers: tiers}}
 			ll, _ := evaluateFrom(t, slo, series, dataStart, boundary.Add(4*time.Hour))
 
@@ -146,7 +161,7 @@ func TestACalendarMonthSLOResetsAtTheMonthBoundary(t *testing.T) {
 				}
 				return (counts[at][1] - counts[from][1]) / (counts[at][0] - counts[from][0])
 			}
-			ratio := `inferslo:sli_error:ratio{slo="s",window="1M"}`
+			ratio := `inferslo:sli_error:ratio{slo="s",window="1` + unit + `"}`
 			budget := `inferslo:error_budget_remaining:ratio{slo="s"}`
 			for _, at := range []time.Time{boundary.Add(-5 * time.Minute), boundary.Add(30 * time.Minute), boundary.Add(2 * time.Hour), boundary.Add(4 * time.Hour)} {
 				got, want := instant(t, ll, ratio, at), truth(at)
@@ -162,11 +177,11 @@ func TestACalendarMonthSLOResetsAtTheMonthBoundary(t *testing.T) {
 			}
 			before, after := instant(t, ll, budget, boundary.Add(-5*time.Minute)), instant(t, ll, budget, boundary.Add(30*time.Minute))
 			if !(before < -3 && after > 0.8) {
-				t.Errorf("budget %v before the boundary and %v after, want an overspent January and a fresh February", before, after)
+				t.Errorf("budget %v before the boundary and %v after, want an overspent period and a fresh one", before, after)
 			}
 			at := boundary.Add(4 * time.Hour)
 			left := instant(t, ll, `inferslo:period_end:timestamp{slo="s"}`, at) - float64(at.Unix())
-			if want := (28*24*time.Hour - 4*time.Hour).Seconds(); left != want {
+			if want := (time.Duration(c.days)*24*time.Hour - 4*time.Hour).Seconds(); left != want {
 				t.Errorf("period left at %s = %vs, want %vs", at, left, want)
 			}
 		})
@@ -206,9 +221,9 @@ func evaluateSet(t *testing.T, set model.Set, series string, from, until time.Ti
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ll.Close() })
-	// The test loader's engine caps queries at 10,000 samples; a month of
-	// five-minute tiles is more, and Prometheus allows 50 million.
-	engine := promql.NewEngine(promql.EngineOpts{Logger: promslog.NewNopLogger(), MaxSamples: 50_000_000, Timeout: time.Hour, EnableAtModifier: true})
+	// promtool's cap of samples per query, so that every rule evaluated
+	// here also evaluates in the tests compile --tests writes.
+	engine := promql.NewEngine(promql.EngineOpts{Logger: promslog.NewNopLogger(), MaxSamples: promqltest.DefaultMaxSamplesPerQuery, Timeout: time.Hour, EnableAtModifier: true})
 	m := rules.NewManager(&rules.ManagerOptions{
 		QueryFunc:  rules.EngineQueryFunc(engine, ll.Storage()),
 		Appendable: ll.Storage(),

@@ -40,9 +40,9 @@ type Service struct {
 	Sources []string
 	// checked is set by Services, which validated the groups.
 	checked bool
-	// body is the groups as a rule file holds them, encoded once by
-	// Services for every artifact that carries them.
-	body []byte
+	// file is the rule file, encoded once by Services; body is its
+	// groups, which every artifact that carries them reuses.
+	file, body []byte
 }
 
 // AppendEncoded appends the groups to b as AppendGroups writes them. The
@@ -50,14 +50,30 @@ type Service struct {
 // change it: most of a compilation's output is the same groups written
 // three times, each copied once into the file that holds it.
 func (s Service) AppendEncoded(b []byte, indent int, style GroupStyle) []byte {
-	reusable := s.body != nil && style.PartialResponseStrategy == ""
-	for _, g := range s.Groups {
-		reusable = reusable && (len(g.Labels) == 0 || !style.LabelsBeforeRules)
-	}
-	if !reusable {
+	if !s.reusable(style) {
 		return AppendGroups(b, indent, s.Groups, style)
 	}
 	return appendIndented(b, s.body, strings.Repeat(" ", indent))
+}
+
+// reusable says whether the groups written in style read as the body
+// Services encoded.
+func (s Service) reusable(style GroupStyle) bool {
+	ok := s.body != nil && style.PartialResponseStrategy == ""
+	for _, g := range s.Groups {
+		ok = ok && (len(g.Labels) == 0 || !style.LabelsBeforeRules)
+	}
+	return ok
+}
+
+// File is the service's rule file with its groups written in style: the
+// file Services encoded, shared and not copied, when the style would not
+// change it. Its bytes must not be changed.
+func (s Service) File(style GroupStyle) []byte {
+	if s.file != nil && s.reusable(style) {
+		return s.file[:len(s.file):len(s.file)]
+	}
+	return s.AppendEncoded([]byte(artifact.YAMLHeader(s.Sources)), 0, style)
 }
 
 // Check validates the groups unless Services already did; groups must not
@@ -80,11 +96,13 @@ type Validator struct {
 	rules map[ruleShape]bool
 	// texts are the alert template texts that parsed.
 	texts map[string]bool
+	// said words the alerts' window pairs.
+	said windowWords
 }
 
 // NewValidator returns a Validator that has seen nothing yet.
 func NewValidator() *Validator {
-	return &Validator{exprs: query.NewShapeParser(), rules: map[ruleShape]bool{}, texts: map[string]bool{}}
+	return &Validator{exprs: query.NewShapeParser(), rules: map[ruleShape]bool{}, texts: map[string]bool{}, said: windowWords{}}
 }
 
 // ruleShape is what rulefmt's Rule.Validate reads of a rule without labels
@@ -111,7 +129,7 @@ func (v *Validator) Services(set model.Set, text *templates.Text) ([]Service, er
 	var out []Service
 	var alerts []rulefmt.Rule
 	for _, service := range set.PerService() {
-		groups, sources, err := ServiceGroups(service.SLOs, text)
+		groups, sources, err := serviceGroups(service.SLOs, text, v.said)
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", service.Name, err)
 		}
@@ -120,8 +138,10 @@ func (v *Validator) Services(set model.Set, text *templates.Text) ([]Service, er
 			return nil, fmt.Errorf("service %s: %w", service.Name, err)
 		}
 		alerts = append(alerts, a...)
+		header := artifact.YAMLHeader(sources)
+		file := AppendGroups(append(make([]byte, 0, len(header)+sizeHint(groups)), header...), 0, groups, GroupStyle{})
 		out = append(out, Service{Name: service.Name, Groups: groups, Sources: sources, checked: true,
-			body: AppendGroups(make([]byte, 0, sizeHint(groups)), 0, groups, GroupStyle{})})
+			file: file, body: file[len(header):]})
 	}
 	if err := problems(v.templateProblems(alerts)); err != nil {
 		return nil, err
@@ -142,7 +162,7 @@ func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
 func Files(services []Service) artifact.Set {
 	files := make(artifact.Set, 0, len(services))
 	for _, s := range services {
-		files = append(files, artifact.File{Path: Path(s.Name), Data: s.AppendEncoded([]byte(artifact.YAMLHeader(s.Sources)), 0, GroupStyle{})})
+		files = append(files, artifact.File{Path: Path(s.Name), Data: s.File(GroupStyle{})})
 	}
 	return files
 }
@@ -150,6 +170,10 @@ func Files(services []Service) artifact.Set {
 // ServiceGroups returns the rule groups of one service's SLOs, one per SLO,
 // and the spec files they came from; see Group for text.
 func ServiceGroups(slos []model.SLO, text *templates.Text) ([]rulefmt.RuleGroup, []string, error) {
+	return serviceGroups(slos, text, nil)
+}
+
+func serviceGroups(slos []model.SLO, text *templates.Text, said windowWords) ([]rulefmt.RuleGroup, []string, error) {
 	text, err := templates.OrDefault(text)
 	if err != nil {
 		return nil, nil, err
@@ -157,7 +181,7 @@ func ServiceGroups(slos []model.SLO, text *templates.Text) ([]rulefmt.RuleGroup,
 	var groups []rulefmt.RuleGroup
 	goodput := goodputRules(slos)
 	for _, slo := range slos {
-		g, err := Group(slo, text)
+		g, err := group(slo, text, said)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slo %s: %w", slo.Name, err)
 		}
@@ -196,11 +220,16 @@ func GroupName(slo model.SLO) string {
 // rule reads the ones before it from the same evaluation. Annotations are
 // worded by text, or by the built-in templates when text is nil.
 func Group(slo model.SLO, text *templates.Text) (rulefmt.RuleGroup, error) {
+	return group(slo, text, nil)
+}
+
+// group is Group, the alerts' window pairs worded as said remembers them.
+func group(slo model.SLO, text *templates.Text, said windowWords) (rulefmt.RuleGroup, error) {
 	text, err := templates.OrDefault(text)
 	if err != nil {
 		return rulefmt.RuleGroup{}, err
 	}
-	b := builder{slo: slo, base: slo.BaseWindow(), text: text}
+	b := builder{slo: slo, base: slo.BaseWindow(), text: text, said: said, rules: make([]rulefmt.Rule, 0, rulesHint)}
 	b.maintenance()
 	if err := b.recordings(); err != nil {
 		return rulefmt.RuleGroup{}, err
@@ -222,21 +251,46 @@ func Group(slo model.SLO, text *templates.Text) (rulefmt.RuleGroup, error) {
 	}, nil
 }
 
+// rulesHint is room for the rules of most SLOs' groups (about 50 with
+// every alert tier), so the group's slice is allocated once.
+const rulesHint = 64
+
 type builder struct {
 	slo   model.SLO
 	base  time.Duration
 	text  *templates.Text
+	said  windowWords
 	rules []rulefmt.Rule
+	// matchers are the selectors' braces by window, as model.Selector
+	// writes them: a group selects its recordings a hundred times over a
+	// few windows.
+	matchers map[time.Duration]string
+	// ids are the identity labels by window, each call handed a copy.
+	ids map[time.Duration]map[string]string
 }
 
 func (b *builder) sel(name string, window time.Duration) string {
-	return model.Selector(name, b.slo, window)
+	m, ok := b.matchers[window]
+	if !ok {
+		if b.matchers == nil {
+			b.matchers = map[time.Duration]string{}
+		}
+		m = model.Selector("", b.slo, window)
+		b.matchers[window] = m
+	}
+	return name + m
 }
 
 // identity labels every recording: derived rules would inherit the labels
 // from the series they read, but spelling them out keeps each rule unique
 // within its file (promtool's duplicate-rules lint compares rule labels).
 func (b *builder) identity(window time.Duration) map[string]string {
+	if id, ok := b.ids[window]; ok {
+		return maps.Clone(id)
+	}
+	if b.ids == nil {
+		b.ids = map[time.Duration]map[string]string{}
+	}
 	id := map[string]string{
 		model.LabelSLO:     b.slo.Name,
 		model.LabelService: b.slo.Service.Name,
@@ -246,6 +300,7 @@ func (b *builder) identity(window time.Duration) map[string]string {
 	if b.slo.SLOTier != "" {
 		id[model.LabelSLOTier] = b.slo.SLOTier
 	}
+	b.ids[window] = maps.Clone(id)
 	return id
 }
 

@@ -78,16 +78,27 @@ func (b *builder) sums(rate, sums string, w, from time.Duration) string {
 		return fmt.Sprintf("label_replace(sum_over_time(%s[%s]), %q, \"sum\", \"\", \"\")\nor\nlabel_replace(count_over_time(%s[%s]), %q, \"count\", \"\", \"\")",
 			sel, r, LabelStat, sel, r, LabelStat)
 	}
-	terms := make([]string, w/from)
-	for k := range terms {
-		sel := b.sel(sums, from)
+	sel, n := b.sel(sums, from), int(w/from)
+	var out strings.Builder
+	out.Grow(32 + n*(len(sel)+64))
+	out.WriteString("sum without (tile) (\n  ")
+	for k := range n {
 		if k > 0 {
-			sel += " offset " + model.FormatDuration(time.Duration(k)*from)
+			out.WriteString("\n  or\n  ")
+		}
+		out.WriteString("label_replace(")
+		out.WriteString(sel)
+		if k > 0 {
+			out.WriteString(" offset ")
+			out.WriteString(model.FormatDuration(time.Duration(k) * from))
 		}
 		// Each tile gets a label of its own, so `or` keeps them all.
-		terms[k] = fmt.Sprintf("label_replace(%s, \"tile\", \"%d\", \"\", \"\")", sel, k)
+		out.WriteString(`, "tile", "`)
+		out.WriteString(strconv.Itoa(k))
+		out.WriteString(`", "", "")`)
 	}
-	return "sum without (tile) (\n  " + strings.Join(terms, "\n  or\n  ") + "\n)"
+	out.WriteString("\n)")
+	return out.String()
 }
 
 // maxSumsTerms bounds the sums one window's recording adds: past it the

@@ -442,7 +442,7 @@ func (s *sloSim) dayNight() ([]Check, error) {
 			truth, ok := d.Truth(-s.evalOrDefault(), t)
 			weighting := "count-weighted"
 			if s.slo.Timeslices != nil {
-				truth, ok = s.sliceTruth(d, t)
+				truth, ok = s.sliceTruth(d, math.MinInt64, t)
 				weighting = "mean of slices"
 			}
 			if !ok {
@@ -483,11 +483,11 @@ func (s *sloSim) dayNight() ([]Check, error) {
 // (from the first evaluation's, when the period began before the run), so
 // the rate windows' extrapolation errs alike at both ends and cancels.
 func (s *sloSim) periodRatio() (Check, error) {
-	base := s.slo.BaseWindow()
+	base := irules.PeriodTile(s.slo)
 	// firstTile is when the first tile the period ratio keeps begins:
 	// tiles are recorded from the first evaluation on, each holding the
-	// base window before it, and kept when they begin at or after the
-	// period start.
+	// period's tile (PeriodTile) before it, and kept when they begin at or
+	// after the period start.
 	firstTile := func(start time.Time) time.Duration {
 		end := max(start.Sub(prom.Epoch())+base, 0)
 		if r := end % base; r != 0 {
@@ -518,7 +518,13 @@ func (s *sloSim) periodRatio() (Check, error) {
 			c = s.check(ScenarioDayNight, model.PeriodStart, "one series", fmt.Sprintf("%d series", len(recorded)), false)
 			return nil
 		}
-		truth, ok := d.Truth(firstTile(time.Unix(int64(recorded[0].F), 0)), t)
+		from := firstTile(time.Unix(int64(recorded[0].F), 0))
+		truth, ok := d.Truth(from, t)
+		weighting := "count-weighted"
+		if s.slo.Timeslices != nil {
+			truth, ok = s.sliceTruth(d, from, t)
+			weighting = "mean of slices"
+		}
 		if !ok {
 			return fmt.Errorf("day/night: no traffic in the calendar period")
 		}
@@ -526,13 +532,17 @@ func (s *sloSim) periodRatio() (Check, error) {
 		if err != nil {
 			return err
 		}
-		expected := fmt.Sprintf("%.6g (count-weighted since the period began) ±0.1%%", truth)
+		expected := fmt.Sprintf("%.6g (%s since the period began) ±0.1%%", truth, weighting)
 		if len(v) != 1 {
 			c = s.check(ScenarioDayNight, subject, expected, fmt.Sprintf("%d series", len(v)), false)
 			return nil
 		}
-		rel := math.Abs(v[0].F-truth) / truth
-		c = s.check(ScenarioDayNight, subject, expected, fmt.Sprintf("%.6g (off by %.3f%%)", v[0].F, 100*rel), rel <= 0.001)
+		// A period without a bad slice is exactly 0.
+		off, observed := math.Abs(v[0].F-truth), fmt.Sprintf("%.6g (exact)", v[0].F)
+		if truth > 0 {
+			observed = fmt.Sprintf("%.6g (off by %.3f%%)", v[0].F, 100*off/truth)
+		}
+		c = s.check(ScenarioDayNight, subject, expected, observed, off <= 0.001*truth)
 		return nil
 	})
 	return c, err

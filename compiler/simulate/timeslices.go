@@ -88,14 +88,18 @@ func (s *sloSim) evaluationsTruth(d *workload.Driver, t time.Duration) (float64,
 }
 
 // sliceTruth is what the SLO-window error ratio of a time-slice SLO must be
-// after evaluations at 0, slice, …, end: the mean over slices of each
+// after evaluations at 0, slice, …, end, over the slices that begin at or
+// after from (a calendar period's): the mean over slices of each
 // slice's error, counted from the requests the driver sent within the
 // scrapes its rates read. A Timeslices slice is bad when most of its
 // requests failed (sliceBurn makes slices all good or all bad).
-func (s *sloSim) sliceTruth(d *workload.Driver, end time.Duration) (float64, bool) {
+func (s *sloSim) sliceTruth(d *workload.Driver, from, end time.Duration) (float64, bool) {
 	ts := s.slo.Timeslices
 	sum, n := 0.0, 0
 	for t := time.Duration(0); t <= end; t += ts.Window {
+		if t-ts.Window < from {
+			continue
+		}
 		r, ok := d.Truth(t-ts.Window+s.scrape(), t)
 		if s.slo.SLI.Threshold != nil && ts.Evaluation > 0 {
 			r, ok = s.evaluationsTruth(d, t)

@@ -1,6 +1,20 @@
 // Package capacity sizes an inference deployment for its peak load: how many
-// replicas keep the TTFT target, and the per-replica queue depth the KEDA
-// queue trigger should hold. It is pure arithmetic on the model.
+// replicas hold the TTFT SLO's objective, and the per-replica queue depth and
+// load the KEDA triggers aim at. It is pure arithmetic on the model, and the
+// model is the one the autoscaling replay (compiler/simulate/autoscale) runs:
+//
+//   - Routing is pooled: a load-aware gateway (llm-d's, an inference
+//     extension's) sends each request to a free slot, so the fleet's N
+//     replicas of c slots queue as one M/M/(N·c) queue (Erlang C). A
+//     Kubernetes Service routing at random would queue each replica alone
+//     and need more replicas than the plan.
+//   - TTFT is a request's prefill, then its wait in the queue. No spec
+//     gives the prefill's distribution, so the plan assumes a mix
+//     (PrefillMix): most prompts prefill in a fifth or two fifths of the
+//     threshold, and a share of the error budget's (SlowPrefillShare) in
+//     1.6 thresholds whatever the load, which no replica count cures.
+//   - The objective is the SLO's own: the share of TTFTs over the
+//     threshold at most the error budget (1% for 99%).
 package capacity
 
 import (
@@ -13,17 +27,114 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 )
 
-// TailProbability is the share of requests allowed to wait in queue longer
-// than the TTFT target in the Erlang C model behind Plan.
-//
-// It is calibrated, not derived from the SLO's 99%: the utilisation ceilings
-// we document for one slot per replica (about 63%, 70% and 75% for 300, 400
-// and 500ms at a 40ms mean service time, and 58 replicas for 1,000
-// requests/s) are what a 3.5% waiting-time tail gives. A strict 1% tail would
-// allow only 59.2% utilisation at 400ms/40ms (68 replicas for the same load).
-// The KEDA TTFT trigger, which watches the real latency against the
-// threshold, is what guards the tail the model leaves open.
-const TailProbability = 0.035
+// SlowPrefillShare is the share of the error budget the assumed prompt mix
+// spends on prompts whose prefill alone passes the threshold.
+const SlowPrefillShare = 0.3
+
+// PrefillClass is a share of requests whose TTFT without queueing is
+// Seconds (short prompts, long prompts): what more replicas cannot move.
+type PrefillClass struct {
+	Share, Seconds float64
+}
+
+// PrefillMix is the prompt mix the plan and the replay assume for a TTFT
+// threshold (seconds) and error budget (a share): 60% prefill in a fifth of
+// the threshold, the rest in two fifths but for SlowPrefillShare of the
+// budget, which takes 1.6 thresholds.
+func PrefillMix(threshold, budget float64) []PrefillClass {
+	slow := SlowPrefillShare * budget
+	return []PrefillClass{{Share: 0.6, Seconds: 0.2 * threshold}, {Share: 0.4 - slow, Seconds: 0.4 * threshold}, {Share: slow, Seconds: 1.6 * threshold}}
+}
+
+// Model is the TTFT model of a fleet: requests holding a slot for a mean
+// ServiceTime, prefilling as Prefill says, queueing pooled before every slot.
+type Model struct {
+	// ServiceTime is S and Target T, in seconds.
+	ServiceTime, Target float64
+	// Budget is the share of TTFTs allowed over T.
+	Budget  float64
+	Prefill []PrefillClass
+}
+
+// NewModel is the model of a TTFT threshold and error budget at a mean
+// service time (seconds), with the assumed prompt mix.
+func NewModel(serviceTime, target, budget float64) Model {
+	return Model{ServiceTime: serviceTime, Target: target, Budget: budget, Prefill: PrefillMix(target, budget)}
+}
+
+// Miss is the share of TTFTs over the target when k pooled slots are
+// offered a erlangs: a request whose prefill p leaves x = T − p misses when
+// it waits longer than x, P(wait > x) = C(k, a) · exp(−(k − a) · x / S)
+// (with all k slots busy, slots free up at rate k/S while requests arrive
+// at a/S, so a waiting request's wait is exponential with rate (k − a)/S);
+// one whose prefill passes T misses whatever the wait. 1 when the queue
+// does not drain.
+func (m Model) Miss(k int, a float64) float64 {
+	q := Queue{Servers: k, Load: a}
+	if !q.Stable() {
+		return 1
+	}
+	waits := q.ErlangC()
+	miss := 0.0
+	for _, c := range m.Prefill {
+		if x := m.Target - c.Seconds; x <= 0 {
+			miss += c.Share
+		} else {
+			miss += c.Share * waits * math.Exp(-(float64(k)-a)*x/m.ServiceTime)
+		}
+	}
+	return miss
+}
+
+// floorMiss is the share of TTFTs over the target that no slot count
+// removes: the prompts whose prefill alone passes it.
+func (m Model) floorMiss() float64 {
+	out := 0.0
+	for _, c := range m.Prefill {
+		if c.Seconds >= m.Target {
+			out += c.Share
+		}
+	}
+	return out
+}
+
+// Slots is the fewest pooled slots that carry a erlangs with the share of
+// TTFTs over the target within the budget; false when even unbounded slots
+// leave the prefill alone over the budget. The miss falls as slots are
+// added, so the count is found by bisection.
+func (m Model) Slots(a float64) (int, bool) {
+	if m.floorMiss() >= m.Budget || m.ServiceTime <= 0 {
+		return 0, false
+	}
+	if a <= 0 {
+		return 0, true
+	}
+	meets := func(k int) bool { return m.Miss(k, a) <= m.Budget }
+	lo := int(a) // lo slots cannot carry the load: a ≥ k
+	hi := lo + 1
+	for !meets(hi) {
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if meets(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true
+}
+
+// Replicas is the fewest replicas of c slots that hold the objective at rps
+// requests per second: the pooled slots rounded up to whole replicas.
+func (m Model) Replicas(rps float64, c int) int {
+	k, ok := m.Slots(rps * m.ServiceTime)
+	if !ok || c < 1 {
+		return 0
+	}
+	return (k + c - 1) / c
+}
 
 // MaxSlots bounds replicaConcurrency: the Erlang recursion costs one step per
 // slot, and no serving engine batches more requests than this per replica.
@@ -39,6 +150,8 @@ type Result struct {
 	ServiceTime model.Decimal
 	// Target is T, the TTFT threshold in seconds.
 	Target model.Decimal
+	// Budget is the share of TTFTs the SLO allows over T.
+	Budget model.Decimal
 	// Slots is the concurrency the spec measured per replica; 1 when
 	// unmeasured.
 	Slots         model.Decimal
@@ -48,29 +161,27 @@ type Result struct {
 	Servers int
 	// Concurrency is L = λ × S, requests in service at peak (Little's law).
 	Concurrency model.Decimal
-	// Replicas is N, the fewest replicas whose wait tail at peak is at most
-	// TailProbability.
+	// Model is the TTFT model the plan sizes with.
+	Model Model
+	// Replicas is N, the fewest replicas that hold the objective at peak.
 	Replicas int
-	// AtPeak is the queueing model of one replica at peak with N replicas.
+	// AtPeak is the fleet's pooled queue at peak with N replicas.
 	AtPeak Queue
-	// Ceiling is ρ, the highest utilisation at which a replica keeps the
-	// wait tail within TailProbability, rounded down to a thousandth.
-	Ceiling model.Decimal
-	// QueueModel is the mean number of waiting requests per replica at the
-	// ceiling, C(c, cρ) · ρ / (1 − ρ), rounded down to hundredths.
+	// Utilisation is ρ = L / (N · c), rounded down to a thousandth.
+	Utilisation model.Decimal
+	// QueueModel is the mean number of waiting requests per replica at
+	// peak, C(N·c, L) · ρ / (1 − ρ) / N, rounded down to hundredths.
 	QueueModel model.Decimal
 	// QueuePerReplica is the AverageValue target of the KEDA queue
 	// trigger: QueueModel, and never below MinQueuePerReplica.
 	QueuePerReplica model.Decimal
 }
 
-// Queue is one replica as an M/M/c queue: c slots, each serving a request
-// in a mean time S, offered a = λ × S erlangs.
+// Queue is an M/M/c queue: c slots, each serving a request in a mean time
+// S, offered a = λ × S erlangs.
 type Queue struct {
 	Servers int
 	Load    float64 // a, in erlangs
-	// Target over ServiceTime is T / S, the TTFT target in service times.
-	TargetOverService float64
 }
 
 // Utilisation is ρ = a / c.
@@ -90,15 +201,13 @@ func (q Queue) ErlangC() float64 {
 	return c * b / (c - q.Load*(1-b))
 }
 
-// WaitTail is P(wait > T) = C(c, a) · exp(−(c − a) · T / S): with all c
-// slots busy, slots free up at rate c/S while requests arrive at a/S, so a
-// waiting request's wait is exponential with rate (c − a)/S. For c = 1 it is
-// the M/M/1 tail ρ · exp(−(1 − ρ) · T / S).
-func (q Queue) WaitTail() float64 {
+// MeanQueue is the mean number of waiting requests, C(c, a) · ρ / (1 − ρ).
+func (q Queue) MeanQueue() float64 {
 	if !q.Stable() {
-		return 1
+		return math.Inf(1)
 	}
-	return q.ErlangC() * math.Exp(-(float64(q.Servers)-q.Load)*q.TargetOverService)
+	rho := q.Utilisation()
+	return q.ErlangC() * rho / (1 - rho)
 }
 
 // ErlangB is the blocking probability of c servers offered a erlangs, by the
@@ -116,8 +225,8 @@ func ErlangB(c int, a float64) float64 {
 // MinQueuePerReplica is the lowest queue target the plan gives KEDA. The HPA
 // wants ⌈waiting requests / target⌉ replicas, so a target of 0.05 turns two
 // waiting requests into 40 replicas: below one waiting request per replica
-// the autoscaler runs away on noise. Replicas with many slots queue little,
-// which is when the floor acts.
+// the autoscaler runs away on noise. Pooled fleets queue little, which is
+// when the floor acts.
 var MinQueuePerReplica = model.NewDecimal(1, 1)
 
 // QueueFloored tells whether the model's queue target was raised to
@@ -136,20 +245,22 @@ func Plan(slo model.SLO) (Result, error) {
 		return Result{}, fmt.Errorf("slo %s: capacity plan needs a ttft SLO, whose threshold is the TTFT target", slo.Name)
 	}
 	c := a.Capacity
-	one := model.NewDecimal(1, 1)
+	zero, one := model.NewDecimal(0, 1), model.NewDecimal(1, 1)
 	switch {
-	case c.PeakRPS.Cmp(model.NewDecimal(0, 1)) <= 0:
+	case c.PeakRPS.Cmp(zero) <= 0:
 		return Result{}, fmt.Errorf("slo %s: capacity plan needs capacity.peakRPS above zero", slo.Name)
 	case c.MeanServiceTime <= 0:
 		return Result{}, fmt.Errorf("slo %s: capacity plan needs capacity.meanServiceTime above zero", slo.Name)
-	case c.ReplicaConcurrency.Cmp(model.NewDecimal(0, 1)) < 0:
+	case c.ReplicaConcurrency.Cmp(zero) < 0:
 		return Result{}, fmt.Errorf("slo %s: capacity.replicaConcurrency must not be negative", slo.Name)
 	case !c.ReplicaConcurrency.IsZero() && c.ReplicaConcurrency.Cmp(one) < 0:
 		return Result{}, fmt.Errorf("slo %s: capacity.replicaConcurrency %s is under one slot; a replica serves at least one request at a time", slo.Name, c.ReplicaConcurrency)
 	case c.ReplicaConcurrency.Cmp(model.NewDecimal(MaxSlots, 1)) > 0:
 		return Result{}, fmt.Errorf("slo %s: capacity.replicaConcurrency %s is above %d slots per replica", slo.Name, c.ReplicaConcurrency, MaxSlots)
-	case slo.Inference.Threshold.Cmp(model.NewDecimal(0, 1)) <= 0:
+	case slo.Inference.Threshold.Cmp(zero) <= 0:
 		return Result{}, fmt.Errorf("slo %s: capacity plan needs a TTFT threshold above zero", slo.Name)
+	case slo.Objective.Cmp(zero) <= 0 || slo.Objective.Cmp(one) >= 0:
+		return Result{}, fmt.Errorf("slo %s: capacity plan needs an objective between 0 and 1, the share of TTFTs within the threshold", slo.Name)
 	}
 	r := Result{
 		Service:     slo.Service.Name,
@@ -157,6 +268,7 @@ func Plan(slo model.SLO) (Result, error) {
 		PeakRPS:     c.PeakRPS,
 		ServiceTime: model.NewDecimal(int64(c.MeanServiceTime), int64(time.Second)),
 		Target:      slo.Inference.Threshold,
+		Budget:      slo.ErrorBudget(),
 		Slots:       one,
 	}
 	if !c.ReplicaConcurrency.IsZero() {
@@ -164,11 +276,18 @@ func Plan(slo model.SLO) (Result, error) {
 	}
 	r.Servers = floor(r.Slots)
 	r.Concurrency = r.PeakRPS.Mul(r.ServiceTime)
-	ratio := r.Target.Quo(r.ServiceTime).Float()
-	r.Replicas = Replicas(r.Concurrency.Float(), r.Servers, ratio)
-	r.AtPeak = r.perReplica(r.Replicas)
-	r.Ceiling = Ceiling(r.Target.Float(), r.ServiceTime.Float(), r.Servers)
-	r.QueueModel = queueAtCeiling(r.Ceiling, r.Servers)
+	r.Model = NewModel(r.ServiceTime.Float(), r.Target.Float(), r.Budget.Float())
+	r.Replicas = r.Model.Replicas(r.PeakRPS.Float(), r.Servers)
+	if r.Replicas == 0 {
+		return Result{}, fmt.Errorf("slo %s: the prompts whose prefill alone passes the threshold take the whole error budget; no replica count holds the objective", slo.Name)
+	}
+	r.AtPeak = Queue{Servers: r.Replicas * r.Servers, Load: r.Concurrency.Float()}
+	r.Utilisation = down(r.AtPeak.Utilisation(), 1000)
+	r.QueueModel = down(r.AtPeak.MeanQueue()/float64(r.Replicas), 100)
+	if r.QueueModel.IsZero() {
+		// KEDA needs a positive target.
+		r.QueueModel = model.NewDecimal(1, 100)
+	}
 	r.QueuePerReplica = r.QueueModel
 	if r.QueueFloored() {
 		r.QueuePerReplica = MinQueuePerReplica
@@ -176,83 +295,32 @@ func Plan(slo model.SLO) (Result, error) {
 	return r, nil
 }
 
-// perReplica is one replica's queue at peak when n replicas share the load.
-func (r Result) perReplica(n int) Queue {
-	return Queue{
-		Servers:           r.Servers,
-		Load:              r.Concurrency.Quo(model.NewDecimal(int64(n), 1)).Float(),
-		TargetOverService: r.Target.Quo(r.ServiceTime).Float(),
-	}
+// down rounds x down to a multiple of 1/per (a lower target scales
+// earlier).
+func down(x float64, per int64) model.Decimal {
+	return model.NewDecimal(int64(math.Floor(x*float64(per))), per)
 }
 
-// Replicas is the fewest replicas of c slots that carry L erlangs with a wait
-// tail of at most TailProbability, the TTFT target being targetOverService
-// service times. The tail falls as replicas are added (each is offered
-// less), so the count is found by bisection.
-func Replicas(load float64, servers int, targetOverService float64) int {
-	meets := func(n int) bool {
-		return Queue{Servers: servers, Load: load / float64(n), TargetOverService: targetOverService}.WaitTail() <= TailProbability
+// Need is the plan's replicas at rps requests per second.
+func (r Result) Need(rps float64) int {
+	if rps <= 0 {
+		return 0
 	}
-	lo := int(load / float64(servers)) // lo replicas cannot carry the load: a ≥ c
-	hi := lo + 1
-	for !meets(hi) {
-		lo, hi = hi, 2*hi
-	}
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if meets(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
+	return r.Model.Replicas(rps, r.Servers)
 }
 
-// Ceiling is the highest utilisation ρ at which a replica of c slots keeps
-// the TTFT target T (seconds) given the mean service time S (seconds): the
-// largest ρ whose wait tail (see Queue.WaitTail, at a = c·ρ) is at most
-// TailProbability, found by bisection (the tail grows with ρ) and rounded
-// down to a thousandth so it prints exactly and errs towards scaling early.
-// At S = 40ms, c = 1 it gives 61.7% for T = 300ms, 70.0% for 400ms and 75.4%
-// for 500ms.
-func Ceiling(target, serviceTime float64, servers int) model.Decimal {
-	tail := func(rho float64) float64 {
-		return Queue{Servers: servers, Load: rho * float64(servers), TargetOverService: target / serviceTime}.WaitTail()
+// Reserve is β of the square-root staffing k = L + β·√L that the KEDA load
+// trigger keeps at a load of L erlangs: the one that keeps N replicas over
+// the headroom (a share in (0, 1]) at the plan's peak, β = (N·c / h − L) / √L.
+// A fleet whose arrivals are Poisson swings by √L requests in service, so
+// the reserve grows as √L, and at a third of the peak it is relatively
+// larger: what carries the start of a climb while added replicas start.
+func (r Result) Reserve(headroom float64) float64 {
+	l := r.Concurrency.Float()
+	if headroom <= 0 || l <= 0 {
+		return math.NaN()
 	}
-	lo, hi := 0.0, 1.0 // tail(0) = 0 and tail(1) = 1
-	for range 100 {
-		mid := (lo + hi) / 2
-		if tail(mid) <= TailProbability {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return model.NewDecimal(int64(math.Floor(lo*1000)), 1000)
-}
-
-// queueAtCeiling is the M/M/c mean queue length at utilisation ρ,
-// C(c, cρ) · ρ / (1 − ρ) (ρ² / (1 − ρ) for one slot), rounded down to
-// hundredths (a lower target scales earlier) and at least 0.01, since KEDA
-// needs a positive target.
-func queueAtCeiling(rho model.Decimal, servers int) model.Decimal {
-	lq := meanQueue(rho, servers)
-	hundredths := floor(lq.Mul(model.NewDecimal(100, 1)))
-	if hundredths < 1 {
-		hundredths = 1
-	}
-	return model.NewDecimal(int64(hundredths), 100)
-}
-
-// meanQueue is C(c, cρ) · ρ / (1 − ρ), exact for one slot, where C = ρ.
-func meanQueue(rho model.Decimal, servers int) model.Decimal {
-	waits := rho
-	if servers > 1 {
-		q := Queue{Servers: servers, Load: rho.Float() * float64(servers)}
-		waits = model.DecimalFromFloat(q.ErlangC())
-	}
-	return waits.Mul(rho).Quo(model.NewDecimal(1, 1).Sub(rho))
+	return (float64(r.Replicas*r.Servers)/headroom - l) / math.Sqrt(l)
 }
 
 // floor rounds an exact decimal down: the float estimate is corrected by
@@ -278,46 +346,50 @@ func (r Result) Explain() string {
 	case model.NewDecimal(int64(r.Servers), 1).Cmp(r.Slots) != 0:
 		slots = fmt.Sprintf("%d (measured %s, rounded down to whole slots)", r.Servers, r.Slots)
 	}
-	q := model.DecimalFromFloat(TailProbability)
+	var mix []string
+	for _, c := range r.Model.Prefill {
+		m := fmt.Sprintf("%s%% in %ss", figure(100*c.Share), figure(c.Seconds))
+		if c.Seconds >= r.Model.Target {
+			m += " (past T whatever the load)"
+		}
+		mix = append(mix, m)
+	}
 	fmt.Fprintf(&b, "service %s (TTFT target from SLO %s)\n", r.Service, r.SLO)
 	fmt.Fprintf(&b, "  peak load          λ = %s requests/s, mean service time S = %ss, TTFT target T = %ss\n",
 		r.PeakRPS, r.ServiceTime, r.Target)
 	fmt.Fprintf(&b, "  slots per replica  c = %s\n", slots)
 	fmt.Fprintf(&b, "  Little's law       L = λ × S = %s × %s = %s requests in service\n",
 		r.PeakRPS, r.ServiceTime, r.Concurrency)
-	fmt.Fprintf(&b, "  wait model         each replica an M/M/c queue (Erlang C) offered a = L / N erlangs:\n")
-	fmt.Fprintf(&b, "                       P(wait > T) = C(c, a) · exp(−(c − a) · T / S) ≤ %s, T / S = %s\n",
-		q, r.Target.Quo(r.ServiceTime))
+	fmt.Fprintf(&b, "  TTFT model         prefill, then the wait in one queue before the fleet's k = N · c slots\n")
+	fmt.Fprintf(&b, "                       (a load-aware gateway routes to a free slot: M/M/k, Erlang C)\n")
+	fmt.Fprintf(&b, "  prefill (assumed)  %s\n", strings.Join(mix, ", "))
+	fmt.Fprintf(&b, "  objective          miss = Σ share · C(k, L) · exp(−(k − L) · (T − prefill) / S) ≤ %s, the error budget\n", r.Budget)
 	fmt.Fprintf(&b, "  replicas           N = %d, the fewest that meet it:\n", r.Replicas)
-	fmt.Fprintf(&b, "                       %s\n", r.AtPeak.explain(r.Replicas))
+	fmt.Fprintf(&b, "                       %s\n", r.explainAt(r.Replicas))
 	if r.Replicas > 1 {
-		fmt.Fprintf(&b, "                       %s\n", r.perReplica(r.Replicas-1).explain(r.Replicas-1))
+		fmt.Fprintf(&b, "                       %s\n", r.explainAt(r.Replicas-1))
 	}
-	fmt.Fprintf(&b, "  ceiling            ρ = largest utilisation with P(wait > T) ≤ %s = %s (%s)\n",
-		q, r.Ceiling, r.Ceiling.Percent())
-	fmt.Fprintf(&b, "  queue per replica  Lq = C(c, c·ρ) · ρ / (1 − ρ) = %s → %s waiting requests (KEDA queue target)\n",
-		meanQueue(r.Ceiling, r.Servers), r.QueueModel)
+	fmt.Fprintf(&b, "  queue per replica  C(k, L) · ρ / (1 − ρ) / N = %s → %s waiting requests (KEDA queue target)\n",
+		figure(r.AtPeak.MeanQueue()/float64(r.Replicas)), r.QueueModel)
 	if r.QueueFloored() {
 		fmt.Fprintf(&b, "                       raised to %s: a target under one waiting request per replica lets the autoscaler run away\n", r.QueuePerReplica)
 	}
 	return b.String()
 }
 
-// explain prints the queue of one replica when n replicas share the load.
-func (q Queue) explain(n int) string {
-	head := fmt.Sprintf("N = %d: a = %s, ρ = %s%%", n, figure(q.Load), figure(100*q.Utilisation()))
+// explainAt prints the fleet's queue at peak with n replicas.
+func (r Result) explainAt(n int) string {
+	q := Queue{Servers: n * r.Servers, Load: r.Concurrency.Float()}
+	head := fmt.Sprintf("N = %d: k = %d, ρ = %s%%", n, q.Servers, figure(100*q.Utilisation()))
 	if !q.Stable() {
-		return head + ", a ≥ c: the queue grows without bound"
+		return head + ", L ≥ k: the queue grows without bound"
 	}
-	tail := q.WaitTail()
+	miss := r.Model.Miss(q.Servers, q.Load)
 	verdict := "≤"
-	if tail > TailProbability {
+	if miss > r.Model.Budget {
 		verdict = ">"
 	}
-	return fmt.Sprintf("%s, C(%d, %s) = %s, P(wait > T) = %s · exp(−%s) = %s %s %s",
-		head, q.Servers, figure(q.Load), figure(q.ErlangC()),
-		figure(q.ErlangC()), figure((float64(q.Servers)-q.Load)*q.TargetOverService),
-		figure(tail), verdict, model.DecimalFromFloat(TailProbability))
+	return fmt.Sprintf("%s, C(%d, %s) = %s, miss = %s %s %s", head, q.Servers, figure(q.Load), figure(q.ErlangC()), figure(miss), verdict, r.Budget)
 }
 
 // figure prints a model figure to four significant digits.

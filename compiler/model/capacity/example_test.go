@@ -9,12 +9,14 @@ import (
 )
 
 // The worked example of docs/kubernetes.md (Autoscaling and capacity): 1,000
-// requests/s at 40ms mean service time against a 400ms TTFT target needs 58
-// replicas.
+// requests/s at 40ms mean service time against a 400ms TTFT target at 99%
+// (examples/rag-chat.yaml) needs 41 replicas of one slot behind a
+// load-aware gateway.
 func ExampleResult_Explain() {
 	slo := model.SLO{
-		Name:    "chat-ttft",
-		Service: model.Service{Name: "chat"},
+		Name:      "rag-chat-ttft",
+		Service:   model.Service{Name: "rag-chat"},
+		Objective: model.NewDecimal(99, 100),
 		Inference: &model.Inference{
 			Role:      "ttft",
 			Threshold: model.NewDecimal(4, 10),
@@ -31,15 +33,17 @@ func ExampleResult_Explain() {
 	}
 	fmt.Print(plan.Explain())
 	// Output:
-	// service chat (TTFT target from SLO chat-ttft)
+	// service rag-chat (TTFT target from SLO rag-chat-ttft)
 	//   peak load          λ = 1000 requests/s, mean service time S = 0.04s, TTFT target T = 0.4s
 	//   slots per replica  c = 1 (no replicaConcurrency given: one request at a time)
 	//   Little's law       L = λ × S = 1000 × 0.04 = 40 requests in service
-	//   wait model         each replica an M/M/c queue (Erlang C) offered a = L / N erlangs:
-	//                        P(wait > T) = C(c, a) · exp(−(c − a) · T / S) ≤ 0.035, T / S = 10
-	//   replicas           N = 58, the fewest that meet it:
-	//                        N = 58: a = 0.6897, ρ = 68.97%, C(1, 0.6897) = 0.6897, P(wait > T) = 0.6897 · exp(−3.103) = 0.03096 ≤ 0.035
-	//                        N = 57: a = 0.7018, ρ = 70.18%, C(1, 0.7018) = 0.7018, P(wait > T) = 0.7018 · exp(−2.982) = 0.03556 > 0.035
-	//   ceiling            ρ = largest utilisation with P(wait > T) ≤ 0.035 = 0.7 (70%)
-	//   queue per replica  Lq = C(c, c·ρ) · ρ / (1 − ρ) = 1.633333333333 → 1.63 waiting requests (KEDA queue target)
+	//   TTFT model         prefill, then the wait in one queue before the fleet's k = N · c slots
+	//                        (a load-aware gateway routes to a free slot: M/M/k, Erlang C)
+	//   prefill (assumed)  60% in 0.08s, 39.7% in 0.16s, 0.3% in 0.64s (past T whatever the load)
+	//   objective          miss = Σ share · C(k, L) · exp(−(k − L) · (T − prefill) / S) ≤ 0.01, the error budget
+	//   replicas           N = 41, the fewest that meet it:
+	//                        N = 41: k = 41, ρ = 97.56%, C(41, 40) = 0.8229, miss = 0.003975 ≤ 0.01
+	//                        N = 40: k = 40, ρ = 100%, L ≥ k: the queue grows without bound
+	//   queue per replica  C(k, L) · ρ / (1 − ρ) / N = 0.8028 → 0.8 waiting requests (KEDA queue target)
+	//                        raised to 1: a target under one waiting request per replica lets the autoscaler run away
 }

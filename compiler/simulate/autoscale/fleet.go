@@ -44,12 +44,6 @@ const (
 	Random
 )
 
-// PrefillClass is a share of requests whose TTFT without queueing is
-// Seconds (short prompts, long prompts): what more replicas cannot move.
-type PrefillClass struct {
-	Share, Seconds float64
-}
-
 // Fleet is one scale target's engine under load.
 type Fleet struct {
 	// Labels the engine's series carry (model_name="...").
@@ -62,8 +56,10 @@ type Fleet struct {
 	// ServiceTime on average.
 	Slots       int
 	ServiceTime time.Duration
-	Prefill     []PrefillClass
-	Routing     Routing
+	// Prefill is the requests' TTFT without queueing, what more
+	// replicas cannot move.
+	Prefill []capacity.PrefillClass
+	Routing Routing
 	// Startup is how long an added replica takes to serve.
 	Startup time.Duration
 	// Replicas at the start.

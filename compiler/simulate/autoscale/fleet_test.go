@@ -10,6 +10,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/keda"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/model/capacity"
 	irules "github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/spec"
 )
@@ -74,7 +75,7 @@ func vllmReplicas(model string, a Autoscaler, replicas int, load func(time.Durat
 	return Fleet{
 		Labels: map[string]string{"model_name": model}, Autoscaler: a,
 		Slots: 32, ServiceTime: 4 * time.Second, Startup: time.Minute, Replicas: replicas,
-		Prefill: []PrefillClass{{0.6, 0.05}, {0.397, 0.1}, {0.003, 0.4}},
+		Prefill: capacity.PrefillMix(0.25, 0.01),
 		Load:    load,
 	}
 }

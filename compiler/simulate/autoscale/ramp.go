@@ -7,6 +7,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/keda"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/model/capacity"
 	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/compiler/simulate/predict"
 	"github.com/inferslo/inferslo/compiler/simulate/synth"
@@ -112,14 +113,9 @@ func fleetOf(slo model.SLO) (f Fleet, perReplica float64, why string, err error)
 		slots = int(c.Float())
 	}
 	service := a.Capacity.MeanServiceTime
-	threshold := slo.Inference.Threshold.Float()
-	// Prompts prefill in a fifth or two fifths of the threshold; 0.3 of
-	// the budget's share take 1.6 thresholds whatever the load, so the SLO
-	// holds with room until requests queue.
-	slow := 0.3 * slo.ErrorBudget().Float()
 	f = Fleet{
 		Labels: ls, AlertLabels: als, Autoscaler: scaler, Slots: slots, ServiceTime: service, Startup: Startup, Replicas: max(a.MinReplicas, 1),
-		Prefill: []PrefillClass{{Share: 0.6, Seconds: 0.2 * threshold}, {Share: 0.4 - slow, Seconds: 0.4 * threshold}, {Share: slow, Seconds: 1.6 * threshold}},
+		Prefill: capacity.PrefillMix(slo.Inference.Threshold.Float(), slo.ErrorBudget().Float()),
 	}
 	return f, float64(slots) / service.Seconds(), "", nil
 }

@@ -188,10 +188,7 @@ func NewReplayer(slo model.SLO, rules prom.RuleIndex, scratch string) (r Replaye
 
 // Need is the capacity plan's replica count at a load (requests/s).
 func (r Replayer) Need(load float64) int {
-	if load <= 0 {
-		return 0
-	}
-	return capacity.Replicas(load*r.Plan.ServiceTime.Float(), r.Plan.Servers, r.Plan.Target.Quo(r.Plan.ServiceTime).Float())
+	return r.Plan.Need(load)
 }
 
 // Peak is the trace's peak load, the plan's peakRPS.
@@ -234,10 +231,10 @@ func (r Replayer) Static(n int, tr Trace) Outcome {
 }
 
 // SmallestStatic is the fewest static replicas that hold the SLO's
-// objective through the trace's peak (up to twice the plan's; 0 if none):
+// objective through the trace's peak (up to three times the plan's; 0 if none):
 // what the capacity plan sizes.
 func (r Replayer) SmallestStatic(tr Trace) int {
-	for n := 1; n <= 2*r.Needed()+2; n++ {
+	for n := 1; n <= 3*r.Needed()+2; n++ {
 		if r.Static(n, tr).PeakAttainment >= r.SLO.Objective.Float() {
 			return n
 		}
