@@ -66,6 +66,9 @@ type replaySim struct {
 	gauges []gaugeSeries
 	refs   []storage.SeriesRef
 	open   map[groupAlert]time.Duration
+	// ahead are the alert states at each step of the tail evaluated as
+	// one span (evalAhead); nil until then.
+	ahead map[time.Duration]map[groupAlert]rules.AlertState
 }
 
 // groupAlert is an alert of one group (empty for an ungrouped SLO).
@@ -311,6 +314,10 @@ func (r *serviceReplay) run() error {
 			if t%s.eval != 0 {
 				continue
 			}
+			if st, ok := s.ahead[t]; ok {
+				s.apply(st, t, r)
+				continue
+			}
 			s.h.Groups = s.full
 			load := func(at time.Duration) (float64, float64) {
 				rps := dailyLoad(at) * r.opts.RPS
@@ -319,17 +326,20 @@ func (r *serviceReplay) run() error {
 				}
 				return rps, healthyRate(at)
 			}
-			if err := s.d.Advance(t, load, nil); err != nil {
-				return err
-			}
-			for _, d := range s.healthy {
-				if err := d.Advance(t, func(at time.Duration) (float64, float64) {
-					return dailyLoad(at) * r.opts.RPS, healthyRate(at)
-				}, nil); err != nil {
+			advance := func(t time.Duration) error {
+				if err := s.d.Advance(t, load, nil); err != nil {
 					return err
 				}
+				for _, d := range s.healthy {
+					if err := d.Advance(t, func(at time.Duration) (float64, float64) {
+						return dailyLoad(at) * r.opts.RPS, healthyRate(at)
+					}, nil); err != nil {
+						return err
+					}
+				}
+				return s.writeGauges(t, dailyLoad(t), burning(t))
 			}
-			if err := s.writeGauges(t, dailyLoad(t), burning(t)); err != nil {
+			if err := advance(t); err != nil {
 				return err
 			}
 			if !recorded {
@@ -341,7 +351,19 @@ func (r *serviceReplay) run() error {
 			if err := s.h.Eval(t); err != nil {
 				return fmt.Errorf("slo %s at +%s: %w", s.slo.Name, model.FormatDuration(t), err)
 			}
-			s.track(t, r)
+			s.apply(s.states(), t, r)
+			// After the burn the traffic is healthy whatever the alerts
+			// do, so once none of s's alerts is pending or firing the
+			// rest of its tail is evaluated ahead as one span.
+			if burnTo != math.MaxInt64 && t > burnTo && s.quiet() && s.feedsAhead() {
+				// The last step the loop can reach: the first at or after
+				// the end of the recovery, within the scenario.
+				stop := burnTo + r.opts.Recovery
+				tail := min(end-end%step, (stop+step-1)/step*step)
+				if err := s.evalAhead(t+s.eval, tail-tail%s.eval, advance); err != nil {
+					return fmt.Errorf("slo %s: %w", s.slo.Name, err)
+				}
+			}
 		}
 		if r.opts.SkipBurn {
 			continue
@@ -424,15 +446,76 @@ func (r *serviceReplay) allTargetsFired() bool {
 	return true
 }
 
-// track opens and closes firing intervals, one per alert and group, after
-// an evaluation.
-func (s *replaySim) track(t time.Duration, r *serviceReplay) {
+// states are the states of s's alerts, one per alert and group, after an
+// evaluation.
+func (s *replaySim) states() map[groupAlert]rules.AlertState {
 	st := map[groupAlert]rules.AlertState{}
 	for g, states := range prom.GroupAlertStates(s.h, s.slo.GroupBy) {
 		for k, v := range states {
 			st[groupAlert{k, g}] = v
 		}
 	}
+	return st
+}
+
+// quiet tells whether none of s's alerts is pending or firing, so its
+// last evaluation wrote no alert series.
+func (s *replaySim) quiet() bool {
+	for _, v := range s.states() {
+		if v >= rules.StatePending {
+			return false
+		}
+	}
+	return true
+}
+
+// feedsAhead tells whether every harness s reads recordings of has been
+// evaluated ahead already, so their samples are there to copy.
+func (s *replaySim) feedsAhead() bool {
+	for _, f := range s.feedsFull {
+		if f.from.ahead == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// evalAhead evaluates s from from to to as one span (prom's EvalSpan):
+// advance(t) writes the scrapes and gauges up to t, the feeds are copied
+// over the span, and the alert states after each step are kept for the
+// lockstep loop to apply at that step (ahead). It is used only where the
+// traffic no longer depends on the alerts and no alert series is open, so
+// the span writes what evaluating step by step would.
+func (s *replaySim) evalAhead(from, to time.Duration, advance func(time.Duration) error) error {
+	if to < from {
+		return nil
+	}
+	s.ahead = map[time.Duration]map[groupAlert]rules.AlertState{}
+	s.h.Groups = s.full
+	written := from - s.eval
+	_, err := s.h.EvalSpan(from, to, func(upTo time.Duration) error {
+		for t := written + s.eval; t <= upTo; t += s.eval {
+			if err := advance(t); err != nil {
+				return err
+			}
+		}
+		for _, f := range s.feedsFull {
+			if err := copyRange(f.from.h, s.h, f.selector, written+s.eval, upTo+1, s.eval); err != nil {
+				return fmt.Errorf("copy %s: %w", f.selector, err)
+			}
+		}
+		written = upTo
+		return nil
+	}, func(t time.Duration) bool {
+		s.ahead[t] = s.states()
+		return false
+	})
+	return err
+}
+
+// apply opens and closes firing intervals, one per alert and group, from
+// the states st after the evaluation at t.
+func (s *replaySim) apply(st map[groupAlert]rules.AlertState, t time.Duration, r *serviceReplay) {
 	for k, v := range st {
 		if _, open := s.open[k]; v == rules.StateFiring && !open {
 			s.open[k] = t
