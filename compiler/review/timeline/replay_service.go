@@ -66,9 +66,11 @@ type replaySim struct {
 	gauges []gaugeSeries
 	refs   []storage.SeriesRef
 	open   map[groupAlert]time.Duration
-	// ahead are the alert states at each step of the tail evaluated as
-	// one span (evalAhead); nil until then.
+	// ahead are the alert states at each step evaluated ahead as one
+	// span (evalAhead), up to aheadTo.
 	ahead map[time.Duration]map[groupAlert]rules.AlertState
+	// aheadTo is the last step evaluated ahead.
+	aheadTo time.Duration
 }
 
 // groupAlert is an alert of one group (empty for an ungrouped SLO).
@@ -127,7 +129,7 @@ func (r *serviceReplay) newSim(slo model.SLO, signals bool) (*replaySim, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := &replaySim{slo: slo, h: h, open: map[groupAlert]time.Duration{}}
+	s := &replaySim{slo: slo, h: h, open: map[groupAlert]time.Duration{}, aheadTo: -1}
 	if len(h.Groups) == 0 {
 		h.Close()
 		return nil, fmt.Errorf("no rule group %s in the rule files", irules.GroupName(slo))
@@ -314,7 +316,7 @@ func (r *serviceReplay) run() error {
 			if t%s.eval != 0 {
 				continue
 			}
-			if st, ok := s.ahead[t]; ok {
+			if st, ok := s.ahead[t]; ok && t <= s.aheadTo {
 				s.apply(st, t, r)
 				continue
 			}
@@ -345,6 +347,17 @@ func (r *serviceReplay) run() error {
 			if !recorded {
 				continue
 			}
+			// Before the burn the traffic is healthy whatever the alerts
+			// do: the fine hour before it is evaluated as one span.
+			if t < burnFrom && !r.opts.everyRule && s.aheadTo < t {
+				if err := s.evalAhead(t, burnFrom-burnFrom%s.eval, t, advance); err != nil {
+					return fmt.Errorf("slo %s: %w", s.slo.Name, err)
+				}
+				if st, ok := s.ahead[t]; ok {
+					s.apply(st, t, r)
+					continue
+				}
+			}
 			if err := s.copyFeeds(s.feedsFull, t); err != nil {
 				return err
 			}
@@ -353,14 +366,13 @@ func (r *serviceReplay) run() error {
 			}
 			s.apply(s.states(), t, r)
 			// After the burn the traffic is healthy whatever the alerts
-			// do, so once none of s's alerts is pending or firing the
-			// rest of its tail is evaluated ahead as one span.
-			if burnTo != math.MaxInt64 && t > burnTo && s.quiet() && s.feedsAhead() {
+			// do, so the rest of s's tail is evaluated ahead as one span.
+			if burnTo != math.MaxInt64 && t > burnTo && !r.opts.everyRule && s.aheadTo < t {
 				// The last step the loop can reach: the first at or after
 				// the end of the recovery, within the scenario.
 				stop := burnTo + r.opts.Recovery
 				tail := min(end-end%step, (stop+step-1)/step*step)
-				if err := s.evalAhead(t+s.eval, tail-tail%s.eval, advance); err != nil {
+				if err := s.evalAhead(t+s.eval, tail-tail%s.eval, t, advance); err != nil {
 					return fmt.Errorf("slo %s: %w", s.slo.Name, err)
 				}
 			}
@@ -458,58 +470,44 @@ func (s *replaySim) states() map[groupAlert]rules.AlertState {
 	return st
 }
 
-// quiet tells whether none of s's alerts is pending or firing, so its
-// last evaluation wrote no alert series.
-func (s *replaySim) quiet() bool {
-	for _, v := range s.states() {
-		if v >= rules.StatePending {
-			return false
-		}
-	}
-	return true
-}
-
-// feedsAhead tells whether every harness s reads recordings of has been
-// evaluated ahead already, so their samples are there to copy.
-func (s *replaySim) feedsAhead() bool {
-	for _, f := range s.feedsFull {
-		if f.from.ahead == nil {
-			return false
-		}
-	}
-	return true
-}
-
 // evalAhead evaluates s from from to to as one span (prom's EvalSpan):
-// advance(t) writes the scrapes and gauges up to t, the feeds are copied
-// over the span, and the alert states after each step are kept for the
-// lockstep loop to apply at that step (ahead). It is used only where the
-// traffic no longer depends on the alerts and no alert series is open, so
-// the span writes what evaluating step by step would.
-func (s *replaySim) evalAhead(from, to time.Duration, advance func(time.Duration) error) error {
+// advance(t) writes the scrapes and gauges up to t (those up to written
+// are there already), the feeds are copied over the span, and the alert
+// states after each step are kept for the lockstep loop to apply at that
+// step (ahead). It is used only where the traffic does not depend on the
+// alerts (the hour before the burn, the tail after it), so the span writes
+// what evaluating step by step would; it does nothing unless every feed's
+// recorder has been evaluated ahead up to to.
+func (s *replaySim) evalAhead(from, to, written time.Duration, advance func(time.Duration) error) error {
 	if to < from {
 		return nil
 	}
+	for _, f := range s.feedsFull {
+		if f.from.aheadTo < to {
+			return nil
+		}
+	}
 	s.ahead = map[time.Duration]map[groupAlert]rules.AlertState{}
 	s.h.Groups = s.full
-	written := from - s.eval
-	_, err := s.h.EvalSpan(from, to, func(upTo time.Duration) error {
+	copied := from - s.eval
+	last, err := s.h.EvalSpan(from, to, func(upTo time.Duration) error {
 		for t := written + s.eval; t <= upTo; t += s.eval {
 			if err := advance(t); err != nil {
 				return err
 			}
 		}
 		for _, f := range s.feedsFull {
-			if err := copyRange(f.from.h, s.h, f.selector, written+s.eval, upTo+1, s.eval); err != nil {
+			if err := copyRange(f.from.h, s.h, f.selector, copied+s.eval, upTo+1, s.eval); err != nil {
 				return fmt.Errorf("copy %s: %w", f.selector, err)
 			}
 		}
-		written = upTo
+		written, copied = upTo, upTo
 		return nil
 	}, func(t time.Duration) bool {
 		s.ahead[t] = s.states()
 		return false
 	})
+	s.aheadTo = last
 	return err
 }
 

@@ -44,7 +44,8 @@ type TimelineOptions struct {
 	// folder each, removed as they end; "" is the system's temporary
 	// folder.
 	Scratch string
-	// everyRule evaluates whole groups at every interval (tests compare).
+	// everyRule evaluates whole groups at every interval, step by step
+	// (tests compare).
 	everyRule bool
 }
 

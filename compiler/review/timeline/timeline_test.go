@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -202,6 +203,42 @@ func TestTimelineShortcutChangesNoQueriedValue(t *testing.T) {
 				t.Fatalf("%s at %s: %g, whole groups give %g at %s", q, p.T, p.V, e.V, e.T)
 			}
 		}
+	}
+}
+
+// The hour before the burn and the tail after it are evaluated as spans,
+// where the traffic does not depend on the alerts; the series and the
+// alerts must come out as evaluating every step does.
+func TestTimelineSpansChangeNoSeriesNorAlert(t *testing.T) {
+	t.Parallel()
+	set := chatSet(t)
+	var queries []string
+	for _, slo := range set.SLOs {
+		for _, w := range slo.Windows() {
+			queries = append(queries, model.BurnRate(slo, w))
+		}
+		queries = append(queries, model.Selector(model.BudgetRemaining, slo, 0), `ALERTS`)
+	}
+	opts := TimelineOptions{Healthy: 2 * time.Hour, Recovery: 2 * time.Hour}
+	fast, err := RunTimeline(set, queries, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.everyRule = true
+	exact, err := RunTimeline(set, queries, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exact.Alerts) == 0 || !reflect.DeepEqual(fast.Alerts, exact.Alerts) {
+		t.Fatalf("alerts %v, step by step %v", fast.Alerts, exact.Alerts)
+	}
+	if !reflect.DeepEqual(fast.Series, exact.Series) {
+		for _, q := range queries {
+			if !reflect.DeepEqual(fast.Series[q], exact.Series[q]) {
+				t.Fatalf("%s: %v, step by step %v", q, fast.Series[q], exact.Series[q])
+			}
+		}
+		t.Fatal("series differ")
 	}
 }
 

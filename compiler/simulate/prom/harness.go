@@ -366,6 +366,8 @@ func (h *Harness) Eval(t time.Duration) error {
 	if h.Sched != nil {
 		return h.Sched.run(h, int(t/h.Sched.eval))
 	}
+	// The next span starts from what this evaluation wrote (EvalSpan).
+	h.span.recorded, h.span.alerted = nil, nil
 	ts := Epoch().Add(t)
 	for _, g := range h.Groups {
 		if err := evalGroup(g, ts); err != nil {

@@ -52,8 +52,11 @@ type spanState struct {
 // of a range query as the instant query at that time, and a query at t
 // reads nothing later than t, so the alerts see what evaluating the groups
 // step by step writes, for a fraction of the queries: the engine reads each
-// series once per span, not once per step and window. A harness is
-// evaluated span by span, or step by step (Eval), throughout.
+// series once per span, not once per step and window. A harness may go
+// from steps (Eval) to spans and back: a span after Eval starts from the
+// alert series the rules wrote (a recorded series that vanishes at its
+// first step gets no stale marker, nor one vanishing at the first Eval
+// after a span).
 func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) error, each func(time.Duration) bool) (time.Duration, error) {
 	if len(h.Groups) == 0 {
 		return from, nil
@@ -83,6 +86,15 @@ func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) e
 	}
 	if h.span.recorded == nil {
 		h.span.recorded, h.span.alerted = map[*rules.RecordingRule]*recording{}, map[*rules.AlertingRule]map[string]labels.Labels{}
+		for _, g := range h.Groups {
+			for _, r := range g.Rules() {
+				if ar, ok := r.(*rules.AlertingRule); ok {
+					if seen := alertSeries(ar); len(seen) > 0 {
+						h.span.alerted[ar] = seen
+					}
+				}
+			}
+		}
 	}
 	// A rule failing at some step ends the span before it, for the rules
 	// after it too: the step by step run stops there.
@@ -132,6 +144,35 @@ func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) e
 		return last, failed
 	}
 	return last, nil
+}
+
+// alertSeries are the series ar wrote at its last evaluation, as
+// rules.AlertingRule.Eval writes them: ALERTS and ALERTS_FOR_STATE for
+// each pending or firing alert of a restored rule. The first span after
+// evaluations step by step (Eval) starts from them, so an alert that
+// resolves in it gets the stale markers the rules manager would write.
+func alertSeries(ar *rules.AlertingRule) map[string]labels.Labels {
+	seen := map[string]labels.Labels{}
+	if !ar.Restored() {
+		return seen
+	}
+	ar.ForEachActiveAlert(func(a *rules.Alert) {
+		if a.State == rules.StateInactive {
+			return
+		}
+		for _, name := range []string{"ALERTS", "ALERTS_FOR_STATE"} {
+			b := labels.NewBuilder(ar.Labels())
+			a.Labels.Range(func(l labels.Label) { b.Set(l.Name, l.Value) })
+			b.Set(labels.MetricName, name)
+			b.Set(labels.AlertName, ar.Name())
+			if name == "ALERTS" {
+				b.Set("alertstate", a.State.String())
+			}
+			ls := b.Labels()
+			seen[ls.String()] = ls
+		}
+	})
+	return seen
 }
 
 // quiet tells whether evaluating ar at step i of a span, steps its
