@@ -26,7 +26,7 @@ func ttftSLO(t *testing.T) model.SLO {
 	}
 	threshold, _ := model.ParseDecimal("0.5")
 	window := 28 * 24 * time.Hour
-	tiers, err := model.WorkbookTiers(window, 2*time.Minute, time.Minute)
+	tiers, err := model.WorkbookTiersOf(model.Severities, window, 2*time.Minute, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // histograms (ttft, and tpot or itl as role says).
 func goodputSet(t *testing.T, role string) model.Set {
 	t.Helper()
-	tiers, err := model.WorkbookTiers(28*24*time.Hour, 2*time.Minute, time.Minute)
+	tiers, err := model.WorkbookTiersOf(model.Severities, 28*24*time.Hour, 2*time.Minute, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
