@@ -136,7 +136,7 @@ func TestNoTwoRulesOfAFileShareNameAndLabels(t *testing.T) {
 			Window: s.window, Calendar: s.cal, Evaluation: time.Minute, ScrapeInterval: 30 * time.Second,
 			Alerting: model.Alerting{Tiers: tiers, NoData: true}})
 	}
-	groups, _, err := ServiceGroups(set.SLOs, nil)
+	groups, _, err := serviceGroups(set.SLOs, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func TestGoodputPairsOnlyPerRequestHistograms(t *testing.T) {
 		{"ITL observes decode steps, so it pairs with nothing", "itl", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			groups, _, err := ServiceGroups(goodputSet(t, tc.role).SLOs, nil)
+			groups, _, err := serviceGroups(goodputSet(t, tc.role).SLOs, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
