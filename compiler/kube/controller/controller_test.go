@@ -103,7 +103,7 @@ func shorthandExamples(t *testing.T) []string {
 }
 
 func TestEveryShorthandExampleIsAnObjectTheCRDAccepts(t *testing.T) {
-	crd, err := CRD()
+	crd, err := Kinds[0].CRD()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,18 +124,6 @@ const HPASync = 15 * time.Second
 // gives up, which bounds the backlog.
 const clientPatience = time.Minute
 
-// RunFleet simulates the fleets' autoscalers against load-driven latency.
-func RunFleet(opts FleetOptions) ([]FleetStep, error) {
-	if err := Ready(opts.SLO); err != nil {
-		return nil, err
-	}
-	x, err := prom.IndexRules(opts.Rules)
-	if err != nil {
-		return nil, err
-	}
-	return RunIndexed(x, opts)
-}
-
 // Ready tells why an SLO cannot drive the fleet simulation, if so.
 func Ready(slo model.SLO) error {
 	inf := slo.Inference
@@ -145,7 +133,8 @@ func Ready(slo model.SLO) error {
 	return nil
 }
 
-// RunIndexed is RunFleet over parsed rule groups.
+// RunIndexed simulates the fleets' autoscalers against load-driven
+// latency over parsed rule groups.
 func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 	h, err := prom.NewIndexedHarness(x, false, opts.Scratch)
 	if err != nil {
