@@ -11,6 +11,7 @@ package promtest
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -137,9 +138,7 @@ func ServiceTests(svc model.ServiceSLOs, groups []rulefmt.RuleGroup) (File, erro
 			eval = e
 		}
 	}
-	if eval == 0 {
-		eval = time.Minute
-	}
+	eval = cmp.Or(eval, time.Minute)
 	f.EvaluationInterval = model.FormatDuration(eval)
 	b := builder{slos: slos, groups: groups, eval: eval}
 	for _, slo := range slos {

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"sort"
@@ -49,30 +50,14 @@ type TimelineOptions struct {
 }
 
 func (o TimelineOptions) withDefaults() TimelineOptions {
-	if o.Healthy == 0 {
-		o.Healthy = 24 * time.Hour
-	}
-	if o.Recovery == 0 {
-		o.Recovery = 3 * time.Hour
-	}
-	if o.Step == 0 {
-		o.Step = 5 * time.Minute
-	}
-	if o.BurnStep == 0 {
-		o.BurnStep = time.Minute
-	}
-	if o.Shape.Pods == 0 {
-		o.Shape.Pods = 3
-	}
-	if o.Shape.Models == 0 {
-		o.Shape.Models = 1
-	}
-	if o.RPS == 0 {
-		o.RPS = 10
-	}
-	if o.Parallel == 0 {
-		o.Parallel = runtime.GOMAXPROCS(0)
-	}
+	o.Healthy = cmp.Or(o.Healthy, 24*time.Hour)
+	o.Recovery = cmp.Or(o.Recovery, 3*time.Hour)
+	o.Step = cmp.Or(o.Step, 5*time.Minute)
+	o.BurnStep = cmp.Or(o.BurnStep, time.Minute)
+	o.Shape.Pods = cmp.Or(o.Shape.Pods, 3)
+	o.Shape.Models = cmp.Or(o.Shape.Models, 1)
+	o.RPS = cmp.Or(o.RPS, 10)
+	o.Parallel = cmp.Or(o.Parallel, runtime.GOMAXPROCS(0))
 	return o
 }
 

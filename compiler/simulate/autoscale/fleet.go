@@ -1,6 +1,7 @@
 package autoscale
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -244,9 +245,7 @@ func pageTier(h *prom.Harness, ls map[string]string) string {
 			for _, a := range ar.ActiveAlerts() {
 				if a.State == rules.StateFiring && prom.Matches(a.Labels, ls) && (out == "" || tier == model.OutageTier) {
 					out = tier
-					if out == "" {
-						out = model.PageTier
-					}
+					out = cmp.Or(out, model.PageTier)
 				}
 			}
 		}
