@@ -3,6 +3,7 @@ package rules
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -58,17 +59,20 @@ func (s Service) Chained(limit int) (Service, Chain, error) {
 }
 
 // chain cuts one group into parts of at most size rules and counts the
-// late reads on its longest path. The recordings one rule reads stay in one
-// part: a ruler evaluates each part at its own moment, and a ratio whose
-// numerator and denominator came from two parts would divide values of two
-// moments (at a burn's start or end, a rate of one moment over the total
-// of another). Within that, rules keep their order and fill each part.
+// late reads on its longest path. The recordings one rule combines by value
+// stay in one part: a ruler evaluates each part at its own moment, and a
+// ratio whose numerator and denominator came from two parts would divide
+// values of two moments (at a burn's start or end, a rate of one moment
+// over the total of another). Conditions joined by and, or and unless
+// compare nothing across their sides, so an alert's windows may come from
+// several parts, each up to one interval late. Within that, rules keep
+// their order and fill each part.
 func chain(g rulefmt.RuleGroup, size int, p parser.Parser) ([]rulefmt.RuleGroup, int, error) {
-	reads, err := readsOf(g.Rules, p)
+	reads, err := combinedOf(g.Rules, p)
 	if err != nil {
 		return nil, 0, err
 	}
-	// unit joins the rules whose recordings one rule reads together.
+	// unit joins the rules whose recordings one rule combines by value.
 	unit := make([]int, len(g.Rules))
 	for i := range unit {
 		unit[i] = i
@@ -99,7 +103,7 @@ func chain(g rulefmt.RuleGroup, size int, p parser.Parser) ([]rulefmt.RuleGroup,
 		if !ok {
 			n := members[u]
 			if n > size {
-				return nil, 0, fmt.Errorf("%d rules are read together (one rule reads what each of them records) and must share a group, more than %d: raise --max-rules-per-group", n, size)
+				return nil, 0, fmt.Errorf("%d rules are read together (one rule combines what each of them records) and must share a group, more than %d: raise --max-rules-per-group", n, size)
 			}
 			if len(sizes) == 0 || sizes[len(sizes)-1]+n > size {
 				sizes = append(sizes, 0)
@@ -153,6 +157,37 @@ func readsOf(rs []rulefmt.Rule, p parser.Parser) ([][]int, error) {
 				}
 			}
 		}
+	}
+	return out, nil
+}
+
+// combinedOf lists, for each rule, the sets of rules of the list whose
+// recordings it combines by value: the selectors under both sides of each
+// binary operation other than and, or and unless.
+func combinedOf(rs []rulefmt.Rule, p parser.Parser) ([][]int, error) {
+	var out [][]int
+	for i, r := range rs {
+		e, err := p.ParseExpr(r.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("rule %d (%s): %w", i+1, r.Record+r.Alert, err)
+		}
+		parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+			b, ok := n.(*parser.BinaryExpr)
+			if !ok || b.Op.IsSetOperator() {
+				return nil
+			}
+			var set []int
+			sels := append(query.Selectors(b.LHS), query.Selectors(b.RHS)...)
+			for j, w := range rs {
+				if j != i && w.Record != "" && slices.ContainsFunc(sels, func(sel *parser.VectorSelector) bool { return recordedBy(sel, w) }) {
+					set = append(set, j)
+				}
+			}
+			if len(set) > 1 {
+				out = append(out, set)
+			}
+			return nil
+		})
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,5 +100,33 @@ func TestAGroupNameWithoutAPartNumberIsItsOwnChain(t *testing.T) {
 	}
 	if base, n := model.ChainOf(model.ChainPart("inferslo-a", 12)); base != "inferslo-a" || n != 12 {
 		t.Errorf("part 12 read back as %q part %d", base, n)
+	}
+}
+
+// An alert joins its windows by and/or: their values are never combined, so
+// they may come from several parts, and a limit below the recordings the
+// alert reads still chains; a ratio's two rates stay together.
+func TestAnAlertsConditionsMaySpanParts(t *testing.T) {
+	rec := func(name, expr string) rulefmt.Rule { return rulefmt.Rule{Record: name, Expr: expr} }
+	g := rulefmt.RuleGroup{Name: "inferslo-a", Rules: []rulefmt.Rule{
+		rec("x:rate", "sum(rate(x_total[5m]))"),
+		rec("y:rate", "sum(rate(y_total[5m]))"),
+		rec("r:ratio", "y:rate / x:rate"),
+		rec("l:ratio", "avg_over_time(r:ratio[1h])"),
+		rec("s:ratio", "avg_over_time(r:ratio[5m])"),
+		{Alert: "Burn", Expr: "l:ratio > 0.01 and on () s:ratio > 0.01 and on () x:rate > 1 or r:ratio > 0.5"},
+	}}
+	s, _, err := Service{Name: "a", Groups: []rulefmt.RuleGroup{g}}.Chained(2)
+	if err != nil {
+		t.Fatalf("the alert's four conditions were held together: %v", err)
+	}
+	for _, part := range s.Groups {
+		var names []string
+		for _, r := range part.Rules {
+			names = append(names, r.Record+r.Alert)
+		}
+		if slices.Contains(names, "x:rate") != slices.Contains(names, "y:rate") {
+			t.Errorf("part %s holds %v: the ratio's two rates were cut apart", part.Name, names)
+		}
 	}
 }

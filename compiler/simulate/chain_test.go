@@ -17,7 +17,9 @@ import (
 // of 20 rules per group, and their alerts to the whole group's: each part
 // is evaluated before the one it reads from (the latest a ruler ever reads
 // it), and every alert fires and resolves no later than one evaluation
-// interval per chain link after the whole group's, and no earlier.
+// interval per chain link after the whole group's, and no earlier; traffic
+// stopping and returning pages nothing, though an alert reads its windows
+// from several parts.
 func TestGroupsChainedForMimirFireWithinOneIntervalPerLinkOfTheWholeGroup(t *testing.T) {
 	t.Parallel()
 	set := model.Set{SLOs: []model.SLO{slotest.VLLM(t, "errors", "99.9%")}}
@@ -56,7 +58,7 @@ func TestGroupsChainedForMimirFireWithinOneIntervalPerLinkOfTheWholeGroup(t *tes
 			most = max(most, n)
 		}
 	}
-	opts := Options{Scenarios: []string{ScenarioFastBurn, ScenarioSlowBurn}}
+	opts := Options{Scenarios: []string{ScenarioFastBurn, ScenarioSlowBurn, ScenarioZeroTraffic, ScenarioOutage}}
 	whole, err := Run(set, opts)
 	if err != nil {
 		t.Fatal(err)
