@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"net/url"
@@ -315,9 +316,7 @@ func autoscaling(o object[v1.SLO], ps *Problems, groupBy []string) *model.Autosc
 		ScaleUpStabilization:   30 * time.Second,
 		ScaleDownStabilization: 300 * time.Second,
 	}
-	if out.TargetKind == "" {
-		out.TargetKind = "Deployment"
-	}
+	out.TargetKind = cmp.Or(out.TargetKind, "Deployment")
 	if out.TargetName == "" {
 		*ps = append(*ps, o.errorf(path+".target.name", "required: the Deployment (or other scale target) to scale"))
 	}

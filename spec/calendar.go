@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"time"
 	// Time zone names resolve the same on every machine, with or without a
 	// system zoneinfo database.
@@ -81,11 +82,7 @@ func (s Shorthand) timeWindow(d v1.DurationShorthand) v1.SLOTimeWindow {
 		return v1.SLOTimeWindow{Duration: d, IsRolling: true}
 	}
 	cal := v1.SLOCalendar{StartTime: c.StartTime, TimeZone: c.TimeZone}
-	if cal.StartTime == "" {
-		cal.StartTime = "2024-01-01 00:00:00"
-	}
-	if cal.TimeZone == "" {
-		cal.TimeZone = "UTC"
-	}
+	cal.StartTime = cmp.Or(cal.StartTime, "2024-01-01 00:00:00")
+	cal.TimeZone = cmp.Or(cal.TimeZone, "UTC")
 	return v1.SLOTimeWindow{Duration: d, Calendar: &cal}
 }

@@ -167,7 +167,7 @@ func TestABatchTierKeepsTheWorkbookTicketWindows(t *testing.T) {
 				t.Fatal(err)
 			}
 			slo := res.Set.SLOs[0]
-			all, err := model.WorkbookTiers(slo.Window, 4*slo.ScrapeInterval, slo.Evaluation)
+			all, err := model.WorkbookTiersOf(model.Severities, slo.Window, 4*slo.ScrapeInterval, slo.Evaluation)
 			if err != nil {
 				t.Fatal(err)
 			}

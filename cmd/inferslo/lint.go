@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -90,9 +91,7 @@ func (c *lintCmd) configName() string {
 // --prometheus over it.
 func (c *lintCmd) config() (*lint.Config, error) {
 	name := c.Config
-	if name == "" {
-		name = lint.ConfigFile
-	}
+	name = cmp.Or(name, lint.ConfigFile)
 	var cfg *lint.Config
 	files, err := spec.ReadFiles(name)
 	switch {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -31,9 +32,7 @@ type budgetFlag struct {
 // (a command made in code) is the default.
 func (f budgetFlag) check() (spec.Check, error) {
 	budget := f.Budget
-	if budget == 0 {
-		budget = simulate.DefaultBudget
-	}
+	budget = cmp.Or(budget, simulate.DefaultBudget)
 	if budget < 1 || budget > simulate.MaxBudget {
 		return nil, fmt.Errorf("--budget %d: valid is 1 to %d", budget, simulate.MaxBudget)
 	}

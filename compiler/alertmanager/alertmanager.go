@@ -47,13 +47,6 @@ func (Backend) Name() string { return "alertmanager inhibit rules" }
 // PerService: one rule covers every SLO.
 func (Backend) PerService() bool { return false }
 
-// Build is the package's Build.
-func (b Backend) Build(set model.Set) (artifact.Set, error) { return build(set, b.ExternalLabels) }
-
-// Build returns the inhibit snippet when some SLO has a page tier and
-// either a ticket or an outage tier; nothing otherwise.
-func Build(set model.Set) (artifact.Set, error) { return build(set, nil) }
-
 // equalLabels are the labels a source and target alert must share for the
 // one to mute the other: the SLO, its groups, every label the spec puts on
 // its alerts (alerting.labels, the same on page and ticket), and the
@@ -86,7 +79,9 @@ func equalLabels(slos []model.SLO, external []string) []string {
 	return append([]string{model.LabelSLO}, rest...)
 }
 
-func build(set model.Set, external []string) (artifact.Set, error) {
+// Build returns the inhibit snippet when some SLO has a page tier and
+// either a ticket or an outage tier; nothing otherwise.
+func (b Backend) Build(set model.Set) (artifact.Set, error) {
 	goodputs := goodputSources(set)
 	var slos []model.SLO
 	var tickets, outages bool
@@ -102,7 +97,7 @@ func build(set model.Set, external []string) (artifact.Set, error) {
 	if len(slos) == 0 && len(goodputs) == 0 {
 		return nil, nil
 	}
-	equal := equalLabels(slos, external)
+	equal := equalLabels(slos, b.ExternalLabels)
 	burn := fmt.Sprintf("%s=%q", "alertname", model.AlertBurn)
 	tier := func(t string) string { return fmt.Sprintf("%s=%q", model.LabelBurnTier, t) }
 	var s Snippet

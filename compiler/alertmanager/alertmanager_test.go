@@ -40,7 +40,7 @@ spec:
 `
 
 func TestTheSnippetMutesTheTicketOfTheSameGroupWhileItsPageFires(t *testing.T) {
-	files, err := Build(load(t, grouped))
+	files, err := Backend{}.Build(load(t, grouped))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func mutes(cfg *amconfig.Config, source, target prommodel.LabelSet) bool {
 }
 
 func TestTheOutageTierMutesThePageAndTicketOfItsOwnSLOAndGroupOnly(t *testing.T) {
-	files, err := Build(load(t, grouped))
+	files, err := Backend{}.Build(load(t, grouped))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestNoSnippetWithoutTiersToMute(t *testing.T) {
 		{"no ticket and no outage tier", "    labels: {team: llm-serving}", "    ticket: {enabled: false}\n    outage: {enabled: false}"},
 		{"no page", "    labels: {team: llm-serving}", "    page: {enabled: false}"},
 	} {
-		files, err := Build(load(t, strings.Replace(grouped, c.from, c.to, 1)))
+		files, err := Backend{}.Build(load(t, strings.Replace(grouped, c.from, c.to, 1)))
 		if err != nil || len(files) != 0 {
 			t.Errorf("%s: files %v, err %v", c.name, files, err)
 		}
@@ -172,7 +172,7 @@ func TestNoSnippetWithoutTiersToMute(t *testing.T) {
 }
 
 func TestAnOutageTierWithoutTicketsStillGetsItsRule(t *testing.T) {
-	files, err := Build(load(t, strings.Replace(grouped, "    labels: {team: llm-serving}", "    ticket: {enabled: false}", 1)))
+	files, err := Backend{}.Build(load(t, strings.Replace(grouped, "    labels: {team: llm-serving}", "    ticket: {enabled: false}", 1)))
 	if err != nil || len(files) != 1 {
 		t.Fatalf("files %v, err %v", files, err)
 	}

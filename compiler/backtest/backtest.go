@@ -7,6 +7,7 @@
 package backtest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -229,9 +230,7 @@ func defaultStep(set model.Set) time.Duration {
 			step = slo.Scrape()
 		}
 	}
-	if step == 0 {
-		step = model.DefaultScrapeInterval
-	}
+	step = cmp.Or(step, model.DefaultScrapeInterval)
 	return step
 }
 

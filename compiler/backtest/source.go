@@ -53,21 +53,11 @@ type Source struct {
 const maxSteps = 11000
 
 func (s Source) withDefaults() Source {
-	if s.Timeout == 0 {
-		s.Timeout = 2 * time.Minute
-	}
-	if s.MaxResponse == 0 {
-		s.MaxResponse = 64 << 20
-	}
-	if s.MaxSamples == 0 {
-		s.MaxSamples = 200_000_000
-	}
-	if s.MaxSeries == 0 {
-		s.MaxSeries = 100_000
-	}
-	if s.PointsPerRequest == 0 {
-		s.PointsPerRequest = 500_000
-	}
+	s.Timeout = cmp.Or(s.Timeout, 2*time.Minute)
+	s.MaxResponse = cmp.Or(s.MaxResponse, 64<<20)
+	s.MaxSamples = cmp.Or(s.MaxSamples, 200_000_000)
+	s.MaxSeries = cmp.Or(s.MaxSeries, 100_000)
+	s.PointsPerRequest = cmp.Or(s.PointsPerRequest, 500_000)
 	if s.Client == nil {
 		s.Client = &http.Client{Timeout: s.Timeout, CheckRedirect: safetext.SameHostRedirects}
 	}

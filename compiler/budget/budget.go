@@ -137,9 +137,7 @@ func (r Report) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, header)
 	for _, g := range r.Groups {
 		group := strings.TrimPrefix(groupText(g.Labels), " ")
-		if group == "" {
-			group = "-"
-		}
+		group = cmp.Or(group, "-")
 		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", g.SLO, g.Service, group, safetext.Printable(g.Window), Percent(g.Remaining))
 		switch {
 		case r.FailBelow == nil:

@@ -129,7 +129,7 @@ func loadFleet(t *testing.T) model.Set {
 
 func TestTheMixedFleetDashboardMatchesItsGoldenFileAndGrafanasSchemas(t *testing.T) {
 	s := loadSchemas(t)
-	files, err := Build(loadFleet(t), nil)
+	files, err := dashboards(loadFleet(t))
 	if err != nil {
 		t.Fatal(err)
 	}

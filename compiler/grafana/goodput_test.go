@@ -41,12 +41,12 @@ func TestTheServiceDashboardDrawsGoodputBoundsOfEachTTFTAndTPOTPair(t *testing.T
 				t.Errorf("goodput queries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 			// Every series the panel reads is one the rules record.
-			groups, _, err := rules.ServiceGroups(slos, nil)
+			services, err := rules.Services(model.Set{SLOs: slos}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			recorded := map[string]bool{}
-			for _, g := range groups {
+			for _, g := range services[0].Groups {
 				for _, r := range g.Rules {
 					if r.Record != "" {
 						recorded[r.Record+"/"+r.Labels[model.LabelSLO]+"/"+r.Labels[model.LabelWindow]] = true

@@ -31,31 +31,6 @@ const overviewUID = "inferslo--overview"
 // maxUID is Grafana's limit on dashboard uids.
 const maxUID = 40
 
-// Build returns grafana/<service>.json for every service and
-// grafana/overview.json, each checked before it is returned. An empty set
-// yields no files. Panel descriptions are worded by text, or by the
-// built-in templates when text is nil.
-func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
-	b, err := NewBuilder(text)
-	if err != nil {
-		return nil, err
-	}
-	out, err := b.Services(set)
-	if err != nil {
-		return nil, err
-	}
-	overview, err := b.Overview(set)
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, overview...)
-	out.Sort()
-	if err := out.Check(); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // Builder builds the dashboards of one compilation: service by service,
 // then the overview. It parses each query shape once across services.
 type Builder struct {

@@ -1,6 +1,7 @@
 package grafana
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 )
@@ -66,9 +67,7 @@ type seriesSpec struct {
 
 func timeseriesPanel(title, description string, targets []target, s seriesSpec) panel {
 	style := s.thresholdStyle
-	if style == "" {
-		style = "off"
-	}
+	style = cmp.Or(style, "off")
 	th := s.thresholds
 	if th == nil {
 		// Grafana fills in a default red step at 80 when thresholds are absent,

@@ -112,7 +112,7 @@ func lookup(v any, keys ...string) any {
 
 func TestGeneratedDashboardsMatchGrafanaSchemas(t *testing.T) {
 	s := loadSchemas(t)
-	files, err := Build(fixtureSet(t), nil)
+	files, err := dashboards(fixtureSet(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func firstPanelOfType(d map[string]any, typ string) map[string]any {
 
 func TestSchemaCheckRejectsBrokenDashboards(t *testing.T) {
 	s := loadSchemas(t)
-	files, err := Build(fixtureSet(t), nil)
+	files, err := dashboards(fixtureSet(t))
 	if err != nil {
 		t.Fatal(err)
 	}

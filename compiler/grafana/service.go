@@ -1,6 +1,7 @@
 package grafana
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -481,9 +482,7 @@ func enginePanels(w *words, slos []model.SLO) []panel {
 	var kv string
 	if ts := targets(func(src latencySource, add func(string, string)) {
 		if g := src.first.Inference.Signals.KVCacheUsage; g != "" {
-			if kv == "" {
-				kv = g
-			}
+			kv = cmp.Or(kv, g)
 			add(gaugeMaxByInstanceQuery(g, rawSelector(src.first), src.first.GroupBy), seriesLegend(src.first, "{{instance}}"))
 		}
 	}); len(ts) > 0 {

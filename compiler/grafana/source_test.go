@@ -15,7 +15,7 @@ var markdownContent = regexp.MustCompile(`"content": "(?:[^"\\]|\\.)*"`)
 func TestASpecPathIsEscapedInMarkdownPanels(t *testing.T) {
 	slo := vllmSLO(t, "ttft", "0.25", "0.99")
 	slo.Source = "specs/[docs](https:evil.example)<img src=x>.yaml"
-	files, err := Build(model.Set{SLOs: []model.SLO{slo}}, nil)
+	files, err := dashboards(model.Set{SLOs: []model.SLO{slo}})
 	if err != nil {
 		t.Fatal(err)
 	}

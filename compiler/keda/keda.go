@@ -7,6 +7,7 @@
 package keda
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -194,9 +195,7 @@ func scaledObjectOf(u unit) (scaledObject, error) {
 		return scaledObject{}, fmt.Errorf("autoscaling needs the Prometheus server address KEDA queries")
 	}
 	kind := a.TargetKind
-	if kind == "" {
-		kind = "Deployment"
-	}
+	kind = cmp.Or(kind, "Deployment")
 	// A spec's apiVersion names any kind; the known kinds have their own.
 	apiVersion, ok := a.TargetAPIVersion, a.TargetAPIVersion != ""
 	if !ok {

@@ -12,7 +12,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/inferslo/inferslo/compiler/rules"
 	inferspec "github.com/inferslo/inferslo/spec"
 )
 
@@ -112,14 +111,7 @@ func compileFleet(t *testing.T, dir string) map[string]decoded {
 	if err := res.Err(); err != nil {
 		t.Fatal(err)
 	}
-	groups, sources, err := rules.ServiceGroups(res.Set.SLOs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	content, err := rules.Marshal(groups, sources)
-	if err != nil {
-		t.Fatal(err)
-	}
+	content := ruleFile(t, res.Set)
 	if err := os.WriteFile(filepath.Join(dir, "fleet.rules.yaml"), content, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/promql/promqltest"
@@ -78,14 +79,7 @@ func TestTriggerQueriesReturnOneSampleOnSimulatedVLLM(t *testing.T) {
 		slos[i].ScaleOnBurn = true // the errors SLO opted in, to read both burns
 	}
 	s := set(slos...)
-	groups, sources, err := rules.ServiceGroups(s.SLOs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	content, err := rules.Marshal(groups, sources)
-	if err != nil {
-		t.Fatal(err)
-	}
+	content := ruleFile(t, s)
 	ruleFile := filepath.Join(t.TempDir(), "chat.rules.yaml")
 	if err := os.WriteFile(ruleFile, content, 0o644); err != nil {
 		t.Fatal(err)
@@ -186,4 +180,18 @@ func ruleEngine(t *testing.T, load, ruleFile string, end time.Duration) func(str
 		}
 		return out
 	}
+}
+
+// ruleFile is one rule file holding every service's validated rule groups.
+func ruleFile(t *testing.T, set model.Set) []byte {
+	t.Helper()
+	services, err := rules.Services(set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []rulefmt.RuleGroup
+	for _, s := range services {
+		groups = append(groups, s.Groups...)
+	}
+	return rules.AppendGroups(nil, 0, groups, rules.GroupStyle{})
 }

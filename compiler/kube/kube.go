@@ -19,7 +19,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
-	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/ruler"
 	"github.com/inferslo/inferslo/compiler/rules"
 )
@@ -32,10 +31,6 @@ const MaxRuleSize = 512 * 1024
 // ServiceRules are the rule groups of one service and the spec files they
 // came from (for the generated-file header).
 type ServiceRules = rules.Service
-
-// FromSet collects every service's validated rule groups from the rules
-// backend, worded by the built-in templates.
-func FromSet(set model.Set) ([]ServiceRules, error) { return rules.Services(set, nil) }
 
 // Options shape the PrometheusRule objects.
 type Options struct {
@@ -92,11 +87,6 @@ var (
 	// strategy is the CRD's pattern for partial_response_strategy.
 	strategy = regexp.MustCompile(`^(?i)(abort|warn)?$`)
 )
-
-// PrometheusRules returns one validated PrometheusRule per service.
-func PrometheusRules(services []ServiceRules, opts Options) (artifact.Set, error) {
-	return NewObjects(opts).PrometheusRules(services)
-}
 
 // Objects writes PrometheusRule objects with one set of Options. Only the
 // name differs between the objects' heads (apiVersion, kind, metadata), so

@@ -19,6 +19,7 @@ import (
 
 	"github.com/inferslo/inferslo/compiler/kube/crdschema"
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/rules"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -93,7 +94,7 @@ func TestPrometheusRuleMatchesGoldenAndValidatesAgainstTheCRD(t *testing.T) {
 	schema := compileCRD(t, true)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files, err := PrometheusRules([]ServiceRules{chatRules()}, tt.opts)
+			files, err := NewObjects(tt.opts).PrometheusRules([]ServiceRules{chatRules()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,11 +114,11 @@ func TestPrometheusRuleMatchesGoldenAndValidatesAgainstTheCRD(t *testing.T) {
 }
 
 func TestPrometheusRuleCarriesTheOptions(t *testing.T) {
-	files, err := PrometheusRules([]ServiceRules{chatRules()}, Options{
+	files, err := NewObjects(Options{
 		Namespace:               "monitoring",
 		Labels:                  map[string]string{"release": "prom"},
 		PartialResponseStrategy: "abort",
-	})
+	}).PrometheusRules([]ServiceRules{chatRules()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestPrometheusRuleCarriesTheOptions(t *testing.T) {
 }
 
 func TestCRDValidatorRejectsBrokenObjects(t *testing.T) {
-	good, err := PrometheusRules([]ServiceRules{chatRules()}, Options{Namespace: "monitoring"})
+	good, err := NewObjects(Options{Namespace: "monitoring"}).PrometheusRules([]ServiceRules{chatRules()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func TestPrometheusRulesRefuseWhatTheOperatorRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := PrometheusRules(tt.services, tt.opts)
+			_, err := NewObjects(tt.opts).PrometheusRules(tt.services)
 			if err == nil || !strings.Contains(err.Error(), tt.wants) {
 				t.Errorf("PrometheusRules() error = %v, want one mentioning %q", err, tt.wants)
 			}
@@ -287,11 +288,11 @@ func TestOutputIsSortedByServiceAndDeterministic(t *testing.T) {
 	a, b := chatRules(), chatRules()
 	b.Name = "batch"
 	b.Groups[0].Name = "inferslo-batch-ttft"
-	first, err := PrometheusRules([]ServiceRules{a, b}, Options{Labels: map[string]string{"z": "1", "a": "2"}})
+	first, err := NewObjects(Options{Labels: map[string]string{"z": "1", "a": "2"}}).PrometheusRules([]ServiceRules{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := PrometheusRules([]ServiceRules{b, a}, Options{Labels: map[string]string{"a": "2", "z": "1"}})
+	second, err := NewObjects(Options{Labels: map[string]string{"a": "2", "z": "1"}}).PrometheusRules([]ServiceRules{b, a})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,10 +306,10 @@ func TestOutputIsSortedByServiceAndDeterministic(t *testing.T) {
 	}
 }
 
-// TestFromSetWrapsTheRulesBackend runs the real rules backend on a vLLM SLO
+// TestKubeWrapsTheRulesBackend runs the real rules backend on a vLLM SLO
 // and checks both outputs load: the PrometheusRule against the CRD, the ruler
 // file in rulefmt.
-func TestFromSetWrapsTheRulesBackend(t *testing.T) {
+func TestKubeWrapsTheRulesBackend(t *testing.T) {
 	slo := model.SLO{
 		Name:      "chat-ttft",
 		Service:   model.Service{Name: "chat"},
@@ -334,14 +335,14 @@ func TestFromSetWrapsTheRulesBackend(t *testing.T) {
 			Histogram: "vllm:time_to_first_token_seconds", Selector: `model_name="llama-3-70b"`,
 		},
 	}
-	services, err := FromSet(model.Set{SLOs: []model.SLO{slo}})
+	services, err := rules.Services(model.Set{SLOs: []model.SLO{slo}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(services) != 1 || services[0].Name != "chat" || len(services[0].Groups) == 0 {
-		t.Fatalf("FromSet() = %+v", services)
+		t.Fatalf("rules.Services() = %+v", services)
 	}
-	files, err := PrometheusRules(services, Options{Namespace: "monitoring"})
+	files, err := NewObjects(Options{Namespace: "monitoring"}).PrometheusRules(services)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,16 +49,6 @@ type workbookPair struct {
 // Severities are the alert tiers in order.
 var Severities = []string{PageTier, TicketTier}
 
-// WorkbookTiers scales the workbook table to an SLO window. Each pair keeps
-// its burn-rate factor and its share of the budget, so its windows scale by
-// window/30d exactly (28d: 1h becomes 56m, 5m becomes 4m40s). Short windows
-// are raised to minRate, the shortest range rate() can use (four scrapes);
-// a long window below minRate is an error. `for` defaults to a thirtieth of
-// the tier's first long window, at least one evaluation interval.
-func WorkbookTiers(window, minRate, evaluation time.Duration) ([]Tier, error) {
-	return WorkbookTiersOf(Severities, window, minRate, evaluation)
-}
-
 // TierSeverities are the alert tiers an SLO tier gets by default: a batch
 // SLO raises tickets only, since a job waits on it, not a person.
 func TierSeverities(sloTier string) []string {
@@ -68,8 +58,14 @@ func TierSeverities(sloTier string) []string {
 	return Severities
 }
 
-// WorkbookTiersOf is WorkbookTiers for the given severities only, so a tier
-// left out cannot fail on its windows.
+// WorkbookTiersOf scales the workbook table of the given severities to an
+// SLO window; a severity left out cannot fail on its windows. Each pair
+// keeps its burn-rate factor and its share of the budget, so its windows
+// scale by window/30d exactly (28d: 1h becomes 56m, 5m becomes 4m40s).
+// Short windows are raised to minRate, the shortest range rate() can use
+// (four scrapes); a long window below minRate is an error. `for` defaults
+// to a thirtieth of the tier's first long window, at least one evaluation
+// interval.
 func WorkbookTiersOf(severities []string, window, minRate, evaluation time.Duration) ([]Tier, error) {
 	var tiers []Tier
 	for _, sev := range severities {

@@ -35,7 +35,7 @@ func TestWorkbookTiersScaleWithTheWindow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tiers, err := WorkbookTiers(tt.window, 2*time.Minute, time.Minute)
+			tiers, err := WorkbookTiersOf(Severities, tt.window, 2*time.Minute, time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +67,7 @@ func TestWorkbookTiersScaleWithTheWindow(t *testing.T) {
 func TestEveryTierSpendsTheWorkbookBudgetShareAtAnyWindow(t *testing.T) {
 	want := []string{"2%", "5%", "10%", "10%"}
 	for _, w := range []time.Duration{day, 7 * day, 28 * day, 30 * day, 90 * day} {
-		tiers, err := WorkbookTiers(w, time.Second, time.Minute)
+		tiers, err := WorkbookTiersOf(Severities, w, time.Second, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestEveryTierSpendsTheWorkbookBudgetShareAtAnyWindow(t *testing.T) {
 }
 
 func TestALongWindowBelowTheRateMinimumIsAnError(t *testing.T) {
-	_, err := WorkbookTiers(day, 4*time.Minute, time.Minute)
+	_, err := WorkbookTiersOf(Severities, day, 4*time.Minute, time.Minute)
 	if err == nil || !strings.Contains(err.Error(), "page tier's 1h window (2m scaled to a 1d SLO)") {
 		t.Fatalf("err = %v, want the page tier's window named", err)
 	}
@@ -133,7 +133,7 @@ func TestTheBaseWindowIsTheShortestAlertWindowUpToFiveMinutes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			all, err := WorkbookTiers(tt.window, 4*tt.scrape, time.Minute)
+			all, err := WorkbookTiersOf(Severities, tt.window, 4*tt.scrape, time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -35,7 +35,7 @@ func TestTheTestsOfAServiceWithMaintenanceStartOutsideItsWindows(t *testing.T) {
 	mustPass(t, filepath.Dir(path), path, "chat-ttft: the page alert fires during a 20x burn", "chat-ttft: the page alert is silent at half the budget rate")
 
 	slo.Alerting.Maintenance = []model.Maintenance{{Duration: 21 * time.Hour}}
-	if _, err := Build(model.Set{SLOs: []model.SLO{slo}}, nil); err == nil || !strings.Contains(err.Error(), "leave no 6h closed within a week") {
+	if _, err := build(model.Set{SLOs: []model.SLO{slo}}); err == nil || !strings.Contains(err.Error(), "leave no 6h closed within a week") {
 		t.Fatalf("got %v, want a service never closed for 6h refused", err)
 	}
 }

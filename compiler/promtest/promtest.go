@@ -11,6 +11,7 @@ package promtest
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -28,7 +29,6 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/rules"
 	"github.com/inferslo/inferslo/compiler/simulate/synth"
-	"github.com/inferslo/inferslo/templates"
 )
 
 // Path is where a service's test file goes, beside its rule file.
@@ -71,16 +71,6 @@ type AlertTest struct {
 type ExpectedAlert struct {
 	Labels      map[string]string `yaml:"exp_labels"`
 	Annotations map[string]string `yaml:"exp_annotations,omitempty"`
-}
-
-// Build returns one test file per service, for the rule file rules.Build
-// writes beside it; see Files.
-func Build(set model.Set, text *templates.Text) (artifact.Set, error) {
-	services, err := rules.Services(set, text)
-	if err != nil {
-		return nil, err
-	}
-	return Files(set, services)
 }
 
 // Files returns one test file per service of set, testing the service's
@@ -148,9 +138,7 @@ func ServiceTests(svc model.ServiceSLOs, groups []rulefmt.RuleGroup) (File, erro
 			eval = e
 		}
 	}
-	if eval == 0 {
-		eval = time.Minute
-	}
+	eval = cmp.Or(eval, time.Minute)
 	f.EvaluationInterval = model.FormatDuration(eval)
 	b := builder{slos: slos, groups: groups, eval: eval}
 	for _, slo := range slos {

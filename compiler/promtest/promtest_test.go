@@ -26,7 +26,7 @@ func ttftSLO(t *testing.T) model.SLO {
 	}
 	threshold, _ := model.ParseDecimal("0.5")
 	window := 28 * 24 * time.Hour
-	tiers, err := model.WorkbookTiers(window, 2*time.Minute, time.Minute)
+	tiers, err := model.WorkbookTiersOf(model.Severities, window, 2*time.Minute, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func writeOut(t *testing.T, set model.Set, edit func([]byte) []byte) (dir string
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests, err = Build(set, nil)
+	tests, err = build(set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestEveryExampleServiceGetsPassingTests(t *testing.T) {
 	if len(tests) != want {
 		t.Errorf("%d test files for %d services with event-budgeted SLOs", len(tests), want)
 	}
-	again, err := Build(set, nil)
+	again, err := build(set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,4 +268,14 @@ spec:
 			}
 		})
 	}
+}
+
+// build returns the test files of set with the built-in templates, as a
+// compilation does.
+func build(set model.Set) (artifact.Set, error) {
+	services, err := rules.Services(set, nil)
+	if err != nil {
+		return nil, err
+	}
+	return Files(set, services)
 }

@@ -7,6 +7,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html"
 	"regexp"
@@ -78,9 +79,7 @@ func NewReview(set model.Set, files artifact.Set, title string) (*Review, error)
 	if len(ds) == 0 {
 		return nil, fmt.Errorf("no dashboards among the %d generated files", len(files))
 	}
-	if title == "" {
-		title = "inferslo review"
-	}
+	title = cmp.Or(title, "inferslo review")
 	return &Review{set: set, files: files, title: title, ds: ds, sections: make([][]byte, len(ds)), pending: map[int]pendingDraw{}}, nil
 }
 

@@ -66,10 +66,19 @@ func fixture(t testing.TB) model.Set {
 
 func artifacts(t testing.TB, set model.Set) artifact.Set {
 	t.Helper()
-	files, err := grafana.Build(set, nil)
+	b, err := grafana.NewBuilder(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	files, err := b.Services(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overview, err := b.Overview(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, overview...)
 	r, err := rules.Build(set, nil)
 	if err != nil {
 		t.Fatal(err)

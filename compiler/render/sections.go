@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -121,9 +122,7 @@ func sliText(s model.SLO) string {
 	}
 	if inf := s.Inference; inf != nil {
 		engine := inf.EngineTitle
-		if engine == "" {
-			engine = inf.Engine
-		}
+		engine = cmp.Or(engine, inf.Engine)
 		if inf.Threshold.IsZero() {
 			return fmt.Sprintf("%s from %s", inf.Role, engine)
 		}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -211,9 +212,7 @@ func writeTimeseries(b *bytes.Buffer, p panel, data map[string][]Series, alerts 
 	}
 	if !hasData {
 		msg := def.NoValue
-		if msg == "" {
-			msg = "No data"
-		}
+		msg = cmp.Or(msg, "No data")
 		fmt.Fprintf(b, "<text class=\"nodata\" x=\"%s\" y=\"%s\">%s</text>\n", f1(marginLeft+plotW/2), f1(marginTop+plotH/2), esc(msg))
 	}
 	b.WriteString("</svg>\n")
@@ -531,9 +530,7 @@ func sparkline(pts []Point, x0, y0, w, h float64) string {
 		hi = lo + 1
 	}
 	span := float64(t1.Sub(t0))
-	if span == 0 {
-		span = 1
-	}
+	span = cmp.Or(span, 1)
 	return pathOf(pts,
 		func(t time.Time) float64 { return x0 + float64(t.Sub(t0))/span*w },
 		func(v float64) float64 { return y0 + (hi-v)/(hi-lo)*h },

@@ -5,6 +5,7 @@
 package review
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -45,9 +46,7 @@ type Result struct {
 
 // Build compiles set, replays it and draws the review page.
 func Build(set model.Set, opts Options) (Result, error) {
-	if opts.RateInterval == 0 {
-		opts.RateInterval = 2 * time.Minute
-	}
+	opts.RateInterval = cmp.Or(opts.RateInterval, 2*time.Minute)
 	out, err := compiler.Compile(set, compiler.Options{Text: opts.Text})
 	if err != nil {
 		return Result{}, err

@@ -47,10 +47,15 @@ func TestTheStreamedPageEqualsThePageOfOneReplay(t *testing.T) {
 	for i, q := range queries {
 		evaluable[i] = render.Evaluable(q, 2*time.Minute)
 	}
-	tl, err := timeline.RunTimeline(res.Set, evaluable, opts)
+	tls := make([]timeline.Timeline, len(res.Set.Services()))
+	err = timeline.RunServiceTimelines(res.Set, func(string) []string { return evaluable }, opts, func(i int, _ string, tl timeline.Timeline) error {
+		tls[i] = tl
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	tl := timeline.Merge(tls)
 	data := map[string][]render.Series{}
 	for i, q := range queries {
 		for _, s := range tl.Series[evaluable[i]] {

@@ -5,6 +5,7 @@
 package ruler
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -53,9 +54,7 @@ func Names() []string {
 
 // Lookup finds an evaluator by name; "" is Prometheus.
 func Lookup(name string) (Target, error) {
-	if name == "" {
-		name = "prometheus"
-	}
+	name = cmp.Or(name, "prometheus")
 	ts := Targets()
 	if i := slices.IndexFunc(ts, func(t Target) bool { return t.Name == name }); i >= 0 {
 		return ts[i], nil

@@ -142,7 +142,7 @@ func TestACalendarPeriodSLOResetsAtItsBoundary(t *testing.T) {
 			skip := int(dataStart.Sub(time.Unix(0, 0)) / time.Minute)
 			series := fmt.Sprintf("req_total{code=\"200\"} _x%d %s\nreq_total{code=\"500\"} _x%d %s", skip, join(good), skip, join(failed))
 
-			tiers, err := model.WorkbookTiers(30*24*time.Hour, 2*time.Minute, 5*time.Minute)
+			tiers, err := model.WorkbookTiersOf(model.Severities, 30*24*time.Hour, 2*time.Minute, 5*time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -51,9 +52,7 @@ func (s Service) Chained(limit int) (Service, Chain, error) {
 		c.Split++
 		c.Links = max(c.Links, links)
 		interval := time.Duration(g.Interval)
-		if interval == 0 {
-			interval = time.Minute
-		}
+		interval = cmp.Or(interval, time.Minute)
 		c.Lag = max(c.Lag, time.Duration(links)*interval)
 	}
 	return Service{Name: s.Name, Groups: groups, Sources: s.Sources, checked: s.checked}, c, nil

@@ -61,7 +61,7 @@ h{job="a",pod="3"} {{schema:0 count:0 sum:0 offset:-2 buckets:[0 0]}}x40`,
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tiers, err := model.WorkbookTiers(30*24*time.Hour, 2*time.Minute, time.Minute)
+			tiers, err := model.WorkbookTiersOf(model.Severities, 30*24*time.Hour, 2*time.Minute, time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func TestNoTwoRulesOfAFileShareNameAndLabels(t *testing.T) {
 		window time.Duration
 		cal    *model.Calendar
 	}{{"a", 28 * day, nil}, {"b", 28 * day, nil}, {"week", 7 * day, &model.Calendar{Unit: "w", Count: 1}}, {"day", day, &model.Calendar{Unit: "d", Count: 1}}} {
-		tiers, err := model.WorkbookTiers(s.window, 2*time.Minute, time.Minute)
+		tiers, err := model.WorkbookTiersOf(model.Severities, s.window, 2*time.Minute, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestNoTwoRulesOfAFileShareNameAndLabels(t *testing.T) {
 			Window: s.window, Calendar: s.cal, Evaluation: time.Minute, ScrapeInterval: 30 * time.Second,
 			Alerting: model.Alerting{Tiers: tiers, NoData: true}})
 	}
-	groups, _, err := ServiceGroups(set.SLOs, nil)
+	groups, _, err := serviceGroups(set.SLOs, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestTheMinimumTrafficGateSilencesBurnsOnLowTraffic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tiers, err := model.WorkbookTiers(30*24*time.Hour, 2*time.Minute, time.Minute)
+			tiers, err := model.WorkbookTiersOf(model.Severities, 30*24*time.Hour, 2*time.Minute, time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +223,7 @@ x_bucket{model="m",le="0.25"} 0+0x90`, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tiers, err := model.WorkbookTiers(30*24*time.Hour, 2*time.Minute, time.Minute)
+			tiers, err := model.WorkbookTiersOf(model.Severities, 30*24*time.Hour, 2*time.Minute, time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,7 +21,7 @@ import (
 // histograms (ttft, and tpot or itl as role says).
 func goodputSet(t *testing.T, role string) model.Set {
 	t.Helper()
-	tiers, err := model.WorkbookTiers(28*24*time.Hour, 2*time.Minute, time.Minute)
+	tiers, err := model.WorkbookTiersOf(model.Severities, 28*24*time.Hour, 2*time.Minute, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestGoodputPairsOnlyPerRequestHistograms(t *testing.T) {
 		{"ITL observes decode steps, so it pairs with nothing", "itl", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			groups, _, err := ServiceGroups(goodputSet(t, tc.role).SLOs, nil)
+			groups, _, err := serviceGroups(goodputSet(t, tc.role).SLOs, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

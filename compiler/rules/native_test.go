@@ -68,7 +68,7 @@ func TestCounterQueriesOnNativeHistogramsRateInsideTheFunctions(t *testing.T) {
 // native histograms): good and total are both absent, so no burn alert can
 // fire and SLIDataMissing does; no configuration alert is needed.
 func TestAClassicOnlyScrapeOfANativeSLIMissesDataAndPagesNobody(t *testing.T) {
-	tiers, err := model.WorkbookTiers(30*24*time.Hour, 2*time.Minute, time.Minute)
+	tiers, err := model.WorkbookTiersOf(model.Severities, 30*24*time.Hour, 2*time.Minute, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,12 +167,6 @@ func Files(services []Service) artifact.Set {
 	return files
 }
 
-// ServiceGroups returns the rule groups of one service's SLOs, one per SLO,
-// and the spec files they came from; see Group for text.
-func ServiceGroups(slos []model.SLO, text *templates.Text) ([]rulefmt.RuleGroup, []string, error) {
-	return serviceGroups(slos, text, nil)
-}
-
 func serviceGroups(slos []model.SLO, text *templates.Text, said windowWords) ([]rulefmt.RuleGroup, []string, error) {
 	text, err := templates.OrDefault(text)
 	if err != nil {
@@ -189,20 +183,6 @@ func serviceGroups(slos []model.SLO, text *templates.Text, said windowWords) ([]
 		groups = append(groups, g)
 	}
 	return groups, model.Sources(slos), nil
-}
-
-// Marshal validates rule groups and writes them as a rule file with the
-// generated-code header.
-func Marshal(groups []rulefmt.RuleGroup, sources []string) ([]byte, error) {
-	if err := Validate(groups); err != nil {
-		return nil, err
-	}
-	return encode(groups, sources), nil
-}
-
-func encode(groups []rulefmt.RuleGroup, sources []string) []byte {
-	b := []byte(artifact.YAMLHeader(sources))
-	return AppendGroups(b, 0, groups, GroupStyle{})
 }
 
 // GroupName is the rule group of one SLO; a named tier prefixes it

@@ -81,7 +81,7 @@ func TestATimeSliceSLOCountsBadSlicesAndLeavesQuietOnesOut(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tiers, err := model.WorkbookTiers(30*24*time.Hour, 2*time.Minute, 2*time.Minute)
+			tiers, err := model.WorkbookTiersOf(model.Severities, 30*24*time.Hour, 2*time.Minute, 2*time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +154,7 @@ func TestAThresholdSliceIsGoodWhenItsShareOfGoodEvaluationsMeetsTheTarget(t *tes
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tiers, err := model.WorkbookTiers(30*24*time.Hour, 4*time.Minute, 4*time.Minute)
+			tiers, err := model.WorkbookTiersOf(model.Severities, 30*24*time.Hour, 4*time.Minute, 4*time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -95,19 +95,6 @@ func Load(ctx context.Context, src string, lim Limits) (*Scrape, error) {
 	return parse(src, data, "", lim)
 }
 
-// Parse reads an exposition held in memory; source names it in messages.
-func Parse(source string, data []byte, lim Limits) (*Scrape, error) {
-	lim = lim.orDefaults()
-	if int64(len(data)) > lim.MaxBytes {
-		return nil, fmt.Errorf("parse metrics %s: larger than %d bytes", source, lim.MaxBytes)
-	}
-	data, err := gunzip(source, data, lim)
-	if err != nil {
-		return nil, err
-	}
-	return parse(source, data, "", lim)
-}
-
 // IsURL tells a live endpoint from a file name.
 func IsURL(src string) bool {
 	return strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://")
@@ -242,21 +229,12 @@ func parse(source string, data []byte, contentType string, lim Limits) (*Scrape,
 	return s, nil
 }
 
-// Series returns how many series the scrape holds.
-func (s *Scrape) Series() int { return s.count }
-
 // Of returns the series of one metric name, each as its labels (the name
 // under __name__). The maps are shared: read, never write.
 func (s *Scrape) Of(name string) []map[string]string { return s.series[name] }
 
 // Has tells whether the scrape holds a series of that name.
 func (s *Scrape) Has(name string) bool { return len(s.series[name]) > 0 }
-
-// Values lists the distinct values of a label over the series of one
-// metric, sorted (bucket bounds by number).
-func (s *Scrape) Values(name, label string) []string {
-	return Values(s.series[name], label)
-}
 
 // Values lists the distinct values of a label over series, sorted; le
 // values sort by number.

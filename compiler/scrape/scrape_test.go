@@ -25,14 +25,14 @@ func TestOpenMetricsScrapesParseWithPrometheus3LeForms(t *testing.T) {
 		"vllm:time_to_first_token_seconds_count 3\n" +
 		"vllm:time_to_first_token_seconds_sum 1.5\n" +
 		"# EOF\n"
-	s, err := Parse("om", []byte(om), Limits{})
+	s, err := parseBytes("om", []byte(om), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Of("vllm:request_success_total")) != 1 {
 		t.Fatalf("series: %v", s.Names())
 	}
-	les := s.Values("vllm:time_to_first_token_seconds_bucket", "le")
+	les := Values(s.Of("vllm:time_to_first_token_seconds_bucket"), "le")
 	if !slices.Equal(les, []string{"1.0", "+Inf"}) {
 		t.Fatalf("le values %q, want the Prometheus 3 forms 1.0 and +Inf in bound order", les)
 	}
@@ -40,15 +40,15 @@ func TestOpenMetricsScrapesParseWithPrometheus3LeForms(t *testing.T) {
 
 func TestTextScrapesKeepEveryLabel(t *testing.T) {
 	text := "# TYPE tgi_request_failure counter\ntgi_request_failure{err=\"overloaded\"} 4\ntgi_request_failure{err=\"validation\"} 1\n"
-	s, err := Parse("t", []byte(text), Limits{})
+	s, err := parseBytes("t", []byte(text), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Values("tgi_request_failure", "err"); !slices.Equal(got, []string{"overloaded", "validation"}) {
+	if got := Values(s.Of("tgi_request_failure"), "err"); !slices.Equal(got, []string{"overloaded", "validation"}) {
 		t.Fatalf("err values %q", got)
 	}
-	if s.Series() != 2 {
-		t.Fatalf("%d series, want 2", s.Series())
+	if s.count != 2 {
+		t.Fatalf("%d series, want 2", s.count)
 	}
 }
 
@@ -119,11 +119,11 @@ func TestHostileScrapesAreRefusedWithinTheirBounds(t *testing.T) {
 			return err
 		}, "inflates to more than"},
 		{"a gzip file inflating past the bound is refused", func() error {
-			_, err := Parse("bomb.gz", bomb, Limits{MaxBytes: 1 << 20})
+			_, err := parseBytes("bomb.gz", bomb, Limits{MaxBytes: 1 << 20})
 			return err
 		}, "inflates to more than"},
 		{"more series than the bound are refused", func() error {
-			_, err := Parse("many", many, Limits{MaxSeries: 999})
+			_, err := parseBytes("many", many, Limits{MaxSeries: 999})
 			return err
 		}, "more than 999 series"},
 		{"a file above the size bound is refused", func() error {
@@ -131,15 +131,15 @@ func TestHostileScrapesAreRefusedWithinTheirBounds(t *testing.T) {
 			return err
 		}, "larger than"},
 		{"a label value over 16 MiB, which Prometheus' labels panic on, is refused", func() error {
-			_, err := Parse("huge", []byte("m{a=\""+strings.Repeat("v", 17<<20)+"\"} 1\n"), Limits{})
+			_, err := parseBytes("huge", []byte("m{a=\""+strings.Repeat("v", 17<<20)+"\"} 1\n"), Limits{})
 			return err
 		}, "over the limit of 1048576 bytes"},
 		{"an OpenMetrics label value over 16 MiB is refused", func() error {
-			_, err := Parse("huge", []byte("m{a=\""+strings.Repeat("v", 17<<20)+"\"} 1\n# EOF\n"), Limits{})
+			_, err := parseBytes("huge", []byte("m{a=\""+strings.Repeat("v", 17<<20)+"\"} 1\n# EOF\n"), Limits{})
 			return err
 		}, "over the limit of 1048576 bytes"},
 		{"a label name over the bound is refused", func() error {
-			_, err := Parse("huge", []byte("m{"+strings.Repeat("n", 2<<20)+"=\"v\"} 1\n"), Limits{})
+			_, err := parseBytes("huge", []byte("m{"+strings.Repeat("n", 2<<20)+"=\"v\"} 1\n"), Limits{})
 			return err
 		}, "over the limit of 1048576 bytes"},
 		{"a redirect to another host is refused", func() error {
@@ -147,7 +147,7 @@ func TestHostileScrapesAreRefusedWithinTheirBounds(t *testing.T) {
 			return err
 		}, "refused a redirect to another host"},
 		{"a file that is no scrape is refused without quoting its text", func() error {
-			_, err := Parse(".env", []byte("OPENAI_API_KEY=sk-live-abcdef\n"), Limits{})
+			_, err := parseBytes(".env", []byte("OPENAI_API_KEY=sk-live-abcdef\n"), Limits{})
 			if err != nil && strings.Contains(err.Error(), "sk-live") {
 				return fmt.Errorf("quoted the secret: %w", err)
 			}
@@ -204,7 +204,7 @@ func BenchmarkParse8MB(b *testing.B) {
 	data := buf.Bytes()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Parse("bench", data, Limits{MaxBytes: 16 << 20, MaxSeries: 1 << 20}); err != nil {
+		if _, err := parseBytes("bench", data, Limits{MaxBytes: 16 << 20, MaxSeries: 1 << 20}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -218,7 +218,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(gzipped(f, []byte("a{b=\"c\"} 1\n")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lim := Limits{MaxBytes: 1 << 16, MaxSeries: 64}
-		s, err := Parse("fuzz", data, lim)
+		s, err := parseBytes("fuzz", data, lim)
 		if err != nil {
 			return
 		}
@@ -226,8 +226,19 @@ func FuzzParse(f *testing.F) {
 		for _, name := range s.Names() {
 			n += len(s.Of(name))
 		}
-		if n != s.Series() || n > lim.MaxSeries || n > bytes.Count(data, []byte("\n"))+1 && len(data) > 0 && data[0] != 0x1f {
-			t.Fatalf("%d series kept (count %d) from %d bytes", n, s.Series(), len(data))
+		if n != s.count || n > lim.MaxSeries || n > bytes.Count(data, []byte("\n"))+1 && len(data) > 0 && data[0] != 0x1f {
+			t.Fatalf("%d series kept (count %d) from %d bytes", n, s.count, len(data))
 		}
 	})
+}
+
+// parseBytes reads an exposition held in memory, gzipped or not, as Load
+// reads a file's bytes; source names it in messages.
+func parseBytes(source string, data []byte, lim Limits) (*Scrape, error) {
+	lim = lim.orDefaults()
+	data, err := gunzip(source, data, lim)
+	if err != nil {
+		return nil, err
+	}
+	return parse(source, data, "", lim)
 }

@@ -13,16 +13,11 @@ import (
 // front end can point at the spec property that sets it.
 type Interval string
 
-// CheckIntervals refuses, for `inferslo test`, an SLO whose scenarios
-// together would need more than 100,000 rule evaluations or scrapes at the
-// spec's intervals, naming the interval that would do ("" when none is
-// refused). The spans come from the spec's windows, tiers and intervals, as
-// the scenarios derive them.
-func CheckIntervals(slo model.SLO) (Interval, string) { return CheckBudget(slo, maxSteps) }
-
-// CheckBudget is CheckIntervals with a budget of its own: at most budget
-// rule evaluations, and as many scrapes, per SLO (never more than
-// CheckIntervals allows).
+// CheckBudget refuses, for `inferslo test`, an SLO whose scenarios together
+// would need more than budget rule evaluations, or as many scrapes, at the
+// spec's intervals (never more than 100,000), naming the interval that
+// would do ("" when none is refused). The spans come from the spec's
+// windows, tiers and intervals, as the scenarios derive them.
 func CheckBudget(slo model.SLO, budget int64) (Interval, string) {
 	budget = min(budget, maxSteps)
 	s := &sloSim{slo: slo, opts: Options{}.withDefaults(), eval: slo.Evaluation}
@@ -68,8 +63,8 @@ func CheckBudget(slo model.SLO, budget int64) (Interval, string) {
 }
 
 // checkSteps refuses a scenario whose rule file's interval needs more than
-// maxSteps evaluations or scrapes (CheckIntervals refuses specs that do,
-// before any replay).
+// maxSteps evaluations or scrapes (CheckBudget refuses specs that do, before
+// any replay).
 func (s *sloSim) checkSteps(end, prehistory time.Duration) error {
 	// The day/night scenario is the longest; checking it first thing
 	// refuses the SLO before any scenario spends time.
@@ -94,7 +89,7 @@ const maxSteps = 100_000
 // DefaultBudget is the rule evaluations and scrapes a run of `inferslo
 // test` or `render` replays per SLO unless told otherwise (--budget): a
 // few times what the default intervals need, about a minute of CPU at most.
-// CheckIntervals' 100,000 take minutes per SLO.
+// maxSteps' 100,000 take minutes per SLO.
 const DefaultBudget = 25_000
 
 // MaxBudget is the largest budget a run may be given.

@@ -28,7 +28,7 @@ func e2eSLOs(t *testing.T) model.Set {
 		slo.Window = time.Hour
 		slo.Evaluation = time.Second
 		slo.ScrapeInterval = time.Second
-		tiers, err := model.WorkbookTiers(time.Hour, 4*time.Second, time.Second)
+		tiers, err := model.WorkbookTiersOf(model.Severities, time.Hour, 4*time.Second, time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}

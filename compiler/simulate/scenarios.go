@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -123,9 +124,7 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 	// The run's evaluation interval is only known once the group loads;
 	// the spec's stands in for the prediction and the file's for the run.
 	eval := s.slo.Evaluation
-	if eval == 0 {
-		eval = time.Minute
-	}
+	eval = cmp.Or(eval, time.Minute)
 	predicted := detectT + tier.For + base + eval
 	bound := predict.ResolveBound(tier, h, b) + base + eval
 	deadline := warm + 2*predicted

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -106,9 +107,7 @@ func rampChecks(s *sloSim, steps []autoscale.FleetStep, scaler autoscale.Autosca
 		c.Observed, c.Pass = fmt.Sprintf("paged at %s, burn_tier %s", at(steps[page]), steps[page].PageTier[0]), true
 	}
 	out = append(out, c)
-	if earlyWarn == "" {
-		earlyWarn = "silent"
-	}
+	earlyWarn = cmp.Or(earlyWarn, "silent")
 	out = append(out, s.check(ScenarioRamp, irules.AlertBacklog, "silent at steady load", earlyWarn, earlyWarn == "silent"))
 	c = s.check(ScenarioRamp, irules.AlertBacklog, "fires before the page", "never fired", false)
 	switch {

@@ -46,6 +46,7 @@
 package simulate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
@@ -88,18 +89,10 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Shape.Pods == 0 {
-		o.Shape.Pods = 4
-	}
-	if o.Shape.Models == 0 {
-		o.Shape.Models = 2
-	}
-	if o.RPS == 0 {
-		o.RPS = 10
-	}
-	if o.Parallel == 0 {
-		o.Parallel = runtime.GOMAXPROCS(0)
-	}
+	o.Shape.Pods = cmp.Or(o.Shape.Pods, 4)
+	o.Shape.Models = cmp.Or(o.Shape.Models, 2)
+	o.RPS = cmp.Or(o.RPS, 10)
+	o.Parallel = cmp.Or(o.Parallel, runtime.GOMAXPROCS(0))
 	return o
 }
 

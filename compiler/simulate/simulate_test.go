@@ -212,7 +212,7 @@ func TestIntervalsNeedingTooManyStepsAreRefusedNamingTheSpec(t *testing.T) {
 	}
 }
 
-func TestCheckIntervalsRefusesSpecsWhoseReplayWouldTakeHours(t *testing.T) {
+func TestCheckBudgetRefusesSpecsWhoseReplayWouldTakeHours(t *testing.T) {
 	tests := []struct {
 		name         string
 		eval, scrape time.Duration
@@ -230,7 +230,7 @@ func TestCheckIntervalsRefusesSpecsWhoseReplayWouldTakeHours(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			slo := slotest.VLLM(t, "errors", "99.9%")
 			slo.Evaluation, slo.ScrapeInterval = tc.eval, tc.scrape
-			iv, msg := CheckIntervals(slo)
+			iv, msg := CheckBudget(slo, maxSteps)
 			if iv != tc.want {
 				t.Fatalf("interval %q (%s), want %q", iv, msg, tc.want)
 			}

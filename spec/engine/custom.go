@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -14,9 +15,7 @@ import (
 func Custom(id string, e *Engine) (*Engine, error) {
 	c := *e
 	c.ID = id
-	if c.Title == "" {
-		c.Title = id
-	}
+	c.Title = cmp.Or(c.Title, id)
 	if err := c.check(); err != nil {
 		return nil, err
 	}

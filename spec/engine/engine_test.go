@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -54,7 +55,7 @@ func TestResolvePicksTheVersionVariant(t *testing.T) {
 		{"vLLM 0.9.2 names the KV gauge kv_cache_usage_perc", "vllm", "0.9.2", func(e *Engine) string { return e.Gauges["kv_cache_usage"] }},
 		{"vLLM 0.8.3 has the old TTFT buckets ending at 10 s", "vllm", "0.8.3", func(e *Engine) string {
 			b := e.Histograms["ttft"].Buckets
-			return FormatSeconds(b[len(b)-1])
+			return strconv.FormatFloat(b[len(b)-1], 'f', -1, 64)
 		}},
 		{"vLLM 0.10 has no per-request TPOT", "vllm", "0.10.0", func(e *Engine) string { return strings.Join(e.Roles(), ",") }},
 		{"vLLM 0.12 has no error reason but tells cut-short answers apart", "vllm", "0.12.0", func(e *Engine) string { return strings.Join(e.SLIs(), ",") }},
@@ -64,7 +65,7 @@ func TestResolvePicksTheVersionVariant(t *testing.T) {
 		{"SGLang 0.5.2 names the queue histogram queue_time_s", "sglang", "0.5.2", func(e *Engine) string { return e.Histograms["queue"].Metric }},
 		{"SGLang 0.5.1 e2e buckets end at 800", "sglang", "0.5.1", func(e *Engine) string {
 			b := e.Histograms["e2e"].Buckets
-			return FormatSeconds(b[len(b)-1]) + " " + strings.Join(e.Roles(), ",")
+			return strconv.FormatFloat(b[len(b)-1], 'f', -1, 64) + " " + strings.Join(e.Roles(), ",")
 		}},
 		{"SGLang 0.4.4 has a TPOT histogram", "sglang", "0.4.4", func(e *Engine) string { return e.Histograms["tpot"].Metric }},
 		{"Triton r24.05 counts cancellations as failures", "triton", "r24.05", func(e *Engine) string { return e.Errors.Bad }},

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"strconv"
 )
 
 // UnitOrSeconds is the histogram's unit, seconds unless stated.
@@ -48,11 +47,6 @@ func (h *Histogram) Neighbours(seconds float64) (below, above float64) {
 		}
 	}
 	return below, above
-}
-
-// FormatSeconds prints a bucket bound in seconds the shortest exact way.
-func FormatSeconds(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 func nearlyEqual(a, b float64) bool {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"sort"
 	"strings"
 
@@ -148,12 +149,8 @@ func (e *Engine) uses() []namedUse {
 			patch := va.Histograms[r]
 			h := Histogram{Metric: patch.Metric, Unit: patch.Unit, Buckets: patch.Buckets}
 			if base, ok := e.Histograms[r]; ok {
-				if h.Metric == "" {
-					h.Metric = base.Metric
-				}
-				if h.Unit == "" {
-					h.Unit = base.Unit
-				}
+				h.Metric = cmp.Or(h.Metric, base.Metric)
+				h.Unit = cmp.Or(h.Unit, base.Unit)
 				if h.Buckets == nil {
 					h.Buckets = base.Buckets
 				}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -15,9 +16,7 @@ func (e *Engine) IsNative() bool { return e.HistogramType == Native }
 // As returns the engine scraped with histograms of type t (classic or
 // native; empty: the engine's own).
 func (e *Engine) As(t string) (*Engine, error) {
-	if t == "" {
-		t = e.HistogramType
-	}
+	t = cmp.Or(t, e.HistogramType)
 	if t == Native {
 		return e.AsNative()
 	}

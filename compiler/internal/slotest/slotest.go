@@ -25,7 +25,7 @@ func Decimal(t testing.TB, s string) model.Decimal {
 
 func Workbook(t testing.TB, window, scrape, eval time.Duration) []model.Tier {
 	t.Helper()
-	tiers, err := model.WorkbookTiers(window, 4*scrape, eval)
+	tiers, err := model.WorkbookTiersOf(model.Severities, window, 4*scrape, eval)
 	if err != nil {
 		t.Fatal(err)
 	}

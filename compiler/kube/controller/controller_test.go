@@ -103,7 +103,7 @@ func shorthandExamples(t *testing.T) []string {
 }
 
 func TestEveryShorthandExampleIsAnObjectTheCRDAccepts(t *testing.T) {
-	crd, err := CRD()
+	crd, err := Kinds[0].CRD()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestAnObjectYieldsWhatCompileWritesForItsFile(t *testing.T) {
 			t.Fatalf("%s: %d files from the object, %d from the file", p, len(d.Files), len(out.Files))
 		}
 		for i, f := range out.Files {
-			want := strings.ReplaceAll(string(f.Data), strings.TrimPrefix(p, "../../../"), SourceName("llm", strings.TrimSuffix(filepath.Base(p), ".yaml")))
+			want := strings.ReplaceAll(string(f.Data), strings.TrimPrefix(p, "../../../"), sourceName(Kind, "llm", strings.TrimSuffix(filepath.Base(p), ".yaml")))
 			got := string(d.Files[i].Data)
 			if f.Path != d.Files[i].Path || got != want {
 				// The header names the file, and the object's name may differ from the file's.

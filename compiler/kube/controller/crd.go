@@ -97,10 +97,6 @@ var Kinds = []KindDef{
 	openSLOKind("DataSource", "datasources", reflect.TypeOf(v1.DataSourceSpec{})),
 }
 
-// CRD generates the InferenceSLO CustomResourceDefinition from the
-// shorthand's Go types.
-func CRD() ([]byte, error) { return Kinds[0].CRD() }
-
 // CRD generates the kind's CustomResourceDefinition from its spec's Go
 // type: each field's name under the decoder's tag and its type make a
 // structural schema. Required fields and values are left to spec, so that

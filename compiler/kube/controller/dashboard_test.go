@@ -48,7 +48,7 @@ func TestADashboardIsAConfigMapForGrafanasSidecarWithCompilesJSON(t *testing.T) 
 		t.Fatal(err)
 	}
 	data, _ := cm.Object["data"].(map[string]any)
-	want := compiledDashboard(t, "../../../examples/chat.yaml", "chat", SourceName("llm", "chat"))
+	want := compiledDashboard(t, "../../../examples/chat.yaml", "chat", sourceName(Kind, "llm", "chat"))
 	if got, _ := data["chat.json"].(string); got != want || len(data) != 1 {
 		t.Errorf("the ConfigMap's chat.json (%d bytes, %d keys) is not compile's grafana/chat.json (%d bytes)", len(got), len(data), len(want))
 	}

@@ -73,12 +73,6 @@ type Desired struct {
 // ErrInvalid says the spec has errors; Desired.Problems holds them.
 var ErrInvalid = errors.New("invalid spec")
 
-// SourceName names an InferenceSLO's spec in messages and generated
-// headers.
-func SourceName(namespace, name string) string {
-	return sourceName(Kind, namespace, name)
-}
-
 // sourceName names an object's spec: kind/namespace/name, the kind in
 // lower case.
 func sourceName(kind, namespace, name string) string {

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,9 +41,7 @@ type RunOptions struct {
 
 // Run reconciles the namespace's InferenceSLOs until ctx ends.
 func Run(ctx context.Context, cfg *rest.Config, o RunOptions) error {
-	if o.MetricsAddr == "" {
-		o.MetricsAddr = "0"
-	}
+	o.MetricsAddr = cmp.Or(o.MetricsAddr, "0")
 	mo := ctrl.Options{
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{o.Namespace: {}}},
 		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddr},

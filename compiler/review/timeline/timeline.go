@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"sort"
@@ -50,30 +51,14 @@ type TimelineOptions struct {
 }
 
 func (o TimelineOptions) withDefaults() TimelineOptions {
-	if o.Healthy == 0 {
-		o.Healthy = 24 * time.Hour
-	}
-	if o.Recovery == 0 {
-		o.Recovery = 3 * time.Hour
-	}
-	if o.Step == 0 {
-		o.Step = 5 * time.Minute
-	}
-	if o.BurnStep == 0 {
-		o.BurnStep = time.Minute
-	}
-	if o.Shape.Pods == 0 {
-		o.Shape.Pods = 3
-	}
-	if o.Shape.Models == 0 {
-		o.Shape.Models = 1
-	}
-	if o.RPS == 0 {
-		o.RPS = 10
-	}
-	if o.Parallel == 0 {
-		o.Parallel = runtime.GOMAXPROCS(0)
-	}
+	o.Healthy = cmp.Or(o.Healthy, 24*time.Hour)
+	o.Recovery = cmp.Or(o.Recovery, 3*time.Hour)
+	o.Step = cmp.Or(o.Step, 5*time.Minute)
+	o.BurnStep = cmp.Or(o.BurnStep, time.Minute)
+	o.Shape.Pods = cmp.Or(o.Shape.Pods, 3)
+	o.Shape.Models = cmp.Or(o.Shape.Models, 1)
+	o.RPS = cmp.Or(o.RPS, 10)
+	o.Parallel = cmp.Or(o.Parallel, runtime.GOMAXPROCS(0))
 	return o
 }
 
@@ -143,36 +128,21 @@ func (tl Timeline) Describe() string {
 		"then a fast burn on every SLO until its page alert fires (its quickest ticket when it pages nobody), then recovery." + grouped + caveat
 }
 
-// RunTimeline compiles the set's rules and replays one review scenario per
-// service: a healthy day, a fast burn on every SLO of the service until
-// every page alert fires (the quickest ticket of an SLO that pages nobody),
-// then recovery. Each SLO runs in its own harness (its own rule group over
-// its own engine-shaped series, as in Run); the first SLO of each engine
-// and selector also carries the engine's token counters and its queue,
-// running and KV-cache gauges. Each query is then evaluated at
-// the options' step in every harness it may read from, and the results are
-// merged: a label set seen twice keeps the harness whose SLI histogram the
-// query names, else the first.
-func RunTimeline(set model.Set, queries []string, opts TimelineOptions) (Timeline, error) {
-	tls := make([]Timeline, len(servicesOf(set)))
-	err := RunServiceTimelines(set, func(string) []string { return queries }, opts, func(i int, _ string, tl Timeline) error {
-		tls[i] = tl
-		return nil
-	})
-	if err != nil {
-		return Timeline{}, err
-	}
-	return Merge(tls), nil
-}
-
-// RunServiceTimelines replays each service's review scenario as RunTimeline
-// does, evaluating in that service's harnesses only the queries
-// queries(service) lists, and hands each service's timeline to each as soon
-// as it is done, with the service and its index among the set's services in
-// spec order. Services
-// replay Parallel at a time, each with its own rules only, so memory holds
-// the replays in flight rather than the whole set. each runs on the
-// replaying goroutine, concurrently for different services.
+// RunServiceTimelines compiles the set's rules and replays one review
+// scenario per service: a healthy day, a fast burn on every SLO of the
+// service until every page alert fires (the quickest ticket of an SLO that
+// pages nobody), then recovery. Each SLO runs in its own harness (its own
+// rule group over its own engine-shaped series, as in Run); the first SLO
+// of each engine and selector also carries the engine's token counters and
+// its queue, running and KV-cache gauges. Each query queries(service) lists
+// is evaluated at the options' step in every harness of the service it may
+// read from, and the results are merged: a label set seen twice keeps the
+// harness whose SLI histogram the query names, else the first. Each
+// service's timeline goes to each as soon as it is done, with the service
+// and its index among the set's services in spec order. Services replay
+// Parallel at a time, each with its own rules only, so memory holds the
+// replays in flight rather than the whole set. each runs on the replaying
+// goroutine, concurrently for different services.
 func RunServiceTimelines(set model.Set, queries func(service string) []string, opts TimelineOptions, each func(i int, service string, tl Timeline) error) error {
 	opts = opts.withDefaults()
 	services := servicesOf(set)

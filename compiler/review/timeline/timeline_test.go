@@ -59,7 +59,7 @@ func TestTimeline(t *testing.T) {
 	opts := TimelineOptions{Healthy: 6 * time.Hour}
 
 	start := time.Now()
-	tl, err := RunTimeline(set, queries, opts)
+	tl, err := runTimeline(set, queries, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestTimeline(t *testing.T) {
 
 	t.Run("a healthy-only replay pages nobody", func(t *testing.T) {
 		opts.SkipBurn = true
-		tl, err := RunTimeline(set, queries, opts)
+		tl, err := runTimeline(set, queries, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,12 +184,12 @@ func TestTimelineShortcutChangesNoQueriedValue(t *testing.T) {
 		queries = append(queries, model.Selector(model.BudgetRemaining, slo, 0))
 	}
 	opts := TimelineOptions{Healthy: 4 * time.Hour, SkipBurn: true}
-	fast, err := RunTimeline(set, queries, opts)
+	fast, err := runTimeline(set, queries, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.everyRule = true
-	exact, err := RunTimeline(set, queries, opts)
+	exact, err := runTimeline(set, queries, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestTimelineBurnsTheTicketWhenNothingPages(t *testing.T) {
 		}
 	}
 	slo.Alerting.Tiers = tickets
-	tl, err := RunTimeline(model.Set{SLOs: []model.SLO{slo}}, nil, TimelineOptions{Healthy: 6 * time.Hour})
+	tl, err := runTimeline(model.Set{SLOs: []model.SLO{slo}}, nil, TimelineOptions{Healthy: 6 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func BenchmarkTimelineExamples(b *testing.B) {
 		queries = append(queries, model.BurnRate(slo, slo.BaseWindow()), model.Selector(model.BudgetRemaining, slo, 0))
 	}
 	for b.Loop() {
-		if _, err := RunTimeline(set, queries, TimelineOptions{}); err != nil {
+		if _, err := runTimeline(set, queries, TimelineOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -300,7 +300,7 @@ func TestAGroupedSLOReplaysSeveralGroupsOfWhichOnlyTheFirstBurnsAndPages(t *test
 	slo.GroupBy = []string{"model_name"}
 	set := model.Set{SLOs: []model.SLO{slo}}
 	burnQ := model.BurnRate(slo, slo.BaseWindow())
-	tl, err := RunTimeline(set, []string{burnQ}, TimelineOptions{Healthy: 3 * time.Hour, Recovery: time.Hour})
+	tl, err := runTimeline(set, []string{burnQ}, TimelineOptions{Healthy: 3 * time.Hour, Recovery: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ spec:
   objectives: [{sli: errors, target: 99.9%, total: 'sglang:num_requests_total', bad: 'sglang:num_aborted_requests_total'}]
 `)
 	queries := []string{`sum(vllm:num_requests_waiting{namespace="a"})`, `sum(sglang:num_queue_reqs{namespace="b"})`}
-	tl, err := RunTimeline(set, queries, TimelineOptions{Healthy: 2 * time.Hour, SkipBurn: true})
+	tl, err := runTimeline(set, queries, TimelineOptions{Healthy: 2 * time.Hour, SkipBurn: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +398,7 @@ spec:
 	pair := model.GoodputPairs(set.SLOs)[0]
 	base := `{slo="` + pair.Name() + `",window="` + model.FormatDuration(set.SLOs[0].BaseWindow()) + `"}`
 	lower, upper := model.GoodputLower+base, model.GoodputUpper+base
-	tl, err := RunTimeline(set, []string{lower, upper}, TimelineOptions{Healthy: 3 * time.Hour})
+	tl, err := runTimeline(set, []string{lower, upper}, TimelineOptions{Healthy: 3 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,4 +431,15 @@ func minOf(vs []float64) float64 {
 		m = min(m, v)
 	}
 	return m
+}
+
+// runTimeline replays every service of set, evaluating queries in each, and
+// merges the timelines in service order.
+func runTimeline(set model.Set, queries []string, opts TimelineOptions) (Timeline, error) {
+	tls := make([]Timeline, len(servicesOf(set)))
+	err := RunServiceTimelines(set, func(string) []string { return queries }, opts, func(i int, _ string, tl Timeline) error {
+		tls[i] = tl
+		return nil
+	})
+	return Merge(tls), err
 }

@@ -1,6 +1,7 @@
 package autoscale
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -124,18 +125,6 @@ const HPASync = 15 * time.Second
 // gives up, which bounds the backlog.
 const clientPatience = time.Minute
 
-// RunFleet simulates the fleets' autoscalers against load-driven latency.
-func RunFleet(opts FleetOptions) ([]FleetStep, error) {
-	if err := Ready(opts.SLO); err != nil {
-		return nil, err
-	}
-	x, err := prom.IndexRules(opts.Rules)
-	if err != nil {
-		return nil, err
-	}
-	return RunIndexed(x, opts)
-}
-
 // Ready tells why an SLO cannot drive the fleet simulation, if so.
 func Ready(slo model.SLO) error {
 	inf := slo.Inference
@@ -145,7 +134,8 @@ func Ready(slo model.SLO) error {
 	return nil
 }
 
-// RunIndexed is RunFleet over parsed rule groups.
+// RunIndexed simulates the fleets' autoscalers against load-driven
+// latency over parsed rule groups.
 func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 	h, err := prom.NewIndexedHarness(x, false, opts.Scratch)
 	if err != nil {
@@ -255,9 +245,7 @@ func pageTier(h *prom.Harness, ls map[string]string) string {
 			for _, a := range ar.ActiveAlerts() {
 				if a.State == rules.StateFiring && prom.Matches(a.Labels, ls) && (out == "" || tier == model.OutageTier) {
 					out = tier
-					if out == "" {
-						out = model.PageTier
-					}
+					out = cmp.Or(out, model.PageTier)
 				}
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/model/capacity"
 	irules "github.com/inferslo/inferslo/compiler/rules"
+	"github.com/inferslo/inferslo/compiler/simulate/prom"
 	"github.com/inferslo/inferslo/spec"
 )
 
@@ -113,7 +114,7 @@ func TestAutoscalerHoldsStillWhileTheSLOIsMet(t *testing.T) {
 	// so the fleet may shrink but must never grow.
 	opts.Fleets = []Fleet{vllmReplicas("llama", a, 4, steady(10))}
 	opts.End = 2 * time.Hour
-	steps, err := RunFleet(opts)
+	steps, err := runFleet(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestAutoscalerScalesOutBeforeThePageAndInAfterALoadRamp(t *testing.T) {
 	_, opts, scalers := fleetSetup(t)
 	opts.Fleets = []Fleet{vllmReplicas("llama", scalers["vllm-llama.yaml"], 2, loadRamp)}
 	opts.End = 150 * time.Minute
-	steps, err := RunFleet(opts)
+	steps, err := runFleet(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestAVanishedSeriesNeverScalesIn(t *testing.T) {
 	f.VanishAt = 95 * time.Minute
 	opts.Fleets = []Fleet{f}
 	opts.End = 130 * time.Minute
-	steps, err := RunFleet(opts)
+	steps, err := runFleet(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func TestAnotherModelBurningChangesNothingForThisModelsAutoscaler(t *testing.T) 
 			vllmReplicas("llama", scalers["vllm-llama.yaml"], 2, steady(6)),
 			vllmReplicas("qwen", scalers["vllm-qwen.yaml"], 2, qwenLoad),
 		}
-		steps, err := RunFleet(o)
+		steps, err := runFleet(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,4 +324,17 @@ func TestAReplicaThatStartsTakesTheBacklogOnlyWhenTheQueueIsPooled(t *testing.T)
 			}
 		})
 	}
+}
+
+// runFleet simulates opts as the command does: the SLO checked, the rules
+// indexed.
+func runFleet(opts FleetOptions) ([]FleetStep, error) {
+	if err := Ready(opts.SLO); err != nil {
+		return nil, err
+	}
+	x, err := prom.IndexRules(opts.Rules)
+	if err != nil {
+		return nil, err
+	}
+	return RunIndexed(x, opts)
 }

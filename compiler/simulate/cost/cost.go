@@ -95,18 +95,10 @@ type Report struct {
 // as hand-written rules usually do. Each SLO gets its own workload; figures
 // are summed over SLOs.
 func Measure(set model.Set, opts Options) (Report, error) {
-	if opts.Shape.Pods == 0 {
-		opts.Shape.Pods = 200
-	}
-	if opts.Shape.Models == 0 {
-		opts.Shape.Models = 4
-	}
-	if opts.History == 0 {
-		opts.History = time.Hour
-	}
-	if opts.Evaluations == 0 {
-		opts.Evaluations = 5
-	}
+	opts.Shape.Pods = cmp.Or(opts.Shape.Pods, 200)
+	opts.Shape.Models = cmp.Or(opts.Shape.Models, 4)
+	opts.History = cmp.Or(opts.History, time.Hour)
+	opts.Evaluations = cmp.Or(opts.Evaluations, 5)
 	rep := Report{Pods: opts.Shape.Pods, Models: opts.Shape.Models, History: opts.History}
 	// Annotation text costs Prometheus nothing per evaluation.
 	text, err := templates.Load("")
