@@ -220,12 +220,12 @@ func TestTimelineSpansChangeNoSeriesNorAlert(t *testing.T) {
 		queries = append(queries, model.Selector(model.BudgetRemaining, slo, 0), `ALERTS`)
 	}
 	opts := TimelineOptions{Healthy: 2 * time.Hour, Recovery: 2 * time.Hour}
-	fast, err := RunTimeline(set, queries, opts)
+	fast, err := runTimeline(set, queries, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.everyRule = true
-	exact, err := RunTimeline(set, queries, opts)
+	exact, err := runTimeline(set, queries, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
