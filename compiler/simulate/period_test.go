@@ -12,8 +12,9 @@ import (
 
 // TestCalendarPeriodRatioIsChecked replays the period check of calendar-month
 // SLOs (UTC, whose period begins with the run, and Asia/Kolkata, whose began
-// hours before it): it passes on the generated rules and fails on a filter
-// that drops the period's first tiles.
+// hours before it) and of a quarter, whose period steps by quarter-hour
+// tiles of five-minute ones: it passes on the generated rules and fails on
+// a filter that drops the period's first tiles.
 func TestCalendarPeriodRatioIsChecked(t *testing.T) {
 	t.Parallel()
 	res, err := spec.Load("../../testdata/calendar/api-monthly.yaml")
@@ -28,6 +29,10 @@ func TestCalendarPeriodRatioIsChecked(t *testing.T) {
 	cal := *utc.Calendar
 	cal.Offset = 19800
 	kolkata.Calendar = &cal
+	quarter := kolkata
+	qcal := cal
+	qcal.Unit = "Q"
+	quarter.Calendar = &qcal
 	tests := []struct {
 		name  string
 		slo   model.SLO
@@ -36,6 +41,7 @@ func TestCalendarPeriodRatioIsChecked(t *testing.T) {
 	}{
 		{"a UTC month's ratio counts from the boundary the run starts on", utc, nil, true},
 		{"a month that began before the run counts from its first tile", kolkata, nil, true},
+		{"a quarter that began before the run counts from its first quarter-hour tile, in part recorded", quarter, nil, true},
 		{"a filter dropping the period's first tiles misses the truth", utc, func(s string) string {
 			return strings.ReplaceAll(s, " - 300 >= on () group_left ()", " - 1500 >= on () group_left ()")
 		}, false},
@@ -63,7 +69,7 @@ func TestCalendarPeriodRatioIsChecked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Pass != tt.holds || !strings.Contains(c.Subject, `window="1M"`) {
+			if c.Pass != tt.holds || !strings.Contains(c.Subject, `window="`+tt.slo.Calendar.Label()+`"`) {
 				t.Errorf("check %s: pass = %v, want %v; expected %s, observed %s", c.Subject, c.Pass, tt.holds, c.Expected, c.Observed)
 			}
 		})

@@ -474,7 +474,7 @@ func (s *sloSim) dayNight() ([]Check, error) {
 	return []Check{c, p}, nil
 }
 
-// periodRatio checks a calendar SLO's period ratio: after one periodSpan
+// periodRatio checks a calendar SLO's period ratio: after about a periodSpan
 // cycle of traffic swinging 1.9x, its errors in the quiet part (half to 2.5
 // times the budget rate, never a few bad requests that would alias with the
 // rate windows), it must equal bad/total counted since the period began
@@ -482,23 +482,29 @@ func (s *sloSim) dayNight() ([]Check, error) {
 // (from the first evaluation's, when the period began before the run), so
 // the rate windows' extrapolation errs alike at both ends and cancels.
 func (s *sloSim) periodRatio() (Check, error) {
-	base := irules.PeriodTile(s.slo)
+	base, tile := s.slo.BaseWindow(), irules.PeriodTile(s.slo)
 	// firstTile is when the first tile the period ratio keeps begins:
-	// tiles are recorded from the first evaluation on, each holding the
-	// period's tile (PeriodTile) before it, and kept when they begin at or
-	// after the period start.
+	// period tiles (PeriodTile) are kept when they begin at or after the
+	// period start, and hold the base-window tiles recorded in them, from
+	// the first evaluation on, each holding the base window before it.
 	firstTile := func(start time.Time) time.Duration {
-		end := max(start.Sub(prom.Epoch())+base, 0)
-		if r := end % base; r != 0 {
-			end += base - r
+		end := max(start.Sub(prom.Epoch())+tile, 0)
+		if r := end % tile; r != 0 {
+			end += tile - r
 		}
-		return end - base
+		return max(end-tile, -base)
 	}
 	start, _ := s.slo.Calendar.Bounds(prom.Epoch().Add(periodSpan))
 	lead := firstTile(start)
+	// The ratio ends at the last period tile: the cycle runs to one, about
+	// periodSpan after the first tile began.
+	end := lead + periodSpan
+	if r := end % tile; r != 0 {
+		end += tile - r
+	}
 	scale := s.ratioScale()
 	load := func(t time.Duration) (float64, float64) {
-		phase := math.Cos(2 * math.Pi * float64(t-lead) / float64(periodSpan))
+		phase := math.Cos(2 * math.Pi * float64(t-lead) / float64(end-lead))
 		return scale * (1 + 0.9*phase), 1.5 - phase
 	}
 	label := s.slo.WindowLabel()
@@ -508,7 +514,7 @@ func (s *sloSim) periodRatio() (Check, error) {
 	defer func() { s.only = nil }()
 	subject := fmt.Sprintf("%s{%s=%q,%s=%q}", model.ErrorRatio, model.LabelSLO, s.slo.Name, model.LabelWindow, label)
 	var c Check
-	err := s.run(load, nil, lead+periodSpan, nil, func(h *prom.Harness, d *workload.Driver, t time.Duration) error {
+	err := s.run(load, nil, end, nil, func(h *prom.Harness, d *workload.Driver, t time.Duration) error {
 		recorded, err := h.Query(model.Selector(model.PeriodStart, s.slo, 0), t)
 		if err != nil {
 			return err
