@@ -145,20 +145,21 @@ func readsOf(rs []rulefmt.Rule, p parser.Parser) ([][]int, error) {
 		if err != nil {
 			return nil, fmt.Errorf("rule %d (%s): %w", i+1, r.Record+r.Alert, err)
 		}
-		sels := query.Selectors(e)
-		for j, w := range rs {
-			if j == i || w.Record == "" {
-				continue
-			}
-			for _, sel := range sels {
-				if recordedBy(sel, w) {
-					out[i] = append(out[i], j)
-					break
-				}
-			}
-		}
+		out[i] = recordersOf(rs, i, query.Selectors(e))
 	}
 	return out, nil
+}
+
+// recordersOf lists the rules of rs but the i-th whose recordings one of
+// sels may select.
+func recordersOf(rs []rulefmt.Rule, i int, sels []*parser.VectorSelector) []int {
+	var out []int
+	for j, w := range rs {
+		if j != i && w.Record != "" && slices.ContainsFunc(sels, func(sel *parser.VectorSelector) bool { return recordedBy(sel, w) }) {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // combinedOf lists, for each rule, the sets of rules of the list whose
@@ -176,14 +177,7 @@ func combinedOf(rs []rulefmt.Rule, p parser.Parser) ([][]int, error) {
 			if !ok || b.Op.IsSetOperator() {
 				return nil
 			}
-			var set []int
-			sels := append(query.Selectors(b.LHS), query.Selectors(b.RHS)...)
-			for j, w := range rs {
-				if j != i && w.Record != "" && slices.ContainsFunc(sels, func(sel *parser.VectorSelector) bool { return recordedBy(sel, w) }) {
-					set = append(set, j)
-				}
-			}
-			if len(set) > 1 {
+			if set := recordersOf(rs, i, append(query.Selectors(b.LHS), query.Selectors(b.RHS)...)); len(set) > 1 {
 				out = append(out, set)
 			}
 			return nil
