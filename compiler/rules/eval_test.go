@@ -1,13 +1,11 @@
 package rules
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"testing"
 	"time"
 
-	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/promqltest"
 	"github.com/prometheus/prometheus/rules"
 
@@ -79,21 +77,7 @@ h{job="a",pod="3"} {{schema:0 count:0 sum:0 offset:-2 buckets:[0 0]}}x40`,
 func evalRatio(t *testing.T, slo model.SLO, series string, until time.Duration) float64 {
 	t.Helper()
 	ll, _ := evaluate(t, slo, series, until)
-	start := time.Unix(0, 0).UTC()
-	q, err := ll.QueryEngine().NewInstantQuery(context.Background(), ll.Storage(), nil,
-		model.Selector(model.ErrorRatio, slo, slo.BaseWindow()), start.Add(until))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := q.Exec(context.Background())
-	if res.Err != nil {
-		t.Fatal(res.Err)
-	}
-	v, ok := res.Value.(promql.Vector)
-	if !ok || len(v) != 1 {
-		t.Fatalf("error ratio = %v, want one sample", res.Value)
-	}
-	return v[0].F
+	return instant(t, ll, model.Selector(model.ErrorRatio, slo, slo.BaseWindow()), time.Unix(0, 0).UTC().Add(until))
 }
 
 // evaluate loads series and evaluates the SLO's rule group every minute

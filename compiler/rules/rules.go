@@ -321,7 +321,7 @@ func (b *builder) recordings() error {
 func TileWindow(slo model.SLO) time.Duration {
 	const tile = time.Hour
 	switch {
-	case slo.Timeslices != nil, slo.SLI.Raw != nil, slo.Calendar != nil:
+	case slo.Timeslices != nil, slo.SLI.Raw != nil:
 		return 0
 	case slo.Evaluation <= 0 || tile%slo.Evaluation != 0 || slo.BaseWindow() > tile:
 		return 0

@@ -49,8 +49,10 @@ func (b *builder) windowRates(skip func(time.Duration) bool) {
 			continue
 		}
 		from, reads := time.Duration(0), w/b.slo.Evaluation
+		// Past maxSumsTerms tiles the expression outgrows what rulers and
+		// lint read comfortably; the base recordings are read instead.
 		for _, v := range tiles {
-			if w%v == 0 && w/v < reads {
+			if w%v == 0 && w/v < reads && w/v <= maxSumsTerms {
 				from, reads = v, w/v
 			}
 		}
@@ -102,7 +104,8 @@ func (b *builder) sums(rate, sums string, w, from time.Duration) string {
 }
 
 // maxSumsTerms bounds the sums one window's recording adds: past it the
-// SLO window is built from hourly tiles instead (TileWindow).
+// SLO window is built from hourly tiles instead (TileWindow), and any other
+// window from the base recordings.
 const maxSumsTerms = 32
 
 // sumsTerms is how many sums of a shorter window build w, or 0 when none
