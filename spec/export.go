@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/OpenSLO/go-sdk/pkg/openslo"
+	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 	"github.com/OpenSLO/go-sdk/pkg/openslosdk"
 	"gopkg.in/yaml.v3"
 
@@ -90,5 +91,39 @@ func exportObjects(paths []string) ([]openslo.Object, []string, Problems, error)
 	if err := openslosdk.Validate(l.objects...); err != nil {
 		return nil, files, l.problems, fmt.Errorf("exported objects do not validate: %w", err)
 	}
+	dropZeroAlertAfter(l.objects)
 	return l.objects, files, l.problems, nil
+}
+
+// dropZeroAlertAfter leaves out every alertAfter of zero ("0m"): the SDK
+// writes it as an empty string its own validation refuses, and a condition
+// without alertAfter compiles to the same alert.
+func dropZeroAlertAfter(objects []openslo.Object) {
+	condition := func(s *v1.AlertConditionSpec) {
+		if a := s.Condition.AlertAfter; a != nil && a.GetValue() == 0 {
+			s.Condition.AlertAfter = nil
+		}
+	}
+	policy := func(s *v1.AlertPolicySpec) {
+		for _, c := range s.Conditions {
+			if c.AlertPolicyConditionInline != nil {
+				condition(&c.AlertPolicyConditionInline.Spec)
+			}
+		}
+	}
+	for i, o := range objects {
+		switch o := o.(type) {
+		case v1.AlertCondition:
+			condition(&o.Spec)
+			objects[i] = o
+		case v1.AlertPolicy:
+			policy(&o.Spec)
+		case v1.SLO:
+			for _, p := range o.Spec.AlertPolicies {
+				if p.SLOAlertPolicyInline != nil {
+					policy(&p.SLOAlertPolicyInline.Spec)
+				}
+			}
+		}
+	}
 }

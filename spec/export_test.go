@@ -13,12 +13,15 @@ import (
 	"github.com/inferslo/inferslo/spec"
 )
 
-// TestExportedOpenSLOCompilesToTheSameRules exports each shorthand example,
-// checks it with go-sdk, compiles it and compares the rule files byte for
-// byte (but for the header line, which names the source file).
+// TestExportedOpenSLOCompilesToTheSameRules exports each shorthand example
+// and each spec of testdata/export, checks it with go-sdk, compiles it and
+// compares the rule files byte for byte (but for the header line, which
+// names the source file).
 func TestExportedOpenSLOCompilesToTheSameRules(t *testing.T) {
 	examples, err := filepath.Glob("../examples/*.yaml")
-	if err != nil || len(examples) == 0 {
+	more, _ := filepath.Glob("testdata/export/*.yaml")
+	examples = append(examples, more...)
+	if err != nil || len(more) == 0 {
 		t.Fatalf("no examples: %v", err)
 	}
 	for _, ex := range examples {
