@@ -54,6 +54,9 @@ type loader struct {
 	targets     map[string]object[v1.AlertNotificationTarget]
 	// Objects lists every object in input order, for export.
 	objects []openslo.Object
+	// refused holds the OpenSLO documents refused, by kind and name, so a
+	// reference to one points at its problems, not at a missing object.
+	refused map[[2]string]*doc
 	// keys are the fields of the shorthand's types, found once.
 	keys structKeys
 	// checks are the caller's further checks of each resolved SLO.
@@ -71,7 +74,17 @@ func newLoader(cat *engine.Catalog) *loader {
 		policies:    map[string]object[v1.AlertPolicy]{},
 		conditions:  map[string]object[v1.AlertCondition]{},
 		targets:     map[string]object[v1.AlertNotificationTarget]{},
+		refused:     map[[2]string]*doc{},
 	}
+}
+
+// noObject says why a reference to name finds no object of kind: the
+// document defining it was refused, or no document defines it.
+func (l *loader) noObject(kind, plural, name string, known []string) string {
+	if d := l.refused[[2]string{kind, name}]; d != nil {
+		return fmt.Sprintf("the %s %q at %s is refused for the problems reported there", kind, name, location(d))
+	}
+	return fmt.Sprintf("no %s named %q in the specs given; known %s: %s", kind, name, plural, fmtList(known))
 }
 
 func (l *loader) addFile(file string, data []byte) {
@@ -123,6 +136,8 @@ func (l *loader) addDoc(d *doc) {
 		l.problems = append(l.problems, ps...)
 		if obj != nil {
 			l.add(d, obj, samePath, nil)
+		} else if name := scalar(&doc{node: child(d.node, "metadata")}, "name"); name != "" {
+			l.refused[[2]string{kind, name}] = d
 		}
 	case apiVersion == string(openslo.VersionV1alpha) || apiVersion == string(openslo.VersionV2alpha):
 		objs, paths, ps := decodeOlder(d)
@@ -207,7 +222,14 @@ func validationProblems(d *doc, err error, mapPath func(string) string) Problems
 	for _, pe := range ve.Errors {
 		path := strings.TrimPrefix(strings.TrimPrefix(pe.PropertyPath.String(), "$"), ".")
 		for _, re := range pe.Errors {
-			ps = append(ps, d.errorf(mapPath(path), "%s", re.Message))
+			msg := re.Message
+			if msg == "length must be between 1 and 1" {
+				msg = "OpenSLO v1 takes exactly one entry here"
+				if strings.HasSuffix(path, "conditions") {
+					msg = "an AlertPolicy holds exactly one condition in OpenSLO v1; give each condition an AlertPolicy of its own"
+				}
+			}
+			ps = append(ps, d.errorf(mapPath(path), "%s", msg))
 		}
 	}
 	return ps

@@ -308,7 +308,7 @@ func (l *loader) indicator(o object[v1.SLO], ps *Problems) (v1.SLISpec, *object[
 	if spec.IndicatorRef != nil {
 		sli, ok := l.slis[*spec.IndicatorRef]
 		if !ok {
-			*ps = append(*ps, o.errorf("spec.indicatorRef", "no SLI named %q in the specs given; known SLIs: %s", *spec.IndicatorRef, fmtList(keysOf(l.slis))))
+			*ps = append(*ps, o.errorf("spec.indicatorRef", "%s", l.noObject("SLI", "SLIs", *spec.IndicatorRef, keysOf(l.slis))))
 			return v1.SLISpec{}, nil
 		}
 		return sli.v.Spec, &sli

@@ -88,7 +88,7 @@ func (l *loader) policyTiers(o object[v1.SLO], s model.SLO, a *model.Alerting, p
 		case ref.SLOAlertPolicyRef != nil:
 			found, ok := l.policies[ref.AlertPolicyRef]
 			if !ok {
-				*ps = append(*ps, o.errorf(path+".alertPolicyRef", "no AlertPolicy named %q in the specs given; known policies: %s", ref.AlertPolicyRef, fmtList(keysOf(l.policies))))
+				*ps = append(*ps, o.errorf(path+".alertPolicyRef", "%s", l.noObject("AlertPolicy", "policies", ref.AlertPolicyRef, keysOf(l.policies))))
 				continue
 			}
 			pol = found
@@ -105,7 +105,7 @@ func (l *loader) policyTiers(o object[v1.SLO], s model.SLO, a *model.Alerting, p
 			case c.AlertPolicyConditionRef != nil:
 				found, ok := l.conditions[c.ConditionRef]
 				if !ok {
-					*ps = append(*ps, pol.errorf(cpath+".conditionRef", "no AlertCondition named %q in the specs given; known conditions: %s", c.ConditionRef, fmtList(keysOf(l.conditions))))
+					*ps = append(*ps, pol.errorf(cpath+".conditionRef", "%s", l.noObject("AlertCondition", "conditions", c.ConditionRef, keysOf(l.conditions))))
 					continue
 				}
 				cond = found
