@@ -16,7 +16,7 @@ import (
 )
 
 type lintCmd struct {
-	Paths          []string      `arg:"" name:"path" help:"Rule files, PrometheusRule objects, ruler files, Grafana dashboards, KEDA ScaledObjects and specs, or folders of them (recognised by content; other files are skipped)."`
+	Paths          []string      `arg:"" name:"path" help:"Rule files, PrometheusRule objects, ruler files, Grafana dashboards, KEDA ScaledObjects, Argo AnalysisTemplates and specs, or folders of them (recognised by content; other files are skipped)."`
 	Format         string        `help:"Output format: text, json, github or sarif." enum:"text,json,github,sarif" default:"text"`
 	FailOn         string        `name:"fail-on" help:"Exit 1 on findings at or above this severity: error or warning; skipped also exits 1 on errors and on any file lint did not read." enum:"error,warning,skipped" default:"error"`
 	Metrics        string        `help:"A /metrics scrape (file or http(s) URL, Prometheus text or OpenMetrics) to check every selector against." placeholder:"FILE|URL"`

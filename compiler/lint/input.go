@@ -27,6 +27,7 @@ const (
 	KindRuleObject   = "prometheusrule" // PrometheusRule object
 	KindDashboard    = "dashboard"      // Grafana dashboard JSON
 	KindScaledObject = "scaledobject"   // KEDA ScaledObject
+	KindAnalysis     = "analysis"       // Argo Rollouts AnalysisTemplate
 	KindSpec         = "spec"           // inferslo or OpenSLO spec
 	KindConfigMap    = "configmap"      // ConfigMap holding rule files
 	KindCatalog      = "catalog"        // inferslo's catalog/slos.json
@@ -187,7 +188,7 @@ func readFile(p *pass, s Source) *File {
 		}
 	}
 	if f.Kind == "" && f.Skipped == "" {
-		f.Skipped = "no rule groups, PrometheusRule, dashboard, ScaledObject or spec in it"
+		f.Skipped = "no rule groups, PrometheusRule, dashboard, ScaledObject, AnalysisTemplate or spec in it"
 	}
 	return f
 }
@@ -210,7 +211,7 @@ func isRuleList(n *yaml.Node) bool {
 
 // linted is what a file lint reads starts with somewhere: a key at the
 // start of a line (YAML) or a quoted key (JSON).
-var linted = regexp.MustCompile(`(?m)^(groups:|- (alert|record):|kind:\s*(PrometheusRule|ScaledObject)\b|apiVersion:\s*(openslo/|inferslo))|"panels"\s*:`)
+var linted = regexp.MustCompile(`(?m)^(groups:|- (alert|record):|kind:\s*(PrometheusRule|ScaledObject|(Cluster)?AnalysisTemplate)\b|apiVersion:\s*(openslo/|inferslo))|"panels"\s*:`)
 
 // helmTemplate finds what only a Helm (or other Go) template reads; an
 // alert template has .Labels and .Value, never these.
@@ -252,6 +253,9 @@ func (f *File) object(p *pass, n *yaml.Node) {
 	case kind == "ScaledObject":
 		f.Kind = KindScaledObject
 		f.scaledObject(p, n)
+	case kind == "AnalysisTemplate" || kind == "ClusterAnalysisTemplate":
+		f.Kind = KindAnalysis
+		f.analysisTemplate(p, n)
 	case mapValue(n, "groups") != nil:
 		if logQLRules(mapValue(n, "groups")) {
 			f.Skipped = lokiRules

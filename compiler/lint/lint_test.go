@@ -119,13 +119,14 @@ func TestCleanFilesMatchTheVLLMScrape(t *testing.T) {
 	}
 }
 
-// Everything inferslo compiles from the examples must lint clean.
+// Everything inferslo compiles from the examples, tests and
+// AnalysisTemplates included, must lint clean, with no file left unread.
 func TestCompiledExamplesLintClean(t *testing.T) {
 	loaded, err := spec.Load("../../examples")
 	if err != nil || loaded.Err() != nil {
 		t.Fatal(err, loaded.Err())
 	}
-	out, err := compiler.Compile(loaded.Set, compiler.Options{Tests: false})
+	out, err := compiler.Compile(loaded.Set, compiler.Options{Tests: true, AnalysisTemplates: true, AnalysisFailBelow: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +145,9 @@ func TestCompiledExamplesLintClean(t *testing.T) {
 	}
 	for _, f := range res.Findings {
 		t.Errorf("%s:%d:%d: %s (%s)", f.File, f.Line, f.Column, f.Message, f.Check)
+	}
+	for _, s := range res.Skipped {
+		t.Errorf("%s: not linted: %s", s.File, s.Reason)
 	}
 }
 

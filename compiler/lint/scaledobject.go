@@ -64,3 +64,15 @@ var checkKEDAMaySeveral = Check{
 	ID: "keda/may-return-several", Severity: Warning,
 	Summary: "A ScaledObject's Prometheus query is not aggregated, so it may return several series, on which KEDA's scaler fails.",
 }
+
+// analysisTemplate reads an Argo Rollouts AnalysisTemplate's Prometheus
+// queries. A query holding Argo's {{args.name}} is a template until Argo
+// fills it in, and is left alone.
+func (f *File) analysisTemplate(p *pass, n *yaml.Node) {
+	for _, m := range items(mapValue(mapValue(n, "spec"), "metrics")) {
+		qn := mapValue(mapValue(mapValue(m, "provider"), "prometheus"), "query")
+		if qn != nil && !strings.Contains(qn.Value, "{{") {
+			f.query(p, qn, nil, false)
+		}
+	}
+}
