@@ -3,6 +3,7 @@ package simulate
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
 	irules "github.com/inferslo/inferslo/compiler/rules"
@@ -73,5 +74,45 @@ func TestCalendarPeriodRatioIsChecked(t *testing.T) {
 				t.Errorf("check %s: pass = %v, want %v; expected %s, observed %s", c.Subject, c.Pass, tt.holds, c.Expected, c.Observed)
 			}
 		})
+	}
+}
+
+// TestTheZeroTrafficScenarioWaitsForAPeriodThatBeginsAtItsEnd: a month at
+// UTC-5 begins at 05:00 UTC, when the zero-traffic scenario ended, so its
+// ratio had no tile yet and the check missed one window.
+func TestTheZeroTrafficScenarioWaitsForAPeriodThatBeginsAtItsEnd(t *testing.T) {
+	t.Parallel()
+	res, err := spec.Load("../../testdata/calendar/api-monthly.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slo := res.Set.SLOs[0]
+	cal := *slo.Calendar
+	cal.Offset = -5 * 3600
+	slo.Calendar = &cal
+	if start, _ := cal.Bounds(prom.Epoch().Add(5 * time.Hour)); !start.Equal(prom.Epoch().Add(5 * time.Hour)) {
+		t.Fatalf("the period begins at %v, want the scenario's end", start)
+	}
+	files, err := irules.Build(model.Set{SLOs: []model.SLO{slo}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := prom.IndexRules(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &sloSim{slo: slo, rules: x.ByName()[irules.GroupName(slo)], opts: Options{}.withDefaults()}
+	defer s.close()
+	checks, err := s.zeroTraffic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks {
+		if !c.Pass {
+			t.Errorf("%s: expected %s, observed %s", c.Subject, c.Expected, c.Observed)
+		}
 	}
 }

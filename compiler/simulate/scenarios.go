@@ -325,6 +325,17 @@ func (s *sloSim) zeroTraffic() ([]Check, error) {
 	lead := s.zeroLead()
 	quiet := 3 * time.Hour
 	end := lead + quiet + lead
+	if c := s.slo.Calendar; c != nil {
+		// A period that begins near the end has no whole tile yet: the run
+		// goes on until it has one, so that its ratio is checked too.
+		tile := irules.PeriodTile(s.slo)
+		start, _ := c.Bounds(prom.Epoch().Add(end))
+		first := start.Sub(prom.Epoch())
+		if r := first % tile; r != 0 {
+			first += tile - r
+		}
+		end = max(end, first+tile)
+	}
 	load := func(t time.Duration) (float64, float64) {
 		if t > lead && t <= lead+quiet {
 			return 0, 0
