@@ -502,7 +502,7 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		}
 		sort.Strings(inf.SelectorLabels)
 	}
-	inf.Signals = signalsOf(eng)
+	inf.Signals = l.signalsOf(eng)
 	return inf
 }
 
