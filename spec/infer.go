@@ -85,7 +85,7 @@ func (l *loader) inferEngine(sli object[v1.SLI], s *model.SLO, ps *Problems) *mo
 		sort.Strings(sel)
 		sort.Strings(inf.SelectorLabels)
 		inf.Selector = strings.Join(sel, ",")
-		inf.Signals = signalsOf(e)
+		inf.Signals = l.signalsOf(e)
 		return inf
 	}
 	return nil
@@ -161,7 +161,14 @@ func bucketUse(uses []engine.MetricUse, bound float64) (engine.MetricUse, bool) 
 }
 
 // signalsOf is the engine's series the dashboards and KEDA read beside the
-// SLI.
+// SLI: a catalog engine's as made once for all its SLOs.
+func (l *loader) signalsOf(eng *engine.Engine) model.Signals {
+	if s, ok := l.signals[eng]; ok {
+		return s
+	}
+	return signalsOf(eng)
+}
+
 func signalsOf(eng *engine.Engine) model.Signals {
 	sig := model.Signals{
 		QueueDepth:       eng.Gauges["queue_depth"],

@@ -13,6 +13,7 @@ import (
 	"github.com/nobl9/govy/pkg/govy"
 	"gopkg.in/yaml.v3"
 
+	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
@@ -61,11 +62,21 @@ type loader struct {
 	keys structKeys
 	// checks are the caller's further checks of each resolved SLO.
 	checks []Checker
+	// signals are the catalog's engines' signals, made once and shared
+	// (read, not changed) by their SLOs; filled before SLOs resolve.
+	signals map[*engine.Engine]model.Signals
 }
 
 func newLoader(cat *engine.Catalog) *loader {
+	signals := map[*engine.Engine]model.Signals{}
+	if cat != nil {
+		for _, e := range cat.Engines {
+			signals[e] = signalsOf(e)
+		}
+	}
 	return &loader{
 		cat:         cat,
+		signals:     signals,
 		keys:        structKeys{},
 		sloNames:    map[string]*doc{},
 		slis:        map[string]object[v1.SLI]{},

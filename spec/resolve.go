@@ -322,7 +322,7 @@ func (l *loader) ratio(sli object[v1.SLI], spec v1.SLISpec, ps *Problems) model.
 	if m := spec.ThresholdMetric; m != nil {
 		// Op and value come with the objective, the query's shape is
 		// checked against the objective's slice.
-		q, ok := l.query(sli, "spec.thresholdMetric.metricSource", m.MetricSource, ps)
+		q, ok := l.query(sli, "spec.thresholdMetric.metricSource", m.MetricSource, false, ps)
 		if !ok {
 			return model.SLI{}
 		}
@@ -338,15 +338,9 @@ func (l *loader) ratio(sli object[v1.SLI], spec v1.SLISpec, ps *Problems) model.
 		if m == nil {
 			return nil
 		}
-		q, ok := l.query(sli, "spec.ratioMetric."+field+".metricSource", m.MetricSource, ps)
+		q, ok := l.query(sli, "spec.ratioMetric."+field+".metricSource", m.MetricSource, r.Counter, ps)
 		if !ok {
 			return nil
-		}
-		if r.Counter {
-			if _, err := query.RateOf(q, 5*time.Minute); err != nil {
-				*ps = append(*ps, sli.errorf("spec.ratioMetric."+field+".metricSource.spec.query", "%v", err))
-				return nil
-			}
 		}
 		return &model.Query{Expr: q}
 	}
@@ -364,8 +358,9 @@ func (l *loader) ratio(sli object[v1.SLI], spec v1.SLISpec, ps *Problems) model.
 	return out
 }
 
-// query reads a Prometheus query from an inline source or a DataSource.
-func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, ps *Problems) (string, bool) {
+// query reads a Prometheus query from an inline source or a DataSource;
+// counter: one the rules rate.
+func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, counter bool, ps *Problems) (string, bool) {
 	typ := src.Type
 	if src.MetricSourceRef != "" {
 		ds, ok := l.dataSources[src.MetricSourceRef]
@@ -411,7 +406,14 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 		return "", false
 	}
 	normaliseLe(expr)
-	return expr.String(), true
+	q = expr.String()
+	if counter {
+		if err := query.CheckRate(q, expr); err != nil {
+			*ps = append(*ps, sli.errorf(path+".spec.query", "%v", err))
+			return "", false
+		}
+	}
+	return q, true
 }
 
 // inference reads the engine facts the shorthand writes as annotations.
@@ -502,7 +504,7 @@ func (l *loader) inference(o object[v1.SLO], ps *Problems) *model.Inference {
 		}
 		sort.Strings(inf.SelectorLabels)
 	}
-	inf.Signals = signalsOf(eng)
+	inf.Signals = l.signalsOf(eng)
 	return inf
 }
 

@@ -96,7 +96,9 @@ func Build(set model.Set) (artifact.Set, error) {
 	if err := enc.Encode(c); err != nil {
 		return nil, fmt.Errorf("encode the catalog: %w", err)
 	}
-	return artifact.Set{{Path: Path, Data: buf.Bytes()}}, nil
+	// The catalog is held until the services' artifacts are written: a
+	// copy of its length, not the buffer grown to write it.
+	return artifact.Set{{Path: Path, Data: bytes.Clone(buf.Bytes())}}, nil
 }
 
 func entryOf(p parser.Parser, slo model.SLO) (Entry, error) {

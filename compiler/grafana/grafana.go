@@ -43,9 +43,10 @@ type Builder struct {
 	queries *queries
 	pairs   pairTexts
 	// One compact encoder and buffer serve every dashboard; indent lays
-	// the bytes out.
+	// the bytes out in out, and each file gets a copy of its length.
 	buf bytes.Buffer
 	enc *json.Encoder
+	out []byte
 }
 
 // NewBuilder returns a Builder wording panel descriptions by text, or by
@@ -188,8 +189,8 @@ func (b *Builder) encode(path string, d dashboard) (artifact.File, error) {
 	if err := b.enc.Encode(d); err != nil {
 		return artifact.File{}, fmt.Errorf("encode %s: %w", path, err)
 	}
-	compact := b.buf.Bytes()
-	return artifact.File{Path: path, Data: indent(make([]byte, 0, 2*len(compact)), compact)}, nil
+	b.out = indent(b.out[:0], b.buf.Bytes())
+	return artifact.File{Path: path, Data: bytes.Clone(b.out)}, nil
 }
 
 // newDashboard holds what every dashboard shares.

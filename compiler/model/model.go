@@ -38,17 +38,27 @@ type ServiceSLOs struct {
 
 // PerService groups the SLOs by service, services in name order and each
 // service's SLOs in set order, in one pass: fleets hold thousands of
-// services, so a scan per service would be quadratic.
+// services, so a scan per service would be quadratic. A service whose SLOs
+// lie together in the set, as in a sorted one, gets them as a part of the
+// set's slice (its capacity cut, so an append copies) rather than a copy:
+// the SLOs are read, not changed.
 func (s Set) PerService() []ServiceSLOs {
 	index := map[string]int{}
 	var out []ServiceSLOs
-	for _, slo := range s.SLOs {
+	var from []int // where each service's part of s.SLOs starts; -1: copied
+	for j, slo := range s.SLOs {
 		i, ok := index[slo.Service.Name]
 		if !ok {
 			i = len(out)
 			index[slo.Service.Name] = i
 			out = append(out, ServiceSLOs{Name: slo.Service.Name})
+			from = append(from, j)
 		}
+		if from[i] >= 0 && from[i]+len(out[i].SLOs) == j {
+			out[i].SLOs = s.SLOs[from[i] : j+1 : j+1]
+			continue
+		}
+		from[i] = -1
 		out[i].SLOs = append(out[i].SLOs, slo)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

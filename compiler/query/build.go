@@ -34,6 +34,15 @@ func RateBy(query string, window time.Duration, by []string) (string, error) {
 	return sumOf(rated, by).String(), nil
 }
 
+// CheckRate says why RateOf would refuse query, parsed as expr (which it
+// does not change), or nil: the check without a second parse.
+func CheckRate(query string, expr parser.Expr) error {
+	if _, err := rateSelectors(expr, time.Minute); err != nil {
+		return fmt.Errorf("query %q: %w", query, err)
+	}
+	return nil
+}
+
 // SumBy sums a query that already yields rates to one series per value set
 // of the given labels.
 func SumBy(query string, by []string) (string, error) {

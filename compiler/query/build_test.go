@@ -1,6 +1,9 @@
 package query
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestExcludingLeavesOutTheSeriesOfAnotherSelector(t *testing.T) {
 	tests := []struct {
@@ -22,6 +25,29 @@ func TestExcludingLeavesOutTheSeriesOfAnotherSelector(t *testing.T) {
 			got, ok := Excluding(tt.query, tt.other)
 			if got != tt.want || ok != tt.ok {
 				t.Errorf("Excluding(%q, %q) = %q, %v; want %q, %v", tt.query, tt.other, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestCheckRateRefusesWhatRateOfRefuses(t *testing.T) {
+	for _, q := range []string{
+		`sum(rate(x[5m]))`,
+		`x{a="b"} + y`,
+		`x[5m]`,
+		`x * y`,
+		`histogram_count(h) * histogram_fraction(0, 0.5, h)`,
+		`sum(x) - 1`,
+	} {
+		t.Run(q, func(t *testing.T) {
+			expr, err := NewParser().ParseExpr(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, want := RateOf(q, 5*time.Minute)
+			got := CheckRate(q, expr)
+			if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+				t.Errorf("CheckRate() = %v, RateOf() refused with %v", got, want)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -26,7 +27,7 @@ import (
 // is 26,496) steps by a longer tile, each the sum of the base tiles in it.
 func (b *builder) calendar() {
 	cal := *b.slo.Calendar
-	id := b.identity(0)
+	id := maps.Clone(b.identity(0))
 	delete(id, model.LabelWindow)
 	start, end := periodBounds(cal)
 	b.record(model.PeriodStart, start, id)
@@ -84,7 +85,7 @@ func PeriodTile(slo model.SLO) time.Duration {
 }
 
 func (b *builder) periodIdentity() map[string]string {
-	id := b.identity(0)
+	id := maps.Clone(b.identity(0))
 	id[model.LabelWindow] = b.slo.Calendar.Label()
 	return id
 }

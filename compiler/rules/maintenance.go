@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ func (b *builder) maintenance() {
 	if len(b.slo.Alerting.Maintenance) == 0 {
 		return
 	}
-	id := b.identity(0)
+	id := maps.Clone(b.identity(0))
 	delete(id, model.LabelWindow)
 	b.record(model.MaintenanceActive, MaintenanceExpr(b.slo.Alerting.Maintenance), id)
 }

@@ -264,9 +264,11 @@ func (b *builder) sel(name string, window time.Duration) string {
 // identity labels every recording: derived rules would inherit the labels
 // from the series they read, but spelling them out keeps each rule unique
 // within its file (promtool's duplicate-rules lint compares rule labels).
+// The rules of a window share one map, which nothing changes: a caller
+// that adds or drops a label clones it.
 func (b *builder) identity(window time.Duration) map[string]string {
 	if id, ok := b.ids[window]; ok {
-		return maps.Clone(id)
+		return id
 	}
 	if b.ids == nil {
 		b.ids = map[time.Duration]map[string]string{}
@@ -280,7 +282,7 @@ func (b *builder) identity(window time.Duration) map[string]string {
 	if b.slo.SLOTier != "" {
 		id[model.LabelSLOTier] = b.slo.SLOTier
 	}
-	b.ids[window] = maps.Clone(id)
+	b.ids[window] = id
 	return id
 }
 
@@ -452,10 +454,10 @@ func (b *builder) on(labels ...string) string {
 }
 
 func (b *builder) metadata() {
-	id := b.identity(0)
+	id := maps.Clone(b.identity(0))
 	delete(id, model.LabelWindow)
 	b.record(model.Objective, fmt.Sprintf("vector(%s)", b.slo.Objective), id)
-	info := b.identity(b.slo.Window)
+	info := maps.Clone(b.identity(b.slo.Window))
 	info[model.LabelWindow] = b.slo.WindowLabel()
 	info["objective"] = b.slo.Objective.String()
 	info[model.LabelBaseWindow] = model.FormatDuration(b.base)
@@ -486,7 +488,7 @@ func (b *builder) misconfigured() []string {
 	if len(buckets) == 0 || b.slo.SLI.Total == nil {
 		return buckets
 	}
-	id := b.identity(0)
+	id := maps.Clone(b.identity(0))
 	delete(id, model.LabelWindow)
 	total := b.slo.SLI.Total.Expr
 	for _, sel := range buckets {

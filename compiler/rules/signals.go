@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"time"
@@ -159,7 +160,7 @@ func (b *builder) shedding() error {
 		sig  model.ShedSignal
 	}{{LoadShed, sh.Shed}, {ContextReduce, sh.ReduceContext}}
 	// The signals carry no window label, nor does the quantile they read.
-	id := b.identity(0)
+	id := maps.Clone(b.identity(0))
 	delete(id, model.LabelWindow)
 	q := query.Percentile(b.slo.Objective.String(), inf.Histogram, inf.Selector, inf.Native, b.slo.GroupBy, model.FormatDuration(window))
 	quantile := q
