@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -74,13 +73,7 @@ func (c *testCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
-		b, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, string(b))
-	} else if err := r.WriteTable(e.stdout); err != nil {
+	if err := printResult(e, c.JSON, r); err != nil {
 		return err
 	}
 	if failed := r.Failures(); len(failed) > 0 {
@@ -103,13 +96,5 @@ func (c *testCmd) cost(e *env, set model.Set) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
-		b, err := json.MarshalIndent(report, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, string(b))
-		return nil
-	}
-	return report.WriteTable(e.stdout)
+	return printResult(e, c.JSON, report)
 }
