@@ -5,7 +5,9 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -57,12 +59,8 @@ func (s Set) PerService() []ServiceSLOs {
 
 // Sort puts SLOs in the stable order backends rely on.
 func (s *Set) Sort() {
-	sort.SliceStable(s.SLOs, func(i, j int) bool {
-		a, b := s.SLOs[i], s.SLOs[j]
-		if a.Service.Name != b.Service.Name {
-			return a.Service.Name < b.Service.Name
-		}
-		return a.Name < b.Name
+	slices.SortStableFunc(s.SLOs, func(a, b SLO) int {
+		return cmp.Or(cmp.Compare(a.Service.Name, b.Service.Name), cmp.Compare(a.Name, b.Name))
 	})
 }
 
@@ -226,25 +224,18 @@ func (p WindowPair) BudgetFraction(window time.Duration) Decimal {
 // recording takes the label and the rolling SLO window is left out, unless
 // an alert reads it.
 func (s SLO) Windows() []time.Duration {
-	seen := map[time.Duration]bool{}
 	var out []time.Duration
 	if s.Calendar == nil || s.Calendar.Label() != FormatDuration(s.Window) {
-		seen[s.Window] = true
 		out = append(out, s.Window)
 	}
 	for _, t := range s.Alerting.Tiers {
 		for _, p := range t.Windows {
-			for _, w := range []time.Duration{p.Long, p.Short} {
-				if !seen[w] {
-					seen[w] = true
-					out = append(out, w)
-				}
-			}
+			out = append(out, p.Long, p.Short)
 		}
 	}
 	out = append(out, s.BaseWindow())
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return dedupe(out)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // BaseWindow is the rate window of the only rules that read raw series; every
@@ -268,16 +259,6 @@ func (s SLO) BaseWindow() time.Duration {
 		base = min
 	}
 	return base
-}
-
-func dedupe(ws []time.Duration) []time.Duration {
-	out := ws[:0]
-	for i, w := range ws {
-		if i == 0 || w != ws[i-1] {
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 // Inference is what an engine preset knows about an SLO's metrics.
