@@ -3,6 +3,7 @@ package spec
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"regexp"
@@ -136,7 +137,7 @@ func scaleGroups(o object[v1.SLO], ps *Problems, path string, a ShorthandAutosca
 		gp := fmt.Sprintf(".groups[%d]", i)
 		var group model.ScaleGroup
 		ok := true
-		for _, k := range sortedKeys(g) {
+		for _, k := range slices.Sorted(maps.Keys(g)) {
 			if !contains(groupBy, k) {
 				errorf(gp+"."+k, "%q is not a groupBy label; valid: %s", k, fmtList(groupBy))
 				ok = false

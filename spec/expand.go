@@ -2,7 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -461,7 +463,7 @@ func shorthandText(d *doc, s *Shorthand) Problems {
 			ps = append(ps, d.errorf(path, "%s", msg))
 		}
 	}
-	for _, k := range sortedKeys(s.Metadata.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(s.Metadata.Annotations)) {
 		if strings.HasPrefix(k, annotationPrefix) {
 			ps = append(ps, d.errorf("metadata.annotations."+k, "unknown annotation %q: the shorthand writes inferslo.dev/* annotations itself; set the matching spec field instead", k))
 		}

@@ -185,7 +185,7 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 		*ps = append(*ps, c.errorf("spec.condition.threshold", "the burn-rate factor must be positive, such as 14.4"))
 		return model.WindowPair{}, model.Tier{}, false
 	}
-	for _, k := range sortedKeys(c.v.Metadata.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(c.v.Metadata.Annotations)) {
 		if strings.HasPrefix(k, annotationPrefix) && k != AnnotationShortWindow {
 			*ps = append(*ps, c.errorf("metadata.annotations."+k, "unknown annotation %q%s; an AlertCondition reads only %s", k, didYouMean(k, []string{AnnotationShortWindow}), AnnotationShortWindow))
 		}

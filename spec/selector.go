@@ -2,8 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -17,7 +18,7 @@ import (
 // checkSelector reports selector keys that are not label names.
 func checkSelector(d *doc, path string, sel map[string]string) Problems {
 	var ps Problems
-	for _, k := range sortedKeys(sel) {
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
 		// Dotted OpenTelemetry attribute names are valid UTF-8 label names.
 		if !query.ValidLabelName(k) && !utf8Label(k) {
 			ps = append(ps, d.errorf(path+"."+k, "%q is not a Prometheus label name", k))
@@ -62,11 +63,7 @@ func mergeSelector(spec, objective map[string]string) map[string]string {
 
 // selectorText prints label equality matchers in name order.
 func selectorText(sel map[string]string) string {
-	keys := make([]string, 0, len(sel))
-	for k := range sel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(sel))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%q", labelText(k), sel[k])
@@ -118,11 +115,7 @@ func withSelector(q string, sel map[string]string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("invalid PromQL %q: %v", q, err)
 	}
-	keys := make([]string, 0, len(sel))
-	for k := range sel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(sel))
 	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
 		vs, ok := n.(*parser.VectorSelector)
 		if !ok {

@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,7 +67,7 @@ func (fields structKeys) unknownKeys(n *yaml.Node, t reflect.Type) []unknownKey 
 					}
 					ft, ok := fs[k.Value]
 					if !ok {
-						out = append(out, unknownKey{key: k, path: p, known: sortedKeys(fs)})
+						out = append(out, unknownKey{key: k, path: p, known: slices.Sorted(maps.Keys(fs))})
 						continue
 					}
 					walk(v, ft, p)

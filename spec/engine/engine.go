@@ -8,6 +8,8 @@ package engine
 import (
 	_ "embed"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -242,12 +244,7 @@ func (e *Engine) check() error {
 
 // IDs lists the engine ids in order.
 func (c *Catalog) IDs() []string {
-	ids := make([]string, 0, len(c.Engines))
-	for id := range c.Engines {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
+	return slices.Sorted(maps.Keys(c.Engines))
 }
 
 // Engine returns an engine by id, as of its newest described release.

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"cmp"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -123,29 +125,29 @@ func (e *Engine) uses() []namedUse {
 			}
 		}
 	}
-	for _, r := range sortedKeys(e.Histograms) {
+	for _, r := range slices.Sorted(maps.Keys(e.Histograms)) {
 		hist(e.Versions, r, e.Histograms[r])
 	}
-	for _, r := range sortedKeys(e.Gauges) {
+	for _, r := range slices.Sorted(maps.Keys(e.Gauges)) {
 		queries(e.Versions, r, KindGauge, e.Gauges[r])
 	}
-	for _, r := range sortedKeys(e.Counters) {
+	for _, r := range slices.Sorted(maps.Keys(e.Counters)) {
 		queries(e.Versions, r, KindCounter, e.Counters[r])
 	}
-	for _, r := range sortedKeys(e.Distributions) {
+	for _, r := range slices.Sorted(maps.Keys(e.Distributions)) {
 		add(e.Distributions[r], MetricUse{Versions: e.Versions, Role: r, Kind: KindHistogram})
 	}
-	for _, r := range sortedKeys(e.Means) {
+	for _, r := range slices.Sorted(maps.Keys(e.Means)) {
 		queries(e.Versions, r, KindCounter, e.Means[r].Sum, e.Means[r].Count)
 	}
 	queries(e.Versions, "requests", KindCounter, e.Requests)
 	queries(e.Versions, "errors", KindCounter, e.Errors.Total, e.Errors.Bad)
-	for _, r := range sortedKeys(e.Failures) {
+	for _, r := range slices.Sorted(maps.Keys(e.Failures)) {
 		queries(e.Versions, r, KindCounter, e.Failures[r].Total, e.Failures[r].Bad)
 	}
 	for _, va := range e.Variants {
 		versions := va.Range()
-		for _, r := range sortedKeys(va.Histograms) {
+		for _, r := range slices.Sorted(maps.Keys(va.Histograms)) {
 			patch := va.Histograms[r]
 			h := Histogram{Metric: patch.Metric, Unit: patch.Unit, Buckets: patch.Buckets}
 			if base, ok := e.Histograms[r]; ok {
@@ -159,7 +161,7 @@ func (e *Engine) uses() []namedUse {
 				hist(versions, r, &h)
 			}
 		}
-		for _, r := range sortedKeys(va.Gauges) {
+		for _, r := range slices.Sorted(maps.Keys(va.Gauges)) {
 			queries(versions, r, KindGauge, va.Gauges[r])
 		}
 	}
@@ -211,15 +213,6 @@ func MetricNames(q string) []string {
 		}
 		return nil
 	})
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

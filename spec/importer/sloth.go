@@ -2,7 +2,8 @@ package importer
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,7 +191,7 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 	}
 	if len(labels) > 0 {
 		ext.AlertLabels = labels
-		changes = append(changes, "Sloth's labels ("+strings.Join(sortedKeys(labels), ", ")+") are put on every alert (inferslo.dev/alert-labels), not on the recording rules")
+		changes = append(changes, "Sloth's labels ("+strings.Join(slices.Sorted(maps.Keys(labels)), ", ")+") are put on every alert (inferslo.dev/alert-labels), not on the recording rules")
 	}
 	severities := map[string]string{}
 	for _, t := range []struct {
@@ -284,13 +285,4 @@ func or2(a, b slothAlert) slothAlert {
 		return a
 	}
 	return b
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
