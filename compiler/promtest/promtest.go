@@ -230,20 +230,6 @@ func clearStart(slos []model.SLO) (string, bool) {
 	return "", false
 }
 
-func (b builder) misconfiguredRule(slo model.SLO) (rulefmt.Rule, bool) {
-	for _, g := range b.groups {
-		if g.Name != rules.GroupName(slo) {
-			continue
-		}
-		for _, r := range g.Rules {
-			if r.Alert == model.AlertMisconfigured {
-				return r, true
-			}
-		}
-	}
-	return rulefmt.Rule{}, false
-}
-
 // tierBurn is the burn that must fire a tier: 20x for a page when that is
 // above every page factor (the classic fast burn), otherwise twice the
 // tier's largest factor; for a ticket, between its largest factor and the
