@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/inferslo/inferslo/spec/engine"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -16,7 +17,7 @@ var checkLeNotABucket = Check{
 	Query: func(r *reporter, q *Query) {
 		leMatchers(q.Expr, func(vs *parser.VectorSelector, m *labels.Matcher, v float64) {
 			facts, ok := r.catalog.lookup(metricName(vs))
-			if !ok || facts.Kind != kindHistogram || facts.Suffix != "_bucket" || len(facts.Buckets) == 0 || math.IsInf(v, 0) || r.catalog.isBucket(facts, v) {
+			if !ok || facts.Kind != engine.KindHistogram || facts.Suffix != "_bucket" || len(facts.Buckets) == 0 || math.IsInf(v, 0) || r.catalog.isBucket(facts, v) {
 				return
 			}
 			if change, ok := r.catalog.olderBucket(facts, v); ok {
