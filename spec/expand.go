@@ -229,12 +229,12 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 	// bad events the objective takes from a gateway.
 	counted := o.SLI == "errors" || engine.IsFailureKind(o.SLI)
 	gateway := counted && (o.Bad != "" || o.Good != "")
-	if !contains(roles, o.SLI) && !gateway {
+	if !slices.Contains(roles, o.SLI) && !gateway {
 		msg := fmt.Sprintf("%q is not an SLI: valid are %s", o.SLI, fmtList(shorthandSLIs()))
 		switch {
 		case o.SLI == "":
 			msg = "required: one of " + fmtList(roles)
-		case counted || contains(engine.Roles, o.SLI):
+		case counted || slices.Contains(engine.Roles, o.SLI):
 			msg = fmt.Sprintf("engine %s cannot measure %s: %s", engineName(eng), o.SLI, eng.Missing(o.SLI))
 			if len(roles) > 0 {
 				msg += "; it serves " + fmtList(roles)
@@ -443,15 +443,6 @@ func durationOr(d *doc, ps *Problems, path, s string, def time.Duration) time.Du
 		return def
 	}
 	return v
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // shorthandText checks the shorthand's free-text fields with the same rules

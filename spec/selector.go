@@ -133,12 +133,7 @@ func withSelector(q string, sel map[string]string) (string, error) {
 }
 
 func hasMatcher(vs *parser.VectorSelector, name string) bool {
-	for _, m := range vs.LabelMatchers {
-		if m.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(vs.LabelMatchers, func(m *labels.Matcher) bool { return m.Name == name })
 }
 
 func isDNSLabel(s string) bool {

@@ -30,10 +30,10 @@ var Roles = []string{"ttft", "itl", "tpot", "e2e", "queue"}
 var FailureKinds = []string{"incomplete", "rejections", "streams"}
 
 // IsLatency says whether an SLI role reads a latency histogram.
-func IsLatency(role string) bool { return contains(Roles, role) }
+func IsLatency(role string) bool { return slices.Contains(Roles, role) }
 
 // IsFailureKind says whether an SLI role is one of FailureKinds.
-func IsFailureKind(role string) bool { return contains(FailureKinds, role) }
+func IsFailureKind(role string) bool { return slices.Contains(FailureKinds, role) }
 
 // Units of histogram buckets.
 const (
@@ -193,7 +193,7 @@ func (e *Engine) check() error {
 	}
 	check := func(where string, hs map[string]*Histogram, partial bool) error {
 		for role, h := range hs {
-			if !contains(Roles, role) {
+			if !slices.Contains(Roles, role) {
 				return fmt.Errorf("engine %s%s: histogram role %q is not one of %s", e.ID, where, role, strings.Join(Roles, ", "))
 			}
 			if !partial && h.Metric == "" {
@@ -433,7 +433,7 @@ func (e *Engine) SLIs() []string {
 // Missing says why the engine cannot serve an SLI and what it has
 // instead; empty when it can.
 func (e *Engine) Missing(sli string) string {
-	if contains(e.SLIs(), sli) {
+	if slices.Contains(e.SLIs(), sli) {
 		return ""
 	}
 	if sli == "errors" {
@@ -471,15 +471,6 @@ func (e *Engine) LabelsOf(metric string) []string {
 		return l
 	}
 	return e.Labels
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func copyMap(m map[string]string) map[string]string {

@@ -207,7 +207,7 @@ func MetricNames(q string) []string {
 					name = m.Value
 				}
 			}
-			if name != "" && !contains(out, name) {
+			if name != "" && !slices.Contains(out, name) {
 				out = append(out, name)
 			}
 		}
