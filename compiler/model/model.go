@@ -21,14 +21,9 @@ type Set struct {
 // Services returns the service names in stable order.
 func (s Set) Services() []string {
 	var out []string
-	seen := map[string]bool{}
-	for _, slo := range s.SLOs {
-		if !seen[slo.Service.Name] {
-			seen[slo.Service.Name] = true
-			out = append(out, slo.Service.Name)
-		}
+	for _, svc := range s.PerService() {
+		out = append(out, svc.Name)
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -42,6 +37,14 @@ type ServiceSLOs struct {
 // service's SLOs in set order, in one pass: fleets hold thousands of
 // services, so a scan per service would be quadratic.
 func (s Set) PerService() []ServiceSLOs {
+	out := s.InSpecOrder()
+	slices.SortFunc(out, func(a, b ServiceSLOs) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// InSpecOrder groups the SLOs by service, services in the order of their
+// first SLO.
+func (s Set) InSpecOrder() []ServiceSLOs {
 	index := map[string]int{}
 	var out []ServiceSLOs
 	for _, slo := range s.SLOs {
@@ -53,7 +56,6 @@ func (s Set) PerService() []ServiceSLOs {
 		}
 		out[i].SLOs = append(out[i].SLOs, slo)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
