@@ -344,14 +344,10 @@ func replay(ctx context.Context, rp *prom.Replay, from, to time.Time, parallel i
 		}()
 	}
 	wg.Wait()
-	var all []Alert
-	for i := range groups {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		all = append(all, out[i]...)
+	if err := cmp.Or(errs...); err != nil {
+		return nil, err
 	}
-	return all, nil
+	return slices.Concat(out...), nil
 }
 
 func replayGroup(ctx context.Context, rp *prom.Replay, i int, g *rules.Group, from, to time.Time, done func()) ([]Alert, error) {
