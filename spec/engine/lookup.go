@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/inferslo/inferslo/compiler/query"
-
-	"github.com/prometheus/prometheus/promql/parser"
 )
 
 // Metric kinds.
@@ -105,7 +103,7 @@ func (e *Engine) uses() []namedUse {
 	var out []namedUse
 	add := func(metric string, u MetricUse) {
 		for _, o := range out {
-			if o.metric == metric && o.use.Role == u.Role && o.use.Versions == u.Versions && equalFloats(o.use.Buckets, u.Buckets) {
+			if o.metric == metric && o.use.Role == u.Role && o.use.Versions == u.Versions && slices.Equal(o.use.Buckets, u.Buckets) {
 				return
 			}
 		}
@@ -199,31 +197,10 @@ func MetricNames(q string) []string {
 		return nil
 	}
 	var out []string
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		if vs, ok := n.(*parser.VectorSelector); ok {
-			name := vs.Name
-			for _, m := range vs.LabelMatchers {
-				if m.Name == "__name__" {
-					name = m.Value
-				}
-			}
-			if name != "" && !slices.Contains(out, name) {
-				out = append(out, name)
-			}
+	for _, vs := range query.Selectors(expr) {
+		if name := SelectedName(vs); name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
 		}
-		return nil
-	})
+	}
 	return out
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
