@@ -29,17 +29,7 @@ type testCmd struct {
 }
 
 func (c *testCmd) Run(e *env) error {
-	text, err := c.Templates.load()
-	if err != nil {
-		return err
-	}
-	// SLOs whose replay would take longer than the budget are refused
-	// before any runs.
-	budget, err := c.Budget.check()
-	if err != nil {
-		return err
-	}
-	res, err := load(e, c.Specs, c.Catalogs, budget)
+	text, res, err := loadSimulated(e, c.Specs, c.Catalogs, c.Templates, c.Budget)
 	if err != nil {
 		return err
 	}
