@@ -187,11 +187,7 @@ func str() map[string]any { return map[string]any{"type": "string"} }
 func object(props map[string]any, required ...string) map[string]any {
 	o := map[string]any{"type": "object", "properties": props}
 	if len(required) > 0 {
-		req := make([]any, len(required))
-		for i, r := range required {
-			req[i] = r
-		}
-		o["required"] = req
+		o["required"] = toAny(required)
 	}
 	return o
 }

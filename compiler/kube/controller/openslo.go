@@ -43,9 +43,8 @@ const OpenSLORequestName = "openslo"
 func ListOpenSLO(ctx context.Context, c client.Reader, namespace string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for _, gvk := range OpenSLOKinds() {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		list, err := listOf(ctx, c, gvk, namespace)
+		if err != nil {
 			return nil, fmt.Errorf("list %s in %s: %w", gvk.Kind, namespace, err)
 		}
 		items := make([]*unstructured.Unstructured, 0, len(list.Items))

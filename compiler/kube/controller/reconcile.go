@@ -60,6 +60,13 @@ func newObject(gvk schema.GroupVersionKind) *unstructured.Unstructured {
 	return u
 }
 
+// listOf lists a kind's objects in a namespace.
+func listOf(ctx context.Context, c client.Reader, gvk schema.GroupVersionKind, namespace string) (*unstructured.UnstructuredList, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	return list, c.List(ctx, list, client.InNamespace(namespace))
+}
+
 // Reconcile applies what one InferenceSLO yields, deletes what it no
 // longer yields, and records the outcome in its status. A deleted
 // InferenceSLO needs nothing: its objects carry it as controller owner, so
@@ -197,9 +204,8 @@ func prune(ctx context.Context, c client.Client, namespace string, d Desired, mi
 		keep[o.GetKind()+"/"+o.GetName()] = true
 	}
 	for _, gvk := range Owned {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		list, err := listOf(ctx, c, gvk, namespace)
+		if err != nil {
 			// A kind the cluster does not serve holds nothing to prune.
 			if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 				continue
