@@ -420,15 +420,6 @@ func newAlert(ar *rules.AlertingRule, lset labels.Labels, at time.Time) *Alert {
 
 func sortAlerts(as []Alert) {
 	slices.SortStableFunc(as, func(a, b Alert) int {
-		if c := a.FiredAt.Compare(b.FiredAt); c != 0 {
-			return c
-		}
-		if a.SLO != b.SLO {
-			if a.SLO < b.SLO {
-				return -1
-			}
-			return 1
-		}
-		return labels.Compare(labels.FromMap(a.Labels), labels.FromMap(b.Labels))
+		return cmp.Or(a.FiredAt.Compare(b.FiredAt), cmp.Compare(a.SLO, b.SLO), labels.Compare(labels.FromMap(a.Labels), labels.FromMap(b.Labels)))
 	})
 }
