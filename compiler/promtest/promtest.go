@@ -236,10 +236,7 @@ func clearStart(slos []model.SLO) (string, bool) {
 // page tier's smallest, so the page stays out of it. The burn keeps the
 // error ratio at most 100%.
 func tierBurn(slo model.SLO, tier model.Tier) (float64, bool) {
-	maxF, minPage := 0.0, math.Inf(1)
-	for _, p := range tier.Windows {
-		maxF = math.Max(maxF, p.Factor.Float())
-	}
+	maxF, minPage := maxFactor(tier), math.Inf(1)
 	for _, t := range slo.Alerting.Tiers {
 		if t.Severity == model.PageTier {
 			for _, p := range t.Windows {
@@ -283,11 +280,16 @@ func pagelessBurn(slo model.SLO) (float64, bool) {
 		return 0, false
 	}
 	const fast = 20
-	maxF := 0.0
-	for _, p := range ticket.Windows {
-		maxF = math.Max(maxF, p.Factor.Float())
+	return fast, fast > maxFactor(*ticket) && fast < 1/slo.ErrorBudget().Float()
+}
+
+// maxFactor is a tier's largest burn factor.
+func maxFactor(t model.Tier) float64 {
+	out := 0.0
+	for _, p := range t.Windows {
+		out = math.Max(out, p.Factor.Float())
 	}
-	return fast, fast > maxF && fast < 1/slo.ErrorBudget().Float()
+	return out
 }
 
 func trim(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
