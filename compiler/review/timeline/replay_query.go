@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -117,13 +118,7 @@ func rangeQuery(h *prom.Harness, out []TimeSeries, qs string, from, to, step tim
 func appendMatrix(out []TimeSeries, m promql.Matrix) []TimeSeries {
 	for _, s := range m {
 		ls := s.Metric.Map()
-		idx := -1
-		for i := range out {
-			if sameLabels(out[i].Labels, ls) {
-				idx = i
-				break
-			}
-		}
+		idx := slices.IndexFunc(out, func(o TimeSeries) bool { return maps.Equal(o.Labels, ls) })
 		if idx < 0 {
 			out = append(out, TimeSeries{Labels: ls})
 			idx = len(out) - 1
@@ -138,28 +133,9 @@ func appendMatrix(out []TimeSeries, m promql.Matrix) []TimeSeries {
 // mergeSeries adds the series of add whose label sets dst lacks.
 func mergeSeries(dst, add []TimeSeries) []TimeSeries {
 	for _, s := range add {
-		dup := false
-		for _, d := range dst {
-			if sameLabels(d.Labels, s.Labels) {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if !slices.ContainsFunc(dst, func(d TimeSeries) bool { return maps.Equal(d.Labels, s.Labels) }) {
 			dst = append(dst, s)
 		}
 	}
 	return dst
-}
-
-func sameLabels(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
