@@ -116,19 +116,13 @@ func withSelector(q string, sel map[string]string) (string, error) {
 		return "", fmt.Errorf("invalid PromQL %q: %v", q, err)
 	}
 	keys := slices.Sorted(maps.Keys(sel))
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok {
-			return nil
-		}
+	for _, vs := range query.Selectors(expr) {
 		for _, k := range keys {
-			if hasMatcher(vs, k) {
-				continue
+			if !hasMatcher(vs, k) {
+				vs.LabelMatchers = append(vs.LabelMatchers, labels.MustNewMatcher(labels.MatchEqual, k, sel[k]))
 			}
-			vs.LabelMatchers = append(vs.LabelMatchers, labels.MustNewMatcher(labels.MatchEqual, k, sel[k]))
 		}
-		return nil
-	})
+	}
 	return expr.String(), nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -449,21 +450,10 @@ func bucketMissing(slo model.SLO, series []labels.Labels) bool {
 		if err != nil {
 			continue
 		}
-		found := false
-		for _, ls := range series {
-			match := true
-			for _, m := range ms {
-				if !m.Matches(ls.Get(m.Name)) {
-					match = false
-					break
-				}
-			}
-			if match {
-				found = true
-				break
-			}
+		matchesAll := func(ls labels.Labels) bool {
+			return !slices.ContainsFunc(ms, func(m *labels.Matcher) bool { return !m.Matches(ls.Get(m.Name)) })
 		}
-		if !found {
+		if !slices.ContainsFunc(series, matchesAll) {
 			return true
 		}
 	}

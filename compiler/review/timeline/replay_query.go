@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
@@ -74,22 +76,11 @@ func (r *serviceReplay) order(q string, expr parser.Expr) []*replaySim {
 }
 
 func mayRead(expr parser.Expr, names []string, service string) bool {
-	found := false
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok || found {
-			return nil
-		}
-		for _, m := range vs.LabelMatchers {
-			if m.Name == model.LabelSLO && !slices.ContainsFunc(names, m.Matches) ||
-				m.Name == model.LabelService && !m.Matches(service) {
-				return nil
-			}
-		}
-		found = true
-		return nil
+	return slices.ContainsFunc(query.Selectors(expr), func(vs *parser.VectorSelector) bool {
+		return !slices.ContainsFunc(vs.LabelMatchers, func(m *labels.Matcher) bool {
+			return m.Name == model.LabelSLO && !slices.ContainsFunc(names, m.Matches) || m.Name == model.LabelService && !m.Matches(service)
+		})
 	})
-	return found
 }
 
 // rangeQuery runs a range query over simulated time and adds its result
