@@ -52,12 +52,8 @@ func engineSetLabel(k string) string {
 // objective's value wins for a label both name.
 func mergeSelector(spec, objective map[string]string) map[string]string {
 	out := map[string]string{}
-	for k, v := range spec {
-		out[k] = v
-	}
-	for k, v := range objective {
-		out[k] = v
-	}
+	maps.Copy(out, spec)
+	maps.Copy(out, objective)
 	return out
 }
 

@@ -99,9 +99,7 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				for k, v := range structFields(ft) {
-					fs[k] = v
-				}
+				maps.Copy(fs, structFields(ft))
 			}
 			continue
 		}

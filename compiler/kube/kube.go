@@ -12,6 +12,7 @@ package kube
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -143,9 +144,7 @@ func (o *Objects) head(name string) ([]byte, error) {
 
 func (o *Objects) encodeHead(name string) ([]byte, error) {
 	labels := map[string]string{"app.kubernetes.io/managed-by": "inferslo"}
-	for k, v := range o.opts.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, o.opts.Labels)
 	return encode(struct {
 		APIVersion string     `yaml:"apiVersion"`
 		Kind       string     `yaml:"kind"`

@@ -271,9 +271,7 @@ func (c *Catalog) Merge(o *Catalog) error {
 // touching c.
 func (c *Catalog) Clone() *Catalog {
 	out := &Catalog{Engines: make(map[string]*Engine, len(c.Engines))}
-	for id, e := range c.Engines {
-		out.Engines[id] = e
-	}
+	maps.Copy(out.Engines, c.Engines)
 	return out
 }
 
@@ -346,14 +344,9 @@ func (e *Engine) clone() *Engine {
 		c := *h
 		out.Histograms[r] = &c
 	}
-	out.Gauges = copyMap(e.Gauges)
-	out.Lacks = copyMap(e.Lacks)
-	if e.Failures != nil {
-		out.Failures = make(map[string]*Errors, len(e.Failures))
-		for r, f := range e.Failures {
-			out.Failures[r] = f
-		}
-	}
+	out.Gauges = maps.Clone(e.Gauges)
+	out.Lacks = maps.Clone(e.Lacks)
+	out.Failures = maps.Clone(e.Failures)
 	return &out
 }
 
@@ -471,17 +464,6 @@ func (e *Engine) LabelsOf(metric string) []string {
 		return l
 	}
 	return e.Labels
-}
-
-func copyMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func isID(s string) bool {

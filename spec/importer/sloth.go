@@ -185,9 +185,7 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 	page, ticket := or2(alerting.Page, alerting.PageCRD), or2(alerting.Ticket, alerting.TicketCRD)
 	labels := map[string]string{}
 	for _, m := range []map[string]string{f.Labels, s.Labels, alerting.Labels} {
-		for k, v := range m {
-			labels[k] = v
-		}
+		maps.Copy(labels, m)
 	}
 	if len(labels) > 0 {
 		ext.AlertLabels = labels
