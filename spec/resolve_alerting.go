@@ -208,9 +208,7 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 		*ps = append(*ps, c.errorf("spec.condition.lookbackWindow", "%s is shorter than %s, four scrape intervals: rate() needs more samples", cond.LookbackWindow, model.FormatDuration(minRate)))
 		return model.WindowPair{}, model.Tier{}, false
 	}
-	if short < minRate {
-		short = minRate
-	}
+	short = max(short, minRate)
 	if msg := severityProblem(c.v.Spec.Severity); msg != "" {
 		*ps = append(*ps, c.errorf("spec.severity", "%s", msg))
 		return model.WindowPair{}, model.Tier{}, false

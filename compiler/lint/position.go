@@ -41,9 +41,7 @@ func scalarPos(lines []string, n *yaml.Node, off int) (line, col int) {
 		default:
 			from = len(src) - len(strings.TrimLeft(src, " \t"))
 		}
-		if from > len(src) {
-			from = len(src)
-		}
+		from = min(from, len(src))
 		text := src[from:]
 		if n.Style&yaml.DoubleQuotedStyle != 0 {
 			// Escapes take more bytes in the file than in the value.

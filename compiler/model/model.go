@@ -257,10 +257,7 @@ func (s SLO) BaseWindow() time.Duration {
 			}
 		}
 	}
-	if min := 4 * s.ScrapeInterval; base < min {
-		base = min
-	}
-	return base
+	return max(base, 4*s.ScrapeInterval)
 }
 
 // Inference is what an engine preset knows about an SLO's metrics.

@@ -390,10 +390,7 @@ func writeStat(b *bytes.Buffer, p panel, data map[string][]Series) {
 		fmt.Fprintf(b, "<text class=\"nodata\" x=\"%s\" y=\"%s\">No data</text>\n</svg>\n", f1(w/2), f1(h/2))
 		return
 	}
-	cols := len(lines)
-	if cols > 4 {
-		cols = 4
-	}
+	cols := min(len(lines), 4)
 	rows := (len(lines) + cols - 1) / cols
 	cw, ch := w/float64(cols), h/float64(rows)
 	// A cell too short for a name band and a readable value: every value
