@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/OpenSLO/go-sdk/pkg/openslo"
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -259,22 +258,8 @@ func slothForChange(tiers []model.Tier) string {
 }
 
 func slothObject(name string, f slothFile, s slothSLO, target float64, ratio v1.SLIRatioMetric, ext spec.Extensions, policies []v1.SLOAlertPolicy) *v1.SLO {
-	// Labels and severities are maps of strings, which always encode.
-	ann, _ := ext.Annotations()
 	w, _ := window(slothPeriod) // 30d is an OpenSLO duration
-	if len(ann) == 0 {
-		ann = nil
-	}
-	slo := v1.NewSLO(v1.Metadata{Name: name, Annotations: ann}, v1.SLOSpec{
-		Description:     s.Description,
-		Service:         f.Service,
-		Indicator:       &v1.SLOIndicatorInline{Metadata: v1.Metadata{Name: name}, Spec: v1.SLISpec{RatioMetric: &ratio}},
-		BudgetingMethod: v1.SLOBudgetingMethodOccurrences,
-		TimeWindow:      w,
-		Objectives:      []v1.SLOObjective{{Target: &target}},
-		AlertPolicies:   policies,
-	})
-	slo.Kind = openslo.KindSLO
+	slo := importedSLO(name, s.Description, f.Service, ratio, w, target, ext, policies)
 	return &slo
 }
 
