@@ -186,12 +186,9 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 // countsRejections tells whether a spec has a rejections objective on the
 // engine's own counters (a gateway's total or bad counts other series).
 func countsRejections(s *Shorthand) bool {
-	for _, o := range s.Spec.Objectives {
-		if o.SLI == "rejections" && o.Total == "" && o.Good == "" && o.Bad == "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Spec.Objectives, func(o ShorthandObjective) bool {
+		return o.SLI == "rejections" && o.Total == "" && o.Good == "" && o.Bad == ""
+	})
 }
 
 // objectivePaths maps the paths of an expanded SLO to the shorthand's.

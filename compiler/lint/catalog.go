@@ -61,15 +61,7 @@ func (c *catalog) declare(family string, buckets []float64) {
 // isBucket says whether v is a bucket of the family: in the catalog, or
 // in a set a spec declares.
 func (c *catalog) isBucket(f metricFacts, v float64) bool {
-	if hasBucket(f.Buckets, v) {
-		return true
-	}
-	for _, b := range c.declared[f.Family] {
-		if hasBucket(b, v) {
-			return true
-		}
-	}
-	return false
+	return hasBucket(f.Buckets, v) || slices.ContainsFunc(c.declared[f.Family], func(b []float64) bool { return hasBucket(b, v) })
 }
 
 func newCatalog(c *engine.Catalog) *catalog {

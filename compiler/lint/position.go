@@ -2,6 +2,7 @@ package lint
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -138,14 +139,7 @@ func (f *File) disables(fd Finding) bool {
 	if f.ruleAt == nil {
 		f.indexRules()
 	}
-	off := func(ids []string) bool {
-		for _, id := range ids {
-			if id == fd.Check || id == "all" {
-				return true
-			}
-		}
-		return false
-	}
+	off := func(ids []string) bool { return slices.Contains(ids, fd.Check) || slices.Contains(ids, "all") }
 	if off(f.disabled[fd.Line]) {
 		return true
 	}

@@ -106,15 +106,7 @@ func groupsOf(slo model.SLO, series []labels.Labels) []group {
 // fires tells whether a constant burn keeps some pair of the tier above its
 // factor; a burn within 5% of a factor is refused by tierBurn's choices.
 func fires(tier model.Tier, burn, rate, minRate float64) bool {
-	if rate < minRate {
-		return false
-	}
-	for _, p := range tier.Windows {
-		if burn > p.Factor.Float() {
-			return true
-		}
-	}
-	return false
+	return rate >= minRate && slices.ContainsFunc(tier.Windows, func(p model.WindowPair) bool { return burn > p.Factor.Float() })
 }
 
 // alert is the expected alert of one tier: the rule's labels plus the
