@@ -3,6 +3,7 @@ package spec
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"regexp"
@@ -64,7 +65,7 @@ func checkAutoscaling(o object[v1.SLO], ps *Problems, path string, a ShorthandAu
 		errorf("target.apiVersion", "%q is not a Kubernetes API version; valid: group/version such as serving.kserve.io/v1beta1, or apps/v1", v)
 	case v != "" && !kindPattern.MatchString(out.TargetKind):
 		errorf("target.kind", "%q is not a Kubernetes kind (an upper-case letter, then letters and digits)", out.TargetKind)
-	case v == "" && !contains(scaleTargetKinds, out.TargetKind):
+	case v == "" && !slices.Contains(scaleTargetKinds, out.TargetKind):
 		errorf("target.kind", "%q is not a scale target kind inferslo knows; valid: %s, or any kind with a scale subresource named with its target.apiVersion (group/version)", out.TargetKind, fmtList(scaleTargetKinds))
 	}
 	if ns := out.Namespace; ns != "" && !isDNSLabel(ns) {
@@ -105,7 +106,7 @@ func scaleGroups(o object[v1.SLO], ps *Problems, path string, a ShorthandAutosca
 	name := a.Target.Name
 	used := map[string]bool{}
 	for _, m := range placeholder.FindAllStringSubmatch(name, -1) {
-		if !contains(groupBy, m[1]) {
+		if !slices.Contains(groupBy, m[1]) {
 			errorf(".target.name", "%s names no groupBy label; valid: %s", m[0], fmtList(placeholderList(groupBy)))
 			return nil
 		}
@@ -136,8 +137,8 @@ func scaleGroups(o object[v1.SLO], ps *Problems, path string, a ShorthandAutosca
 		gp := fmt.Sprintf(".groups[%d]", i)
 		var group model.ScaleGroup
 		ok := true
-		for _, k := range sortedKeys(g) {
-			if !contains(groupBy, k) {
+		for _, k := range slices.Sorted(maps.Keys(g)) {
+			if !slices.Contains(groupBy, k) {
 				errorf(gp+"."+k, "%q is not a groupBy label; valid: %s", k, fmtList(groupBy))
 				ok = false
 			}

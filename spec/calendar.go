@@ -3,6 +3,7 @@ package spec
 import (
 	"cmp"
 	"time"
+
 	// Time zone names resolve the same on every machine, with or without a
 	// system zoneinfo database.
 	_ "time/tzdata"

@@ -2,7 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -184,12 +186,9 @@ func expand(d *doc, s *Shorthand, cat *engine.Catalog) ([]expanded, Problems) {
 // countsRejections tells whether a spec has a rejections objective on the
 // engine's own counters (a gateway's total or bad counts other series).
 func countsRejections(s *Shorthand) bool {
-	for _, o := range s.Spec.Objectives {
-		if o.SLI == "rejections" && o.Total == "" && o.Good == "" && o.Bad == "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Spec.Objectives, func(o ShorthandObjective) bool {
+		return o.SLI == "rejections" && o.Total == "" && o.Good == "" && o.Bad == ""
+	})
 }
 
 // objectivePaths maps the paths of an expanded SLO to the shorthand's.
@@ -227,12 +226,12 @@ func expandObjective(d *doc, s *Shorthand, o ShorthandObjective, path string, en
 	// bad events the objective takes from a gateway.
 	counted := o.SLI == "errors" || engine.IsFailureKind(o.SLI)
 	gateway := counted && (o.Bad != "" || o.Good != "")
-	if !contains(roles, o.SLI) && !gateway {
+	if !slices.Contains(roles, o.SLI) && !gateway {
 		msg := fmt.Sprintf("%q is not an SLI: valid are %s", o.SLI, fmtList(shorthandSLIs()))
 		switch {
 		case o.SLI == "":
 			msg = "required: one of " + fmtList(roles)
-		case counted || contains(engine.Roles, o.SLI):
+		case counted || slices.Contains(engine.Roles, o.SLI):
 			msg = fmt.Sprintf("engine %s cannot measure %s: %s", engineName(eng), o.SLI, eng.Missing(o.SLI))
 			if len(roles) > 0 {
 				msg += "; it serves " + fmtList(roles)
@@ -443,15 +442,6 @@ func durationOr(d *doc, ps *Problems, path, s string, def time.Duration) time.Du
 	return v
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // shorthandText checks the shorthand's free-text fields with the same rules
 // as OpenSLO's, at the shorthand's own paths.
 func shorthandText(d *doc, s *Shorthand) Problems {
@@ -461,7 +451,7 @@ func shorthandText(d *doc, s *Shorthand) Problems {
 			ps = append(ps, d.errorf(path, "%s", msg))
 		}
 	}
-	for _, k := range sortedKeys(s.Metadata.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(s.Metadata.Annotations)) {
 		if strings.HasPrefix(k, annotationPrefix) {
 			ps = append(ps, d.errorf("metadata.annotations."+k, "unknown annotation %q: the shorthand writes inferslo.dev/* annotations itself; set the matching spec field instead", k))
 		}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,8 +31,8 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, ext *Extensions, scrape, 
 	// on tells whether a tier is enabled: by the spec, else by the SLO
 	// tier's defaults (a batch SLO raises tickets only).
 	defaults := model.TierSeverities(s.Spec.Tier)
-	on := func(sev string) bool { return boolOr(tiers[sev].Enabled, contains(defaults, sev)) }
-	if !contains(defaults, model.PageTier) && (boolOr(a.Page.Enabled, false) || a.Page.For != "") {
+	on := func(sev string) bool { return boolOr(tiers[sev].Enabled, slices.Contains(defaults, sev)) }
+	if !slices.Contains(defaults, model.PageTier) && (boolOr(a.Page.Enabled, false) || a.Page.For != "") {
 		ps = append(ps, d.errorf("spec.alerting.page", "%s", batchPageProblem))
 	}
 	custom := false
@@ -42,7 +43,7 @@ func expandAlerting(d *doc, s *Shorthand, slo *v1.SLO, ext *Extensions, scrape, 
 		if on(sev) {
 			sevs = append(sevs, sev)
 		}
-		if on(sev) != contains(defaults, sev) {
+		if on(sev) != slices.Contains(defaults, sev) {
 			custom = true
 		}
 		if t.For != "" {

@@ -1,6 +1,10 @@
 package spec
 
-import "gopkg.in/yaml.v3"
+import (
+	"slices"
+
+	"gopkg.in/yaml.v3"
+)
 
 // Formats of other SLO tools that `inferslo import` converts.
 const (
@@ -61,4 +65,4 @@ func NameProblem(s string) string { return dnsLabelProblem(s) }
 
 // ReservedGroupLabel tells whether inferslo sets the label on its own
 // series and alerts, so that an SLO cannot be grouped by it.
-func ReservedGroupLabel(name string) bool { return contains(reservedGroupLabels, name) }
+func ReservedGroupLabel(name string) bool { return slices.Contains(reservedGroupLabels, name) }

@@ -2,8 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -56,12 +57,7 @@ func fieldNames(t reflect.Type, tag string) []string {
 		}
 	}
 	walk(t)
-	out := make([]string, 0, len(seen))
-	for n := range seen {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // openSLOFields is the vocabulary of OpenSLO v1 objects.
@@ -71,13 +67,4 @@ func openSLOFields() []string {
 		names = append(names, fieldNames(reflect.TypeOf(v), "json")...)
 	}
 	return names
-}
-
-func sortedKeys[T any](m map[string]T) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -101,14 +102,7 @@ func checkNativeGood(o object[v1.SLO], inf *model.Inference, good string, ps *Pr
 
 // readsMetric tells whether an expression selects the named metric.
 func readsMetric(e parser.Expr, name string) bool {
-	found := false
-	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
-		if vs, ok := n.(*parser.VectorSelector); ok && engine.SelectedName(vs) == name {
-			found = true
-		}
-		return nil
-	})
-	return found
+	return slices.ContainsFunc(query.Selectors(e), func(vs *parser.VectorSelector) bool { return engine.SelectedName(vs) == name })
 }
 
 // selectorsOf lists the vector selectors of a canonical query.

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -120,7 +121,7 @@ func (l *loader) engineSelector(engineID, total string) (string, []string) {
 		}
 	}
 	var sel, names []string
-	for _, k := range sortedKeys(common) {
+	for _, k := range slices.Sorted(maps.Keys(common)) {
 		sel, names = append(sel, common[k]), append(names, k)
 	}
 	return strings.Join(sel, ","), names

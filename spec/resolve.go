@@ -2,6 +2,8 @@ package spec
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -239,7 +241,7 @@ func checkAnnotations(o object[v1.SLO], text *Problems) {
 		rows[x.key] = x
 		known = append(known, x.key)
 	}
-	for _, k := range sortedKeys(ann) {
+	for _, k := range slices.Sorted(maps.Keys(ann)) {
 		if !strings.HasPrefix(k, annotationPrefix) {
 			continue
 		}
@@ -382,7 +384,7 @@ func (l *loader) query(sli object[v1.SLI], path string, src v1.SLIMetricSource, 
 	}
 	// OpenSLO leaves metricSource.spec free-form: other keys stay in the
 	// spec (and in what export prints) but do not reach the rules.
-	for _, k := range sortedKeys(src.Spec) {
+	for _, k := range slices.Sorted(maps.Keys(src.Spec)) {
 		if k != "query" {
 			*ps = append(*ps, sli.warnf(path+".spec."+k, "kept but not used: inferslo reads only query from a Prometheus metric source, so %q does not change the rules", k))
 		}
@@ -525,5 +527,5 @@ func keysOf[T any](m map[string]T) []string {
 	if len(m) == 0 {
 		return []string{"none"}
 	}
-	return sortedKeys(m)
+	return slices.Sorted(maps.Keys(m))
 }

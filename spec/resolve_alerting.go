@@ -185,7 +185,7 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 		*ps = append(*ps, c.errorf("spec.condition.threshold", "the burn-rate factor must be positive, such as 14.4"))
 		return model.WindowPair{}, model.Tier{}, false
 	}
-	for _, k := range sortedKeys(c.v.Metadata.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(c.v.Metadata.Annotations)) {
 		if strings.HasPrefix(k, annotationPrefix) && k != AnnotationShortWindow {
 			*ps = append(*ps, c.errorf("metadata.annotations."+k, "unknown annotation %q%s; an AlertCondition reads only %s", k, didYouMean(k, []string{AnnotationShortWindow}), AnnotationShortWindow))
 		}
@@ -208,9 +208,7 @@ func conditionPair(c object[v1.AlertCondition], minRate time.Duration, ps *Probl
 		*ps = append(*ps, c.errorf("spec.condition.lookbackWindow", "%s is shorter than %s, four scrape intervals: rate() needs more samples", cond.LookbackWindow, model.FormatDuration(minRate)))
 		return model.WindowPair{}, model.Tier{}, false
 	}
-	if short < minRate {
-		short = minRate
-	}
+	short = max(short, minRate)
 	if msg := severityProblem(c.v.Spec.Severity); msg != "" {
 		*ps = append(*ps, c.errorf("spec.severity", "%s", msg))
 		return model.WindowPair{}, model.Tier{}, false
@@ -242,7 +240,7 @@ func sloTier(o object[v1.SLO], ps *Problems) string {
 
 // tierProblem says why v is not an SLO tier, or "" when it is one.
 func tierProblem(v string) string {
-	if contains(model.SLOTiers, v) {
+	if slices.Contains(model.SLOTiers, v) {
 		return ""
 	}
 	return fmt.Sprintf("%q is not a tier: valid are %s (the default: a person waits; pages and tickets) and %s (a job waits; tickets only)",
@@ -275,7 +273,7 @@ func alertLabels(o object[v1.SLO], groupBy []string, ps *Problems) map[string]st
 			*ps = append(*ps, o.errorf(path, "%q is not a Prometheus label name", k))
 		case k == model.LabelSLOTier:
 			*ps = append(*ps, o.errorf(path, "%q is set from the SLO's tier; set the tier (spec.tier, or the annotation %s) instead", k, AnnotationTier))
-		case contains(reserved, k):
+		case slices.Contains(reserved, k):
 			*ps = append(*ps, o.errorf(path, "%q is a label the alerts set themselves (%s); choose another name, such as team", k, fmtList(reserved)))
 		default:
 			checkLabelValue(o, path, m[k], ps)
@@ -292,7 +290,7 @@ func severityLabels(o object[v1.SLO], ps *Problems) map[string]string {
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		path := "metadata.annotations." + AnnotationSeverities + "." + k
-		if !contains(model.Severities, k) {
+		if !slices.Contains(model.Severities, k) {
 			*ps = append(*ps, o.errorf(path, "%q is not an alert tier; valid: %s", k, fmtList(model.Severities)))
 			continue
 		}
@@ -318,11 +316,11 @@ func groupBy(o object[v1.SLO], sli model.SLI, ps *Problems) []string {
 		switch {
 		case !query.ValidLabelName(name) || strings.HasPrefix(name, "__"):
 			*ps = append(*ps, o.errorf(path, "%q is not a Prometheus label name; group by labels of the SLI's series, such as model_name", name))
-		case contains(reservedGroupLabels, name):
+		case slices.Contains(reservedGroupLabels, name):
 			*ps = append(*ps, o.errorf(path, "%q is a label inferslo sets on its own series and alerts; group by a label of the SLI's series, such as model_name", name))
-		case outcomes[name] || contains(engineOutcomeLabels, name):
+		case outcomes[name] || slices.Contains(engineOutcomeLabels, name):
 			*ps = append(*ps, o.errorf(path, "%q is a label of the request's outcome, not of where it ran: each group would count only its own outcome, and the group of errors would burn on healthy traffic; group by a label of the SLI's series, such as model_name", name))
-		case contains(out, name):
+		case slices.Contains(out, name):
 			*ps = append(*ps, o.errorf(path, "%q is listed twice", name))
 		default:
 			out = append(out, name)

@@ -2,8 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/inferslo/inferslo/compiler/query"
@@ -17,7 +18,7 @@ import (
 // checkSelector reports selector keys that are not label names.
 func checkSelector(d *doc, path string, sel map[string]string) Problems {
 	var ps Problems
-	for _, k := range sortedKeys(sel) {
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
 		// Dotted OpenTelemetry attribute names are valid UTF-8 label names.
 		if !query.ValidLabelName(k) && !utf8Label(k) {
 			ps = append(ps, d.errorf(path+"."+k, "%q is not a Prometheus label name", k))
@@ -51,22 +52,14 @@ func engineSetLabel(k string) string {
 // objective's value wins for a label both name.
 func mergeSelector(spec, objective map[string]string) map[string]string {
 	out := map[string]string{}
-	for k, v := range spec {
-		out[k] = v
-	}
-	for k, v := range objective {
-		out[k] = v
-	}
+	maps.Copy(out, spec)
+	maps.Copy(out, objective)
 	return out
 }
 
 // selectorText prints label equality matchers in name order.
 func selectorText(sel map[string]string) string {
-	keys := make([]string, 0, len(sel))
-	for k := range sel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(sel))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%q", labelText(k), sel[k])
@@ -118,34 +111,19 @@ func withSelector(q string, sel map[string]string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("invalid PromQL %q: %v", q, err)
 	}
-	keys := make([]string, 0, len(sel))
-	for k := range sel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok {
-			return nil
-		}
+	keys := slices.Sorted(maps.Keys(sel))
+	for _, vs := range query.Selectors(expr) {
 		for _, k := range keys {
-			if hasMatcher(vs, k) {
-				continue
+			if !hasMatcher(vs, k) {
+				vs.LabelMatchers = append(vs.LabelMatchers, labels.MustNewMatcher(labels.MatchEqual, k, sel[k]))
 			}
-			vs.LabelMatchers = append(vs.LabelMatchers, labels.MustNewMatcher(labels.MatchEqual, k, sel[k]))
 		}
-		return nil
-	})
+	}
 	return expr.String(), nil
 }
 
 func hasMatcher(vs *parser.VectorSelector, name string) bool {
-	for _, m := range vs.LabelMatchers {
-		if m.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(vs.LabelMatchers, func(m *labels.Matcher) bool { return m.Name == name })
 }
 
 func isDNSLabel(s string) bool {

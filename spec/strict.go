@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,7 +67,7 @@ func (fields structKeys) unknownKeys(n *yaml.Node, t reflect.Type) []unknownKey 
 					}
 					ft, ok := fs[k.Value]
 					if !ok {
-						out = append(out, unknownKey{key: k, path: p, known: sortedKeys(fs)})
+						out = append(out, unknownKey{key: k, path: p, known: slices.Sorted(maps.Keys(fs))})
 						continue
 					}
 					walk(v, ft, p)
@@ -97,9 +99,7 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				for k, v := range structFields(ft) {
-					fs[k] = v
-				}
+				maps.Copy(fs, structFields(ft))
 			}
 			continue
 		}

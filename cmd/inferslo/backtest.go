@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -124,13 +123,5 @@ func (c *history) replay(e *env, name string, span func(model.Set) (time.Time, t
 		}
 		fmt.Fprintf(e.stderr, "wrote %s/index.html: %d SLO groups, %d alert intervals\n", c.Output, len(r.SLOs), len(r.Alerts))
 	}
-	if c.JSON {
-		b, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, string(b))
-		return nil
-	}
-	return r.WriteTable(e.stdout)
+	return printResult(e, c.JSON, r)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -40,13 +39,7 @@ func (c *budgetCmd) Run(e *env) error {
 	if err != nil {
 		return exitError{code: exitUnknown, err: err}
 	}
-	if c.JSON {
-		b, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return exitError{code: exitUnknown, err: err}
-		}
-		fmt.Fprintln(e.stdout, string(b))
-	} else if err := r.WriteTable(e.stdout); err != nil {
+	if err := printResult(e, c.JSON, r); err != nil {
 		return exitError{code: exitUnknown, err: err}
 	}
 	if n := r.Below(); n > 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/inferslo/inferslo/spec"
 )
@@ -75,4 +76,18 @@ func writeJSON(e *env, doc any, runErr error) error {
 		return fmt.Errorf("encode json: %w", err)
 	}
 	return runErr
+}
+
+// printResult prints a run's result on stdout: indented JSON (escaped as
+// encoding/json escapes) with --json, its table otherwise.
+func printResult(e *env, asJSON bool, r interface{ WriteTable(io.Writer) error }) error {
+	if !asJSON {
+		return r.WriteTable(e.stdout)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, string(b))
+	return nil
 }

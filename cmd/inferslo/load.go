@@ -84,15 +84,26 @@ func (f metricsFlag) checker(cat *engine.Catalog) (spec.Checker, error) {
 	return c.Check, nil
 }
 
-// load reads specs, runs the command's further checks on each SLO, and
-// prints every problem with its snippet. It returns errReported when any
-// problem is an error.
-func load(e *env, paths []string, catalogs catalogFlag, checks ...spec.Check) (spec.Result, error) {
-	checkers := make([]spec.Checker, len(checks))
-	for i, c := range checks {
-		checkers[i] = c.Checker()
+// load reads specs and prints every problem with its snippet. It returns
+// errReported when any problem is an error.
+func load(e *env, paths []string, catalogs catalogFlag) (spec.Result, error) {
+	return loadScraped(e, paths, catalogs, metricsFlag{})
+}
+
+// loadSimulated loads what a simulation replays: the templates, and the
+// specs with every SLO whose replay would take longer than the budget
+// refused before any runs.
+func loadSimulated(e *env, paths []string, catalogs catalogFlag, t templatesFlag, b budgetFlag) (*templates.Text, spec.Result, error) {
+	text, err := t.load()
+	if err != nil {
+		return nil, spec.Result{}, err
 	}
-	return loadScraped(e, paths, catalogs, metricsFlag{}, checkers...)
+	budget, err := b.check()
+	if err != nil {
+		return nil, spec.Result{}, err
+	}
+	res, err := loadScraped(e, paths, catalogs, metricsFlag{}, budget.Checker())
+	return text, res, err
 }
 
 // loadScraped is load that also checks every SLO against the scrapes.

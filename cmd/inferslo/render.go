@@ -18,15 +18,7 @@ type renderCmd struct {
 }
 
 func (c *renderCmd) Run(e *env) error {
-	text, err := c.Templates.load()
-	if err != nil {
-		return err
-	}
-	budget, err := c.Budget.check()
-	if err != nil {
-		return err
-	}
-	res, err := load(e, c.Specs, c.Catalogs, budget)
+	text, res, err := loadSimulated(e, c.Specs, c.Catalogs, c.Templates, c.Budget)
 	if err != nil {
 		return err
 	}

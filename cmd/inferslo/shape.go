@@ -3,8 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,12 +82,7 @@ func (f shapeFlags) args() []string {
 	if f.Namespace != "" {
 		args = append(args, "--namespace", f.Namespace)
 	}
-	keys := make([]string, 0, len(f.RuleLabel))
-	for k := range f.RuleLabel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(f.RuleLabel)) {
 		args = append(args, "--rule-label", k+"="+f.RuleLabel[k])
 	}
 	if len(f.ExternalLabels) > 0 {

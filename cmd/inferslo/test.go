@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -30,17 +29,7 @@ type testCmd struct {
 }
 
 func (c *testCmd) Run(e *env) error {
-	text, err := c.Templates.load()
-	if err != nil {
-		return err
-	}
-	// SLOs whose replay would take longer than the budget are refused
-	// before any runs.
-	budget, err := c.Budget.check()
-	if err != nil {
-		return err
-	}
-	res, err := load(e, c.Specs, c.Catalogs, budget)
+	text, res, err := loadSimulated(e, c.Specs, c.Catalogs, c.Templates, c.Budget)
 	if err != nil {
 		return err
 	}
@@ -74,13 +63,7 @@ func (c *testCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
-		b, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, string(b))
-	} else if err := r.WriteTable(e.stdout); err != nil {
+	if err := printResult(e, c.JSON, r); err != nil {
 		return err
 	}
 	if failed := r.Failures(); len(failed) > 0 {
@@ -103,13 +86,5 @@ func (c *testCmd) cost(e *env, set model.Set) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
-		b, err := json.MarshalIndent(report, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, string(b))
-		return nil
-	}
-	return report.WriteTable(e.stdout)
+	return printResult(e, c.JSON, report)
 }

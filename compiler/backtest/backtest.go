@@ -344,14 +344,10 @@ func replay(ctx context.Context, rp *prom.Replay, from, to time.Time, parallel i
 		}()
 	}
 	wg.Wait()
-	var all []Alert
-	for i := range groups {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		all = append(all, out[i]...)
+	if err := cmp.Or(errs...); err != nil {
+		return nil, err
 	}
-	return all, nil
+	return slices.Concat(out...), nil
 }
 
 func replayGroup(ctx context.Context, rp *prom.Replay, i int, g *rules.Group, from, to time.Time, done func()) ([]Alert, error) {
@@ -424,15 +420,6 @@ func newAlert(ar *rules.AlertingRule, lset labels.Labels, at time.Time) *Alert {
 
 func sortAlerts(as []Alert) {
 	slices.SortStableFunc(as, func(a, b Alert) int {
-		if c := a.FiredAt.Compare(b.FiredAt); c != 0 {
-			return c
-		}
-		if a.SLO != b.SLO {
-			if a.SLO < b.SLO {
-				return -1
-			}
-			return 1
-		}
-		return labels.Compare(labels.FromMap(a.Labels), labels.FromMap(b.Labels))
+		return cmp.Or(a.FiredAt.Compare(b.FiredAt), cmp.Compare(a.SLO, b.SLO), labels.Compare(labels.FromMap(a.Labels), labels.FromMap(b.Labels)))
 	})
 }

@@ -120,13 +120,8 @@ func (ps *parts) movable(e parser.Expr) bool {
 	if e.Type() != parser.ValueTypeVector || !dropsName(e) {
 		return false
 	}
-	raw, some := true, false
-	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok {
-			return nil
-		}
-		some = true
+	sels := query.Selectors(e)
+	for _, vs := range sels {
 		name := ""
 		for _, m := range vs.LabelMatchers {
 			if m.Name == query.MetricNameLabel && m.Type == labels.MatchEqual {
@@ -135,11 +130,10 @@ func (ps *parts) movable(e parser.Expr) bool {
 		}
 		// A selector without a fixed name may select a recording.
 		if name == "" || ps.recorded[name] || strings.HasPrefix(name, "ALERTS") || strings.HasPrefix(name, partPrefix) {
-			raw = false
+			return false
 		}
-		return nil
-	})
-	return raw && some
+	}
+	return len(sels) > 0
 }
 
 // keepsName tells whether a function's answer may keep the metric name of

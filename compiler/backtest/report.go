@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/render"
 	"github.com/inferslo/inferslo/compiler/safetext"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
@@ -99,7 +100,7 @@ func timeline(samples []*sample, from, to time.Time, budget float64, window time
 	var out []Bucket
 	bad := 0.0
 	for p := from.Truncate(size); p.Before(to); p = p.Add(size) {
-		lo, hi := later(p, from), earlier(p.Add(size), to)
+		lo, hi := render.Later(p, from), render.Earlier(p.Add(size), to)
 		n, k := sums(samples, lo, hi)
 		if n == 0 {
 			continue
@@ -182,7 +183,7 @@ func summarize(rp *prom.Replay, slo model.SLO, evalFrom, from, to time.Time, ale
 		for _, kind := range []string{"month", "week", "day"} {
 			for p := periodStart(kind, from); p.Before(to); p = periodNext(kind, p) {
 				end := periodNext(kind, p)
-				lo, hi := later(p, from), earlier(end, to)
+				lo, hi := render.Later(p, from), render.Earlier(end, to)
 				n, k := sums(samples, lo, hi)
 				if n == 0 {
 					continue
@@ -193,7 +194,7 @@ func summarize(rp *prom.Replay, slo model.SLO, evalFrom, from, to time.Time, ale
 		}
 		var hours []Period
 		for p := from.Truncate(time.Hour); p.Before(to); p = p.Add(time.Hour) {
-			n, k := sums(samples, later(p, from), earlier(p.Add(time.Hour), to))
+			n, k := sums(samples, render.Later(p, from), render.Earlier(p.Add(time.Hour), to))
 			if n > 0 && k > 0 {
 				hours = append(hours, Period{Kind: "hour", From: p, To: p.Add(time.Hour), ErrorRatio: k / n, Spent: k / n / budget * float64(time.Hour) / float64(slo.Window)})
 			}
@@ -229,9 +230,9 @@ func zoomSpan(alerts []Alert, g SLOReport, from, to time.Time) (time.Time, time.
 		}
 		end := to
 		if a.ResolvedAt != nil {
-			end = earlier(a.ResolvedAt.Add(2*time.Hour), to)
+			end = render.Earlier(a.ResolvedAt.Add(2*time.Hour), to)
 		}
-		return later(a.FiredAt.Add(-6*time.Hour), from), end, true
+		return render.Later(a.FiredAt.Add(-6*time.Hour), from), end, true
 	}
 	return time.Time{}, time.Time{}, false
 }
@@ -278,20 +279,6 @@ func periodNext(kind string, t time.Time) time.Time {
 		return t.AddDate(0, 1, 0)
 	}
 	return t.AddDate(0, 0, 1)
-}
-
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func earlier(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // WriteTable prints the report for people.

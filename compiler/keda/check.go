@@ -156,20 +156,14 @@ func checkQueries(o scaledObject, allowed map[string]bool) error {
 }
 
 func readsOnly(expr parser.Expr, allowed map[string]bool) error {
-	var bad error
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok || bad != nil {
-			return nil
-		}
+	for _, vs := range query.Selectors(expr) {
 		if vs.Name == "" {
-			bad = fmt.Errorf("selector %s names no metric", vs)
+			return fmt.Errorf("selector %s names no metric", vs)
 		} else if !allowed[vs.Name] {
-			bad = fmt.Errorf("query reads %s, which neither the engine nor the generated rules provide", vs.Name)
+			return fmt.Errorf("query reads %s, which neither the engine nor the generated rules provide", vs.Name)
 		}
-		return nil
-	})
-	return bad
+	}
+	return nil
 }
 
 // single tells whether an expression returns at most one series: an

@@ -12,8 +12,10 @@ package kube
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
+	"strings"
 
 	prommodel "github.com/prometheus/common/model"
 	"gopkg.in/yaml.v3"
@@ -122,15 +124,7 @@ func (o *Objects) PrometheusRules(services []ServiceRules) (artifact.Set, error)
 	if o.err != nil {
 		return nil, o.err
 	}
-	var files artifact.Set
-	for _, s := range sorted(services) {
-		data, err := o.file(s)
-		if err != nil {
-			return nil, fmt.Errorf("service %s: %w", s.Name, err)
-		}
-		files = append(files, artifact.File{Path: PrometheusRulePath(s.Name), Data: data})
-	}
-	return files, files.Check()
+	return perService(services, PrometheusRulePath, o.file)
 }
 
 // plainName is an object name yaml.v3 writes as it is: ObjectName's prefix
@@ -150,9 +144,7 @@ func (o *Objects) head(name string) ([]byte, error) {
 
 func (o *Objects) encodeHead(name string) ([]byte, error) {
 	labels := map[string]string{"app.kubernetes.io/managed-by": "inferslo"}
-	for k, v := range o.opts.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, o.opts.Labels)
 	return encode(struct {
 		APIVersion string     `yaml:"apiVersion"`
 		Kind       string     `yaml:"kind"`
@@ -168,15 +160,7 @@ func RulerGroups(services []ServiceRules, opts RulerOptions) (artifact.Set, erro
 	if opts.MaxRulesPerGroup < 0 {
 		return nil, fmt.Errorf("max rules per group %d is negative", opts.MaxRulesPerGroup)
 	}
-	var files artifact.Set
-	for _, s := range sorted(services) {
-		data, err := rulerFile(s, opts)
-		if err != nil {
-			return nil, fmt.Errorf("service %s: %w", s.Name, err)
-		}
-		files = append(files, artifact.File{Path: RulerPath(s.Name), Data: data})
-	}
-	return files, files.Check()
+	return perService(services, RulerPath, func(s ServiceRules) ([]byte, error) { return rulerFile(s, opts) })
 }
 
 func (o Options) check() error {
@@ -197,10 +181,17 @@ func (o Options) check() error {
 	return nil
 }
 
-func sorted(services []ServiceRules) []ServiceRules {
-	out := append([]ServiceRules(nil), services...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+// perService is one validated file per service, in name order, at path.
+func perService(services []ServiceRules, path func(service string) string, file func(ServiceRules) ([]byte, error)) (artifact.Set, error) {
+	var files artifact.Set
+	for _, s := range slices.SortedStableFunc(slices.Values(services), func(a, b ServiceRules) int { return strings.Compare(a.Name, b.Name) }) {
+		data, err := file(s)
+		if err != nil {
+			return nil, fmt.Errorf("service %s: %w", s.Name, err)
+		}
+		files = append(files, artifact.File{Path: path(s.Name), Data: data})
+	}
+	return files, files.Check()
 }
 
 func (o *Objects) file(s ServiceRules) ([]byte, error) {

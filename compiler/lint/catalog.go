@@ -9,13 +9,6 @@ import (
 	"github.com/inferslo/inferslo/spec/engine"
 )
 
-// Metric kinds.
-const (
-	kindHistogram = "histogram"
-	kindCounter   = "counter"
-	kindGauge     = "gauge"
-)
-
 // metricFacts is what the engine catalog says about one series name.
 type metricFacts struct {
 	Name, Family, Suffix string
@@ -68,15 +61,7 @@ func (c *catalog) declare(family string, buckets []float64) {
 // isBucket says whether v is a bucket of the family: in the catalog, or
 // in a set a spec declares.
 func (c *catalog) isBucket(f metricFacts, v float64) bool {
-	if hasBucket(f.Buckets, v) {
-		return true
-	}
-	for _, b := range c.declared[f.Family] {
-		if hasBucket(b, v) {
-			return true
-		}
-	}
-	return false
+	return hasBucket(f.Buckets, v) || slices.ContainsFunc(c.declared[f.Family], func(b []float64) bool { return hasBucket(b, v) })
 }
 
 func newCatalog(c *engine.Catalog) *catalog {
@@ -96,7 +81,7 @@ func newCatalog(c *engine.Catalog) *catalog {
 		e := c.Engines[id]
 		eachMetric(e, func(name, kind string, buckets []float64) {
 			// Counters named by a histogram's _count are the histogram's.
-			if _, ok := cat.lookup(name); kind == kindCounter && ok {
+			if _, ok := cat.lookup(name); kind == engine.KindCounter && ok {
 				return
 			}
 			add(e, name, kind, buckets)
@@ -109,7 +94,7 @@ func newCatalog(c *engine.Catalog) *catalog {
 				if name == "" && e.Histograms[role] != nil {
 					name = e.Histograms[role].Metric
 				}
-				add(e, name, kindHistogram, h.Buckets)
+				add(e, name, engine.KindHistogram, h.Buckets)
 				if len(h.Buckets) > 0 {
 					when := v.Change
 					if v.Before != "" {
@@ -120,7 +105,7 @@ func newCatalog(c *engine.Catalog) *catalog {
 			}
 			for _, role := range slices.Sorted(maps.Keys(v.Gauges)) {
 				for _, n := range engine.MetricNames(v.Gauges[role]) {
-					add(e, n, kindGauge, nil)
+					add(e, n, engine.KindGauge, nil)
 				}
 			}
 		}
@@ -129,7 +114,7 @@ func newCatalog(c *engine.Catalog) *catalog {
 	// buckets of their replacement, and the change itself.
 	for _, id := range c.IDs() {
 		for _, ch := range c.Engines[id].Changes {
-			f := metricFacts{Kind: kindGauge}
+			f := metricFacts{Kind: engine.KindGauge}
 			if r, ok := cat.families[ch.ReplacedBy]; ok {
 				f = *r
 			}
@@ -148,15 +133,15 @@ func newCatalog(c *engine.Catalog) *catalog {
 func eachMetric(e *engine.Engine, add func(name, kind string, buckets []float64)) {
 	for _, role := range slices.Sorted(maps.Keys(e.Histograms)) {
 		h := e.Histograms[role]
-		add(h.Metric, kindHistogram, h.Buckets)
+		add(h.Metric, engine.KindHistogram, h.Buckets)
 	}
 	for _, role := range slices.Sorted(maps.Keys(e.Gauges)) {
 		for _, n := range engine.MetricNames(e.Gauges[role]) {
-			add(n, kindGauge, nil)
+			add(n, engine.KindGauge, nil)
 		}
 	}
 	for _, role := range slices.Sorted(maps.Keys(e.Distributions)) {
-		add(e.Distributions[role], kindHistogram, nil)
+		add(e.Distributions[role], engine.KindHistogram, nil)
 	}
 	var counters []string
 	for _, role := range slices.Sorted(maps.Keys(e.Means)) {
@@ -171,7 +156,7 @@ func eachMetric(e *engine.Engine, add func(name, kind string, buckets []float64)
 		counters = append(counters, engine.MetricNames(q)...)
 	}
 	for _, n := range counters {
-		add(n, kindCounter, nil)
+		add(n, engine.KindCounter, nil)
 	}
 }
 
@@ -182,7 +167,7 @@ func (c *catalog) lookup(name string) (metricFacts, bool) {
 	}
 	for _, suf := range []string{"_bucket", "_sum", "_count"} {
 		if fam, ok := strings.CutSuffix(name, suf); ok {
-			if f, ok := c.families[fam]; ok && f.Kind == kindHistogram {
+			if f, ok := c.families[fam]; ok && f.Kind == engine.KindHistogram {
 				out := *f
 				out.Name, out.Suffix = name, suf
 				return out, true

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/inferslo/inferslo/spec/engine"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -16,7 +17,7 @@ var checkLeNotABucket = Check{
 	Query: func(r *reporter, q *Query) {
 		leMatchers(q.Expr, func(vs *parser.VectorSelector, m *labels.Matcher, v float64) {
 			facts, ok := r.catalog.lookup(metricName(vs))
-			if !ok || facts.Kind != kindHistogram || facts.Suffix != "_bucket" || len(facts.Buckets) == 0 || math.IsInf(v, 0) || r.catalog.isBucket(facts, v) {
+			if !ok || facts.Kind != engine.KindHistogram || facts.Suffix != "_bucket" || len(facts.Buckets) == 0 || math.IsInf(v, 0) || r.catalog.isBucket(facts, v) {
 				return
 			}
 			if change, ok := r.catalog.olderBucket(facts, v); ok {
@@ -36,26 +37,17 @@ var checkLeOldBucket = Check{
 	Summary: "A known engine histogram is read at an `le` that only an older release of the engine has.",
 }
 
+// hasBucket says whether v is one of the bounds, compared as the engine
+// catalog compares them.
 func hasBucket(buckets []float64, v float64) bool {
-	for _, b := range buckets {
-		if math.Abs(b-v) <= 1e-9*math.Max(math.Abs(b), math.Abs(v)) {
-			return true
-		}
-	}
-	return false
+	_, ok := (&engine.Histogram{Buckets: buckets}).Bucket(v)
+	return ok
 }
 
 // neighbours names the buckets either side of v, in the form Prometheus 3
 // stores them.
 func neighbours(buckets []float64, v float64) string {
-	below, above := math.NaN(), math.NaN()
-	for _, b := range buckets {
-		if b < v {
-			below = b
-		} else if b > v && math.IsNaN(above) {
-			above = b
-		}
-	}
+	below, above := (&engine.Histogram{Buckets: buckets}).Neighbours(v)
 	q := func(f float64) string { return strconv.Quote(labels.FormatOpenMetricsFloat(f)) }
 	switch {
 	case math.IsNaN(below):

@@ -7,10 +7,10 @@
 package lint
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/prometheus/prometheus/promql/parser"
@@ -152,18 +152,8 @@ func Run(sources []Source, opts Options) (Result, error) {
 		}
 	}
 	out := opts.Config.apply(p.suppress(p.findings))
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		return a.Check < b.Check
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), cmp.Compare(a.Check, b.Check))
 	})
 	// A finding in an anchored node is reported once, not once per alias.
 	out = slices.CompactFunc(out, func(a, b Finding) bool { return a == b })

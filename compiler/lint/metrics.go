@@ -109,12 +109,7 @@ var checkMetricsLe = Check{
 }
 
 func anyMatches(series []map[string]string, m *labels.Matcher) bool {
-	for _, ls := range series {
-		if m.Matches(ls[m.Name]) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(series, func(ls map[string]string) bool { return m.Matches(ls[m.Name]) })
 }
 
 func matchesAll(q *Query, ls map[string]string, ms []*labels.Matcher) bool {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -41,9 +42,7 @@ func scalarPos(lines []string, n *yaml.Node, off int) (line, col int) {
 		default:
 			from = len(src) - len(strings.TrimLeft(src, " \t"))
 		}
-		if from > len(src) {
-			from = len(src)
-		}
+		from = min(from, len(src))
 		text := src[from:]
 		if n.Style&yaml.DoubleQuotedStyle != 0 {
 			// Escapes take more bytes in the file than in the value.
@@ -140,14 +139,7 @@ func (f *File) disables(fd Finding) bool {
 	if f.ruleAt == nil {
 		f.indexRules()
 	}
-	off := func(ids []string) bool {
-		for _, id := range ids {
-			if id == fd.Check || id == "all" {
-				return true
-			}
-		}
-		return false
-	}
+	off := func(ids []string) bool { return slices.Contains(ids, fd.Check) || slices.Contains(ids, "all") }
 	if off(f.disabled[fd.Line]) {
 		return true
 	}

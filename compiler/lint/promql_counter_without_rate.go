@@ -3,6 +3,7 @@ package lint
 import (
 	"strings"
 
+	"github.com/inferslo/inferslo/spec/engine"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -48,7 +49,7 @@ func (p *pass) isCounter(name string) bool {
 		return false
 	}
 	if f, ok := p.catalog.lookup(name); ok {
-		return f.Kind == kindCounter || f.Suffix != ""
+		return f.Kind == engine.KindCounter || f.Suffix != ""
 	}
 	return strings.HasSuffix(name, "_total") || strings.HasSuffix(name, "_bucket")
 }

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"github.com/inferslo/inferslo/compiler/query"
+	"github.com/inferslo/inferslo/spec/engine"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -16,7 +17,7 @@ var checkRateOnGauge = Check{
 				return
 			}
 			for _, vs := range query.Selectors(call.Args[0]) {
-				if f, ok := r.catalog.lookup(metricName(vs)); ok && f.Kind == kindGauge && f.Suffix == "" {
+				if f, ok := r.catalog.lookup(metricName(vs)); ok && f.Kind == engine.KindGauge && f.Suffix == "" {
 					r.atNode(q, call, "%s is a gauge: %s() treats every decrease as a counter reset; use avg_over_time, max_over_time or deriv", f.Name, call.Func.Name)
 				}
 			}

@@ -276,12 +276,7 @@ func (c *SpecChecker) hint(name string) string {
 }
 
 func (c *SpecChecker) has(name string) bool {
-	for _, sc := range c.Scrapes {
-		if sc.Has(name) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.Scrapes, func(sc *Scrape) bool { return sc.Has(name) })
 }
 
 // neighbours names the scrape's bounds on each side of an le the scrape

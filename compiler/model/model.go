@@ -5,7 +5,9 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,14 +21,9 @@ type Set struct {
 // Services returns the service names in stable order.
 func (s Set) Services() []string {
 	var out []string
-	seen := map[string]bool{}
-	for _, slo := range s.SLOs {
-		if !seen[slo.Service.Name] {
-			seen[slo.Service.Name] = true
-			out = append(out, slo.Service.Name)
-		}
+	for _, svc := range s.PerService() {
+		out = append(out, svc.Name)
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -43,6 +40,14 @@ type ServiceSLOs struct {
 // set's slice (its capacity cut, so an append copies) rather than a copy:
 // the SLOs are read, not changed.
 func (s Set) PerService() []ServiceSLOs {
+	out := s.InSpecOrder()
+	slices.SortFunc(out, func(a, b ServiceSLOs) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// InSpecOrder groups the SLOs by service, services in the order of their
+// first SLO.
+func (s Set) InSpecOrder() []ServiceSLOs {
 	index := map[string]int{}
 	var out []ServiceSLOs
 	var from []int // where each service's part of s.SLOs starts; -1: copied
@@ -61,18 +66,13 @@ func (s Set) PerService() []ServiceSLOs {
 		from[i] = -1
 		out[i].SLOs = append(out[i].SLOs, slo)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
 // Sort puts SLOs in the stable order backends rely on.
 func (s *Set) Sort() {
-	sort.SliceStable(s.SLOs, func(i, j int) bool {
-		a, b := s.SLOs[i], s.SLOs[j]
-		if a.Service.Name != b.Service.Name {
-			return a.Service.Name < b.Service.Name
-		}
-		return a.Name < b.Name
+	slices.SortStableFunc(s.SLOs, func(a, b SLO) int {
+		return cmp.Or(cmp.Compare(a.Service.Name, b.Service.Name), cmp.Compare(a.Name, b.Name))
 	})
 }
 
@@ -236,25 +236,18 @@ func (p WindowPair) BudgetFraction(window time.Duration) Decimal {
 // recording takes the label and the rolling SLO window is left out, unless
 // an alert reads it.
 func (s SLO) Windows() []time.Duration {
-	seen := map[time.Duration]bool{}
 	var out []time.Duration
 	if s.Calendar == nil || s.Calendar.Label() != FormatDuration(s.Window) {
-		seen[s.Window] = true
 		out = append(out, s.Window)
 	}
 	for _, t := range s.Alerting.Tiers {
 		for _, p := range t.Windows {
-			for _, w := range []time.Duration{p.Long, p.Short} {
-				if !seen[w] {
-					seen[w] = true
-					out = append(out, w)
-				}
-			}
+			out = append(out, p.Long, p.Short)
 		}
 	}
 	out = append(out, s.BaseWindow())
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return dedupe(out)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // BaseWindow is the rate window of the only rules that read raw series; every
@@ -274,20 +267,7 @@ func (s SLO) BaseWindow() time.Duration {
 			}
 		}
 	}
-	if min := 4 * s.ScrapeInterval; base < min {
-		base = min
-	}
-	return base
-}
-
-func dedupe(ws []time.Duration) []time.Duration {
-	out := ws[:0]
-	for i, w := range ws {
-		if i == 0 || w != ws[i-1] {
-			out = append(out, w)
-		}
-	}
-	return out
+	return max(base, 4*s.ScrapeInterval)
 }
 
 // Inference is what an engine preset knows about an SLO's metrics.

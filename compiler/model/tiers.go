@@ -79,10 +79,7 @@ func WorkbookTiersOf(severities []string, window, minRate, evaluation time.Durat
 				return nil, fmt.Errorf("the %s tier's %s window (%s scaled to a %s SLO) is shorter than the shortest rate window %s (four scrape intervals); use a longer SLO window, a shorter scrape interval, or disable the %s tier",
 					sev, FormatDuration(p.long), FormatDuration(long), FormatDuration(window), FormatDuration(minRate), sev)
 			}
-			short := long / 12
-			if short < minRate {
-				short = minRate
-			}
+			short := max(long/12, minRate)
 			t.Windows = append(t.Windows, WindowPair{Long: long, Short: short, Factor: p.factor})
 		}
 		t.For = DefaultFor(t.Windows[0].Long, evaluation)
@@ -94,11 +91,7 @@ func WorkbookTiersOf(severities []string, window, minRate, evaluation time.Durat
 // DefaultFor is the `for` of a tier whose fastest pair has the given long
 // window: a thirtieth of it (2m for 1h), at least one evaluation interval.
 func DefaultFor(long, evaluation time.Duration) time.Duration {
-	f := (long / 30).Truncate(time.Second)
-	if f < evaluation {
-		f = evaluation
-	}
-	return f
+	return max((long / 30).Truncate(time.Second), evaluation)
 }
 
 // scale multiplies a workbook window by window/30d exactly, to the second.

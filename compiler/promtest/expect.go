@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,22 +106,16 @@ func groupsOf(slo model.SLO, series []labels.Labels) []group {
 // fires tells whether a constant burn keeps some pair of the tier above its
 // factor; a burn within 5% of a factor is refused by tierBurn's choices.
 func fires(tier model.Tier, burn, rate, minRate float64) bool {
-	if rate < minRate {
-		return false
-	}
-	for _, p := range tier.Windows {
-		if burn > p.Factor.Float() {
-			return true
-		}
-	}
-	return false
+	return rate >= minRate && slices.ContainsFunc(tier.Windows, func(p model.WindowPair) bool { return burn > p.Factor.Float() })
 }
 
 // alert is the expected alert of one tier: the rule's labels plus the
 // recorded series' identity, and its annotations expanded the way the
 // rules manager does, with the burn rate as $value.
 func (b builder) alert(slo model.SLO, tier model.Tier, burn float64, at time.Duration, group map[string]string) (ExpectedAlert, error) {
-	rule, ok := b.rule(slo, tier.Severity)
+	rule, ok := b.findRule(slo, func(r rulefmt.Rule) bool {
+		return r.Alert == model.AlertBurn && r.Labels[model.LabelBurnTier] == tier.Severity
+	})
 	if !ok {
 		return ExpectedAlert{}, fmt.Errorf("no %s alert for tier %s", model.AlertBurn, tier.Severity)
 	}
@@ -150,18 +145,23 @@ func (b builder) firing(rule rulefmt.Rule, series map[string]string, value float
 	return ExpectedAlert{Labels: lbls, Annotations: ann}, nil
 }
 
-func (b builder) rule(slo model.SLO, severity string) (rulefmt.Rule, bool) {
+// findRule is the first rule of the SLO's group that is; false when none
+// is.
+func (b builder) findRule(slo model.SLO, is func(rulefmt.Rule) bool) (rulefmt.Rule, bool) {
 	for _, g := range b.groups {
 		if g.Name != rules.GroupName(slo) {
 			continue
 		}
-		for _, r := range g.Rules {
-			if r.Alert == model.AlertBurn && r.Labels[model.LabelBurnTier] == severity {
-				return r, true
-			}
+		if i := slices.IndexFunc(g.Rules, is); i >= 0 {
+			return g.Rules[i], true
 		}
 	}
 	return rulefmt.Rule{}, false
+}
+
+// alertNamed matches an alerting rule by name.
+func alertNamed(name string) func(rulefmt.Rule) bool {
+	return func(r rulefmt.Rule) bool { return r.Alert == name }
 }
 
 // expand renders an annotation template as the rules manager would: the

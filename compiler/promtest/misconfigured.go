@@ -55,7 +55,7 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 		}
 	}
 	t.InputSeries = kept
-	if _, ok := b.misconfiguredRule(slo); !ok {
+	if _, ok := b.findRule(slo, alertNamed(model.AlertMisconfigured)); !ok {
 		return Test{}, fmt.Errorf("no %s alert", model.AlertMisconfigured)
 	}
 	evalAt := b.evalTime()
@@ -81,7 +81,7 @@ func (b builder) missingBucket(slo model.SLO) (Test, error) {
 	}
 	var exp []ExpectedAlert
 	for _, other := range b.slos {
-		rule, ok := b.misconfiguredRule(other)
+		rule, ok := b.findRule(other, alertNamed(model.AlertMisconfigured))
 		if !ok || len(other.Alerting.Tiers) == 0 {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -230,30 +231,13 @@ func clearStart(slos []model.SLO) (string, bool) {
 	return "", false
 }
 
-func (b builder) misconfiguredRule(slo model.SLO) (rulefmt.Rule, bool) {
-	for _, g := range b.groups {
-		if g.Name != rules.GroupName(slo) {
-			continue
-		}
-		for _, r := range g.Rules {
-			if r.Alert == model.AlertMisconfigured {
-				return r, true
-			}
-		}
-	}
-	return rulefmt.Rule{}, false
-}
-
 // tierBurn is the burn that must fire a tier: 20x for a page when that is
 // above every page factor (the classic fast burn), otherwise twice the
 // tier's largest factor; for a ticket, between its largest factor and the
 // page tier's smallest, so the page stays out of it. The burn keeps the
 // error ratio at most 100%.
 func tierBurn(slo model.SLO, tier model.Tier) (float64, bool) {
-	maxF, minPage := 0.0, math.Inf(1)
-	for _, p := range tier.Windows {
-		maxF = math.Max(maxF, p.Factor.Float())
-	}
+	maxF, minPage := maxFactor(tier), math.Inf(1)
 	for _, t := range slo.Alerting.Tiers {
 		if t.Severity == model.PageTier {
 			for _, p := range t.Windows {
@@ -297,11 +281,16 @@ func pagelessBurn(slo model.SLO) (float64, bool) {
 		return 0, false
 	}
 	const fast = 20
-	maxF := 0.0
-	for _, p := range ticket.Windows {
-		maxF = math.Max(maxF, p.Factor.Float())
+	return fast, fast > maxFactor(*ticket) && fast < 1/slo.ErrorBudget().Float()
+}
+
+// maxFactor is a tier's largest burn factor.
+func maxFactor(t model.Tier) float64 {
+	out := 0.0
+	for _, p := range t.Windows {
+		out = math.Max(out, p.Factor.Float())
 	}
-	return fast, fast > maxF && fast < 1/slo.ErrorBudget().Float()
+	return out
 }
 
 func trim(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -461,21 +450,10 @@ func bucketMissing(slo model.SLO, series []labels.Labels) bool {
 		if err != nil {
 			continue
 		}
-		found := false
-		for _, ls := range series {
-			match := true
-			for _, m := range ms {
-				if !m.Matches(ls.Get(m.Name)) {
-					match = false
-					break
-				}
-			}
-			if match {
-				found = true
-				break
-			}
+		matchesAll := func(ls labels.Labels) bool {
+			return !slices.ContainsFunc(ms, func(m *labels.Matcher) bool { return !m.Matches(ls.Get(m.Name)) })
 		}
-		if !found {
+		if !slices.ContainsFunc(series, matchesAll) {
 			return true
 		}
 	}

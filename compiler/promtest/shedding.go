@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/rulefmt"
 
 	"github.com/inferslo/inferslo/compiler/model"
 	"github.com/inferslo/inferslo/compiler/query"
@@ -259,19 +260,13 @@ func shedGroupsNote(slo model.SLO, groups []map[string]string) string {
 // recordRule is the labels of an SLO's recording rule by name, with the
 // name as __name__.
 func (b builder) recordRule(slo model.SLO, name string) (map[string]string, bool) {
-	for _, g := range b.groups {
-		if g.Name != rules.GroupName(slo) {
-			continue
-		}
-		for _, r := range g.Rules {
-			if r.Record == name && r.Labels[model.LabelSLO] == slo.Name {
-				ls := maps.Clone(r.Labels)
-				ls[query.MetricNameLabel] = name
-				return ls, true
-			}
-		}
+	r, ok := b.findRule(slo, func(r rulefmt.Rule) bool { return r.Record == name && r.Labels[model.LabelSLO] == slo.Name })
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	ls := maps.Clone(r.Labels)
+	ls[query.MetricNameLabel] = name
+	return ls, true
 }
 
 // expanding writes samples in promtool's expanding notation, one segment

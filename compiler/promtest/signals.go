@@ -44,7 +44,7 @@ func (b builder) signalTests(slo model.SLO) ([]Test, error) {
 	if bl == nil || inf == nil || inf.Signals.QueueDepth == "" {
 		return out, nil
 	}
-	rule, ok := b.alertRule(slo, rules.AlertBacklog)
+	rule, ok := b.findRule(slo, alertNamed(rules.AlertBacklog))
 	if !ok {
 		return nil, fmt.Errorf("no %s alert in the rules", rules.AlertBacklog)
 	}
@@ -73,9 +73,9 @@ func (b builder) signalTests(slo model.SLO) ([]Test, error) {
 // backlogTest writes two replicas' queue gauges, one a third above the
 // mean and one a third below, per group, and expects the warning for every
 // group when the mean is above the threshold.
-func (b builder) backlogTest(slo model.SLO, rule ruleT, base map[string]string, name string, mean float64) (Test, error) {
+func (b builder) backlogTest(slo model.SLO, rule rulefmt.Rule, base map[string]string, name string, mean float64) (Test, error) {
 	scrape := slo.Scrape()
-	at := rule.For + 3*b.eval
+	at := time.Duration(rule.For) + 3*b.eval
 	steps := int(at/scrape) + 1
 	t := Test{Name: name, Interval: model.FormatDuration(scrape)}
 	groups := []map[string]string{{}}
@@ -101,7 +101,7 @@ func (b builder) backlogTest(slo model.SLO, rule ruleT, base map[string]string, 
 		if mean <= slo.Alerting.Backlog.PerReplica.Float() {
 			continue
 		}
-		a, err := b.firing(rule.Rule, g, mean, at)
+		a, err := b.firing(rule, g, mean, at)
 		if err != nil {
 			return Test{}, err
 		}
@@ -109,27 +109,6 @@ func (b builder) backlogTest(slo model.SLO, rule ruleT, base map[string]string, 
 	}
 	t.Alerts = []AlertTest{{EvalTime: model.FormatDuration(at), Alertname: rules.AlertBacklog, ExpAlerts: exp}}
 	return t, nil
-}
-
-// ruleT is an alerting rule with its `for` as a duration.
-type ruleT struct {
-	Rule rulefmt.Rule
-	For  time.Duration
-}
-
-// alertRule finds an SLO's alerting rule by name.
-func (b builder) alertRule(slo model.SLO, name string) (ruleT, bool) {
-	for _, g := range b.groups {
-		if g.Name != rules.GroupName(slo) {
-			continue
-		}
-		for _, r := range g.Rules {
-			if r.Alert == name {
-				return ruleT{Rule: r, For: time.Duration(r.For)}, true
-			}
-		}
-	}
-	return ruleT{}, false
 }
 
 // selectorLabels are the label values a selector's equality matchers

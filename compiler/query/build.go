@@ -274,14 +274,9 @@ func Scoped(query, matchers string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("selector %q: %w", matchers, err)
 	}
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok {
-			return nil
-		}
+	for _, vs := range Selectors(expr) {
 		vs.LabelMatchers = append(vs.LabelMatchers, ms...)
-		return nil
-	})
+	}
 	return expr.String(), nil
 }
 

@@ -1,9 +1,11 @@
 package render
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -123,12 +125,8 @@ func dashboards(files artifact.Set) ([]dashboard, error) {
 		if base := strings.TrimSuffix(path.Base(f.Path), ".json"); base != "overview" {
 			d.service = base
 		}
-		sort.SliceStable(d.Panels, func(i, j int) bool {
-			a, b := d.Panels[i].GridPos, d.Panels[j].GridPos
-			if a.Y != b.Y {
-				return a.Y < b.Y
-			}
-			return a.X < b.X
+		slices.SortStableFunc(d.Panels, func(a, b panel) int {
+			return cmp.Or(cmp.Compare(a.GridPos.Y, b.GridPos.Y), cmp.Compare(a.GridPos.X, b.GridPos.X))
 		})
 		out = append(out, d)
 	}

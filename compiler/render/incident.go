@@ -25,7 +25,7 @@ func incidentSpan(alerts []Alert, own span) (Alert, span, bool) {
 	if first == nil || !own.ok {
 		return Alert{}, span{}, false
 	}
-	sp := span{from: maxTime(first.From.Add(-time.Hour), own.from), to: minTime(first.To.Add(30*time.Minute), own.to), ok: true}
+	sp := span{from: Later(first.From.Add(-time.Hour), own.from), to: Earlier(first.To.Add(30*time.Minute), own.to), ok: true}
 	if !sp.to.After(sp.from) || sp.to.Sub(sp.from) >= own.to.Sub(own.from) {
 		return Alert{}, span{}, false
 	}

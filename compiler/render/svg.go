@@ -149,7 +149,7 @@ func writeTimeseries(b *bytes.Buffer, p panel, data map[string][]Series, alerts 
 			}
 			// An alert of minutes over a month is narrower than a pixel:
 			// it keeps a width the eye finds.
-			x1, x2 := x(maxTime(a.From, from)), x(minTime(a.To, to))
+			x1, x2 := x(Later(a.From, from)), x(Earlier(a.To, to))
 			if x2-x1 < minBand {
 				x1 = math.Max(marginLeft, math.Min((x1+x2-minBand)/2, right-minBand))
 				x2 = x1 + minBand
@@ -363,14 +363,15 @@ func alertText(a Alert) string {
 		a.From.UTC().Format("Jan 2 15:04"), a.To.UTC().Format("Jan 2 15:04"))), " ")
 }
 
-func maxTime(a, b time.Time) time.Time {
+// Later is the later of two times, Earlier the earlier.
+func Later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
 	}
 	return b
 }
 
-func minTime(a, b time.Time) time.Time {
+func Earlier(a, b time.Time) time.Time {
 	if a.Before(b) {
 		return a
 	}
@@ -389,10 +390,7 @@ func writeStat(b *bytes.Buffer, p panel, data map[string][]Series) {
 		fmt.Fprintf(b, "<text class=\"nodata\" x=\"%s\" y=\"%s\">No data</text>\n</svg>\n", f1(w/2), f1(h/2))
 		return
 	}
-	cols := len(lines)
-	if cols > 4 {
-		cols = 4
-	}
+	cols := min(len(lines), 4)
 	rows := (len(lines) + cols - 1) / cols
 	cw, ch := w/float64(cols), h/float64(rows)
 	// A cell too short for a name band and a readable value: every value

@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -261,10 +263,5 @@ func Values(series []map[string]string, label string) []string {
 
 // Names lists the metric names, sorted.
 func (s *Scrape) Names() []string {
-	out := make([]string, 0, len(s.series))
-	for n := range s.series {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(s.series))
 }

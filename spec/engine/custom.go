@@ -3,7 +3,9 @@ package engine
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,7 +56,7 @@ func (e *Engine) WithBuckets(buckets map[string][]float64) (out *Engine, notes [
 		return e, nil, nil
 	}
 	out = e.clone()
-	for _, role := range sortedKeys(buckets) {
+	for _, role := range slices.Sorted(maps.Keys(buckets)) {
 		h, ok := out.Histograms[role]
 		if !ok {
 			return nil, nil, fmt.Errorf("%s: %s has no %s histogram; it has %s", role, e.Title, role, strings.Join(e.Roles(), ", "))

@@ -8,6 +8,8 @@ package engine
 import (
 	_ "embed"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,10 +30,10 @@ var Roles = []string{"ttft", "itl", "tpot", "e2e", "queue"}
 var FailureKinds = []string{"incomplete", "rejections", "streams"}
 
 // IsLatency says whether an SLI role reads a latency histogram.
-func IsLatency(role string) bool { return contains(Roles, role) }
+func IsLatency(role string) bool { return slices.Contains(Roles, role) }
 
 // IsFailureKind says whether an SLI role is one of FailureKinds.
-func IsFailureKind(role string) bool { return contains(FailureKinds, role) }
+func IsFailureKind(role string) bool { return slices.Contains(FailureKinds, role) }
 
 // Units of histogram buckets.
 const (
@@ -191,7 +193,7 @@ func (e *Engine) check() error {
 	}
 	check := func(where string, hs map[string]*Histogram, partial bool) error {
 		for role, h := range hs {
-			if !contains(Roles, role) {
+			if !slices.Contains(Roles, role) {
 				return fmt.Errorf("engine %s%s: histogram role %q is not one of %s", e.ID, where, role, strings.Join(Roles, ", "))
 			}
 			if !partial && h.Metric == "" {
@@ -242,12 +244,7 @@ func (e *Engine) check() error {
 
 // IDs lists the engine ids in order.
 func (c *Catalog) IDs() []string {
-	ids := make([]string, 0, len(c.Engines))
-	for id := range c.Engines {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
+	return slices.Sorted(maps.Keys(c.Engines))
 }
 
 // Engine returns an engine by id, as of its newest described release.
@@ -274,9 +271,7 @@ func (c *Catalog) Merge(o *Catalog) error {
 // touching c.
 func (c *Catalog) Clone() *Catalog {
 	out := &Catalog{Engines: make(map[string]*Engine, len(c.Engines))}
-	for id, e := range c.Engines {
-		out.Engines[id] = e
-	}
+	maps.Copy(out.Engines, c.Engines)
 	return out
 }
 
@@ -349,14 +344,9 @@ func (e *Engine) clone() *Engine {
 		c := *h
 		out.Histograms[r] = &c
 	}
-	out.Gauges = copyMap(e.Gauges)
-	out.Lacks = copyMap(e.Lacks)
-	if e.Failures != nil {
-		out.Failures = make(map[string]*Errors, len(e.Failures))
-		for r, f := range e.Failures {
-			out.Failures[r] = f
-		}
-	}
+	out.Gauges = maps.Clone(e.Gauges)
+	out.Lacks = maps.Clone(e.Lacks)
+	out.Failures = maps.Clone(e.Failures)
 	return &out
 }
 
@@ -436,7 +426,7 @@ func (e *Engine) SLIs() []string {
 // Missing says why the engine cannot serve an SLI and what it has
 // instead; empty when it can.
 func (e *Engine) Missing(sli string) string {
-	if contains(e.SLIs(), sli) {
+	if slices.Contains(e.SLIs(), sli) {
 		return ""
 	}
 	if sli == "errors" {
@@ -474,26 +464,6 @@ func (e *Engine) LabelsOf(metric string) []string {
 		return l
 	}
 	return e.Labels
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func copyMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func isID(s string) bool {

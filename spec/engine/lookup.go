@@ -2,12 +2,12 @@ package engine
 
 import (
 	"cmp"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/inferslo/inferslo/compiler/query"
-
-	"github.com/prometheus/prometheus/promql/parser"
 )
 
 // Metric kinds.
@@ -103,7 +103,7 @@ func (e *Engine) uses() []namedUse {
 	var out []namedUse
 	add := func(metric string, u MetricUse) {
 		for _, o := range out {
-			if o.metric == metric && o.use.Role == u.Role && o.use.Versions == u.Versions && equalFloats(o.use.Buckets, u.Buckets) {
+			if o.metric == metric && o.use.Role == u.Role && o.use.Versions == u.Versions && slices.Equal(o.use.Buckets, u.Buckets) {
 				return
 			}
 		}
@@ -123,29 +123,29 @@ func (e *Engine) uses() []namedUse {
 			}
 		}
 	}
-	for _, r := range sortedKeys(e.Histograms) {
+	for _, r := range slices.Sorted(maps.Keys(e.Histograms)) {
 		hist(e.Versions, r, e.Histograms[r])
 	}
-	for _, r := range sortedKeys(e.Gauges) {
+	for _, r := range slices.Sorted(maps.Keys(e.Gauges)) {
 		queries(e.Versions, r, KindGauge, e.Gauges[r])
 	}
-	for _, r := range sortedKeys(e.Counters) {
+	for _, r := range slices.Sorted(maps.Keys(e.Counters)) {
 		queries(e.Versions, r, KindCounter, e.Counters[r])
 	}
-	for _, r := range sortedKeys(e.Distributions) {
+	for _, r := range slices.Sorted(maps.Keys(e.Distributions)) {
 		add(e.Distributions[r], MetricUse{Versions: e.Versions, Role: r, Kind: KindHistogram})
 	}
-	for _, r := range sortedKeys(e.Means) {
+	for _, r := range slices.Sorted(maps.Keys(e.Means)) {
 		queries(e.Versions, r, KindCounter, e.Means[r].Sum, e.Means[r].Count)
 	}
 	queries(e.Versions, "requests", KindCounter, e.Requests)
 	queries(e.Versions, "errors", KindCounter, e.Errors.Total, e.Errors.Bad)
-	for _, r := range sortedKeys(e.Failures) {
+	for _, r := range slices.Sorted(maps.Keys(e.Failures)) {
 		queries(e.Versions, r, KindCounter, e.Failures[r].Total, e.Failures[r].Bad)
 	}
 	for _, va := range e.Variants {
 		versions := va.Range()
-		for _, r := range sortedKeys(va.Histograms) {
+		for _, r := range slices.Sorted(maps.Keys(va.Histograms)) {
 			patch := va.Histograms[r]
 			h := Histogram{Metric: patch.Metric, Unit: patch.Unit, Buckets: patch.Buckets}
 			if base, ok := e.Histograms[r]; ok {
@@ -159,7 +159,7 @@ func (e *Engine) uses() []namedUse {
 				hist(versions, r, &h)
 			}
 		}
-		for _, r := range sortedKeys(va.Gauges) {
+		for _, r := range slices.Sorted(maps.Keys(va.Gauges)) {
 			queries(versions, r, KindGauge, va.Gauges[r])
 		}
 	}
@@ -197,40 +197,10 @@ func MetricNames(q string) []string {
 		return nil
 	}
 	var out []string
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		if vs, ok := n.(*parser.VectorSelector); ok {
-			name := vs.Name
-			for _, m := range vs.LabelMatchers {
-				if m.Name == "__name__" {
-					name = m.Value
-				}
-			}
-			if name != "" && !contains(out, name) {
-				out = append(out, name)
-			}
-		}
-		return nil
-	})
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+	for _, vs := range query.Selectors(expr) {
+		if name := SelectedName(vs); name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
-	return true
+	return out
 }

@@ -128,6 +128,25 @@ func percentTarget(percent string) (float64, error) {
 }
 
 // window is a rolling OpenSLO window of d.
+// importedSLO is the v1 SLO an import writes: one objective over the
+// ratio, counted by occurrences, with the extensions as annotations
+// (labels, severities and lists always encode).
+func importedSLO(name, description, service string, ratio v1.SLIRatioMetric, tw []v1.SLOTimeWindow, target float64, ext spec.Extensions, policies []v1.SLOAlertPolicy) v1.SLO {
+	ann, _ := ext.Annotations()
+	if len(ann) == 0 {
+		ann = nil
+	}
+	return v1.NewSLO(v1.Metadata{Name: name, Annotations: ann}, v1.SLOSpec{
+		Description:     description,
+		Service:         service,
+		Indicator:       &v1.SLOIndicatorInline{Metadata: v1.Metadata{Name: name}, Spec: v1.SLISpec{RatioMetric: &ratio}},
+		BudgetingMethod: v1.SLOBudgetingMethodOccurrences,
+		TimeWindow:      tw,
+		Objectives:      []v1.SLOObjective{{Target: &target}},
+		AlertPolicies:   policies,
+	})
+}
+
 func window(d time.Duration) ([]v1.SLOTimeWindow, error) {
 	dur, err := shorthand(d)
 	if err != nil {

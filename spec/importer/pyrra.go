@@ -189,16 +189,7 @@ func pyrra(d spec.Doc) conversion {
 		}
 		changes = append(changes, more...)
 	}
-	ann, _ := ext.Annotations() // labels and a list always encode
-	slo := v1.NewSLO(v1.Metadata{Name: name, Annotations: ann}, v1.SLOSpec{
-		Description:     s.Spec.Description,
-		Service:         service,
-		Indicator:       &v1.SLOIndicatorInline{Metadata: v1.Metadata{Name: name}, Spec: v1.SLISpec{RatioMetric: &ratio}},
-		BudgetingMethod: v1.SLOBudgetingMethodOccurrences,
-		TimeWindow:      tw,
-		Objectives:      []v1.SLOObjective{{Target: &target}},
-		AlertPolicies:   policies,
-	})
+	slo := importedSLO(name, s.Spec.Description, service, ratio, tw, target, ext, policies)
 	c.objects = append(c.objects, v1.NewService(v1.Metadata{Name: service}, v1.ServiceSpec{}), slo)
 	c.reports = append(c.reports, Report{SLO: name, Changes: changes})
 	return c

@@ -2,11 +2,11 @@ package importer
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/OpenSLO/go-sdk/pkg/openslo"
 	v1 "github.com/OpenSLO/go-sdk/pkg/openslo/v1"
 
 	"github.com/inferslo/inferslo/compiler/model"
@@ -184,13 +184,11 @@ func slothSLOOf(d spec.Doc, p string, key func(string) string, f slothFile, s sl
 	page, ticket := or2(alerting.Page, alerting.PageCRD), or2(alerting.Ticket, alerting.TicketCRD)
 	labels := map[string]string{}
 	for _, m := range []map[string]string{f.Labels, s.Labels, alerting.Labels} {
-		for k, v := range m {
-			labels[k] = v
-		}
+		maps.Copy(labels, m)
 	}
 	if len(labels) > 0 {
 		ext.AlertLabels = labels
-		changes = append(changes, "Sloth's labels ("+strings.Join(sortedKeys(labels), ", ")+") are put on every alert (inferslo.dev/alert-labels), not on the recording rules")
+		changes = append(changes, "Sloth's labels ("+strings.Join(slices.Sorted(maps.Keys(labels)), ", ")+") are put on every alert (inferslo.dev/alert-labels), not on the recording rules")
 	}
 	severities := map[string]string{}
 	for _, t := range []struct {
@@ -260,22 +258,8 @@ func slothForChange(tiers []model.Tier) string {
 }
 
 func slothObject(name string, f slothFile, s slothSLO, target float64, ratio v1.SLIRatioMetric, ext spec.Extensions, policies []v1.SLOAlertPolicy) *v1.SLO {
-	// Labels and severities are maps of strings, which always encode.
-	ann, _ := ext.Annotations()
 	w, _ := window(slothPeriod) // 30d is an OpenSLO duration
-	if len(ann) == 0 {
-		ann = nil
-	}
-	slo := v1.NewSLO(v1.Metadata{Name: name, Annotations: ann}, v1.SLOSpec{
-		Description:     s.Description,
-		Service:         f.Service,
-		Indicator:       &v1.SLOIndicatorInline{Metadata: v1.Metadata{Name: name}, Spec: v1.SLISpec{RatioMetric: &ratio}},
-		BudgetingMethod: v1.SLOBudgetingMethodOccurrences,
-		TimeWindow:      w,
-		Objectives:      []v1.SLOObjective{{Target: &target}},
-		AlertPolicies:   policies,
-	})
-	slo.Kind = openslo.KindSLO
+	slo := importedSLO(name, s.Description, f.Service, ratio, w, target, ext, policies)
 	return &slo
 }
 
@@ -284,13 +268,4 @@ func or2(a, b slothAlert) slothAlert {
 		return a
 	}
 	return b
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -93,9 +93,7 @@ func Manifest(o ManifestOptions) ([]byte, error) {
 	if o.Namespace == "" || o.Image == "" {
 		return nil, fmt.Errorf("manifest: a namespace and an image are required")
 	}
-	if o.Replicas < 1 {
-		o.Replicas = 1
-	}
+	o.Replicas = max(o.Replicas, 1)
 	var buf bytes.Buffer
 	crds, err := CommittedCRDs()
 	if err != nil {

@@ -2,12 +2,10 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -45,9 +43,8 @@ const OpenSLORequestName = "openslo"
 func ListOpenSLO(ctx context.Context, c client.Reader, namespace string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for _, gvk := range OpenSLOKinds() {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		list, err := listOf(ctx, c, gvk, namespace)
+		if err != nil {
 			return nil, fmt.Errorf("list %s in %s: %w", gvk.Kind, namespace, err)
 		}
 		items := make([]*unstructured.Unstructured, 0, len(list.Items))
@@ -133,53 +130,8 @@ func (r *OpenSLOReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if len(slos) > 0 {
 		d, err = BuildOpenSLO(objs, ns, r.Options)
 	}
-	if errors.Is(err, ErrInvalid) {
-		report := d.Problems.Errors().Report()
-		for _, slo := range slos {
-			r.event(slo, corev1.EventTypeWarning, ReasonInvalidSpec, d.Problems.Errors()[0].String())
-			if err := setStatus(ctx, r.Client, slo, metav1.ConditionFalse, ReasonInvalidSpec, report, nil); err != nil {
-				return ctrl.Result{}, err
-			}
-		}
-		return ctrl.Result{}, nil
-	}
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	var names []string
-	for _, o := range d.Objects {
-		ownAll(o, slos)
-		names = append(names, o.GetKind()+"/"+o.GetName())
-		if err := apply(ctx, r.Client, o, isSLO); err != nil {
-			msg := fmt.Sprintf("%s %s: %v", o.GetKind(), o.GetName(), err)
-			for _, slo := range slos {
-				r.event(slo, corev1.EventTypeWarning, ReasonApplyFailed, msg)
-				if serr := setStatus(ctx, r.Client, slo, metav1.ConditionFalse, ReasonApplyFailed, msg, names); serr != nil {
-					return ctrl.Result{}, serr
-				}
-			}
-			return ctrl.Result{}, fmt.Errorf("apply %s", msg)
-		}
-	}
-	if err := prune(ctx, r.Client, ns, d, isSLO); err != nil {
-		return ctrl.Result{}, err
-	}
-	msg := fmt.Sprintf("%d objects applied for the namespace's %d SLOs", len(d.Objects), len(slos))
-	for _, slo := range slos {
-		if c := readyOf(slo); c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != slo.GetGeneration() {
-			r.event(slo, corev1.EventTypeNormal, ReasonApplied, msg)
-		}
-		if err := setStatus(ctx, r.Client, slo, metav1.ConditionTrue, ReasonApplied, msg, names); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	return ctrl.Result{}, nil
-}
-
-func (r *OpenSLOReconciler) event(obj *unstructured.Unstructured, kind, reason, msg string) {
-	if r.Events != nil {
-		r.Events.Event(obj, kind, reason, msg)
-	}
+	s := settler{Client: r.Client, Events: r.Events, owners: slos, mine: isSLO, own: func(o *unstructured.Unstructured) { ownAll(o, slos) }}
+	return s.settle(ctx, ns, d, err, fmt.Sprintf("%d objects applied for the namespace's %d SLOs", len(d.Objects), len(slos)))
 }
 
 // ownAll names the SLOs as the object's owners, the first as controller.

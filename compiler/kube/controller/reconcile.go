@@ -60,6 +60,13 @@ func newObject(gvk schema.GroupVersionKind) *unstructured.Unstructured {
 	return u
 }
 
+// listOf lists a kind's objects in a namespace.
+func listOf(ctx context.Context, c client.Reader, gvk schema.GroupVersionKind, namespace string) (*unstructured.UnstructuredList, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	return list, c.List(ctx, list, client.InNamespace(namespace))
+}
+
 // Reconcile applies what one InferenceSLO yields, deletes what it no
 // longer yields, and records the outcome in its status. A deleted
 // InferenceSLO needs nothing: its objects carry it as controller owner, so
@@ -73,42 +80,69 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	d, err := Build(obj, r.Options)
+	s := settler{Client: r.Client, Events: r.Events, owners: []*unstructured.Unstructured{obj},
+		mine: func(ref metav1.OwnerReference) bool { return ref.UID == obj.GetUID() },
+		own:  func(o *unstructured.Unstructured) { own(o, obj) }}
+	return s.settle(ctx, obj.GetNamespace(), d, err, fmt.Sprintf("%d objects applied", len(d.Objects)))
+}
+
+// settler brings a namespace to what its owners (an InferenceSLO, or a
+// namespace's OpenSLO SLOs) yield and records the outcome on each owner.
+type settler struct {
+	Client client.Client
+	Events record.EventRecorder
+	owners []*unstructured.Unstructured
+	// mine accepts the controller references of the owners' objects; own
+	// names the owners on an object.
+	mine func(metav1.OwnerReference) bool
+	own  func(*unstructured.Unstructured)
+}
+
+// settle applies what d holds, deletes what it no longer holds, and sets
+// each owner's Ready condition (applied says what was done). A build with
+// errors changes nothing applied.
+func (s settler) settle(ctx context.Context, namespace string, d Desired, err error, applied string) (ctrl.Result, error) {
 	if errors.Is(err, ErrInvalid) {
-		r.event(obj, corev1.EventTypeWarning, ReasonInvalidSpec, d.Problems.Errors()[0].String())
-		return ctrl.Result{}, setStatus(ctx, r.Client, obj, metav1.ConditionFalse, ReasonInvalidSpec, d.Problems.Errors().Report(), nil)
+		return ctrl.Result{}, s.record(ctx, ReasonInvalidSpec, d.Problems.Errors()[0].String(), d.Problems.Errors().Report(), nil)
 	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	mine := func(ref metav1.OwnerReference) bool { return ref.UID == obj.GetUID() }
 	var names []string
 	for _, o := range d.Objects {
-		own(o, obj)
+		s.own(o)
 		names = append(names, o.GetKind()+"/"+o.GetName())
-		if err := apply(ctx, r.Client, o, mine); err != nil {
+		if err := apply(ctx, s.Client, o, s.mine); err != nil {
 			msg := fmt.Sprintf("%s %s: %v", o.GetKind(), o.GetName(), err)
-			r.event(obj, corev1.EventTypeWarning, ReasonApplyFailed, msg)
-			if serr := setStatus(ctx, r.Client, obj, metav1.ConditionFalse, ReasonApplyFailed, msg, names); serr != nil {
+			if serr := s.record(ctx, ReasonApplyFailed, msg, msg, names); serr != nil {
 				return ctrl.Result{}, serr
 			}
 			return ctrl.Result{}, fmt.Errorf("apply %s", msg)
 		}
 	}
-	if err := prune(ctx, r.Client, obj.GetNamespace(), d, mine); err != nil {
+	if err := prune(ctx, s.Client, namespace, d, s.mine); err != nil {
 		return ctrl.Result{}, err
 	}
-	msg := fmt.Sprintf("%d objects applied", len(d.Objects))
-	if c := readyOf(obj); c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != obj.GetGeneration() {
-		r.event(obj, corev1.EventTypeNormal, ReasonApplied, msg)
-	}
-	return ctrl.Result{}, setStatus(ctx, r.Client, obj, metav1.ConditionTrue, ReasonApplied, msg, names)
+	return ctrl.Result{}, s.record(ctx, ReasonApplied, applied, applied, names)
 }
 
-// event records an event when a recorder is set.
-func (r *Reconciler) event(obj *unstructured.Unstructured, kind, reason, msg string) {
-	if r.Events != nil {
-		r.Events.Event(obj, kind, reason, msg)
+// record sets each owner's Ready condition (with message), after an
+// event saying event: a warning always, Applied only when the owner was
+// not already ready at its generation.
+func (s settler) record(ctx context.Context, reason, event, message string, names []string) error {
+	status, kind := metav1.ConditionFalse, corev1.EventTypeWarning
+	if reason == ReasonApplied {
+		status, kind = metav1.ConditionTrue, corev1.EventTypeNormal
 	}
+	for _, o := range s.owners {
+		if c := readyOf(o); s.Events != nil && (status == metav1.ConditionFalse || c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != o.GetGeneration()) {
+			s.Events.Event(o, kind, reason, event)
+		}
+		if err := setStatus(ctx, s.Client, o, status, reason, message, names); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readyOf is the object's Ready condition, if any.
@@ -170,9 +204,8 @@ func prune(ctx context.Context, c client.Client, namespace string, d Desired, mi
 		keep[o.GetKind()+"/"+o.GetName()] = true
 	}
 	for _, gvk := range Owned {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		list, err := listOf(ctx, c, gvk, namespace)
+		if err != nil {
 			// A kind the cluster does not serve holds nothing to prune.
 			if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 				continue

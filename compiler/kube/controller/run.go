@@ -90,9 +90,8 @@ func Run(ctx context.Context, cfg *rest.Config, o RunOptions) error {
 // changing nothing in the cluster. It returns the names of the specs with
 // errors, whose validate messages it hands to report.
 func DryRun(ctx context.Context, c client.Client, namespace, dir string, openSLO bool, opts Options, report func(name, message string)) ([]string, error) {
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(GVK.GroupVersion().WithKind(Kind + "List"))
-	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+	list, err := listOf(ctx, c, GVK, namespace)
+	if err != nil {
 		return nil, fmt.Errorf("list %s in %s: %w", Resource, namespace, err)
 	}
 	var bad []string

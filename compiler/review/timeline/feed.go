@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
@@ -32,11 +33,7 @@ func feedsOf(groups []*rules.Group, self *replaySim, sims []*replaySim) []feed {
 	seen := map[string]bool{}
 	for _, g := range groups {
 		for _, rule := range g.Rules() {
-			parser.Inspect(rule.Query(), func(n parser.Node, _ []parser.Node) error {
-				vs, ok := n.(*parser.VectorSelector)
-				if !ok {
-					return nil
-				}
+			for _, vs := range query.Selectors(rule.Query()) {
 				for _, m := range vs.LabelMatchers {
 					if m.Name != model.LabelSLO || m.Type != labels.MatchEqual || m.Value == self.slo.Name {
 						continue
@@ -53,8 +50,7 @@ func feedsOf(groups []*rules.Group, self *replaySim, sims []*replaySim) []feed {
 						}
 					}
 				}
-				return nil
-			})
+			}
 		}
 	}
 	return out

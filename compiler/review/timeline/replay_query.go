@@ -3,14 +3,17 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/inferslo/inferslo/compiler/model"
+	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/inferslo/inferslo/compiler/simulate/prom"
 )
 
@@ -73,22 +76,11 @@ func (r *serviceReplay) order(q string, expr parser.Expr) []*replaySim {
 }
 
 func mayRead(expr parser.Expr, names []string, service string) bool {
-	found := false
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok || found {
-			return nil
-		}
-		for _, m := range vs.LabelMatchers {
-			if m.Name == model.LabelSLO && !slices.ContainsFunc(names, m.Matches) ||
-				m.Name == model.LabelService && !m.Matches(service) {
-				return nil
-			}
-		}
-		found = true
-		return nil
+	return slices.ContainsFunc(query.Selectors(expr), func(vs *parser.VectorSelector) bool {
+		return !slices.ContainsFunc(vs.LabelMatchers, func(m *labels.Matcher) bool {
+			return m.Name == model.LabelSLO && !slices.ContainsFunc(names, m.Matches) || m.Name == model.LabelService && !m.Matches(service)
+		})
 	})
-	return found
 }
 
 // rangeQuery runs a range query over simulated time and adds its result
@@ -117,13 +109,7 @@ func rangeQuery(h *prom.Harness, out []TimeSeries, qs string, from, to, step tim
 func appendMatrix(out []TimeSeries, m promql.Matrix) []TimeSeries {
 	for _, s := range m {
 		ls := s.Metric.Map()
-		idx := -1
-		for i := range out {
-			if sameLabels(out[i].Labels, ls) {
-				idx = i
-				break
-			}
-		}
+		idx := slices.IndexFunc(out, func(o TimeSeries) bool { return maps.Equal(o.Labels, ls) })
 		if idx < 0 {
 			out = append(out, TimeSeries{Labels: ls})
 			idx = len(out) - 1
@@ -138,28 +124,9 @@ func appendMatrix(out []TimeSeries, m promql.Matrix) []TimeSeries {
 // mergeSeries adds the series of add whose label sets dst lacks.
 func mergeSeries(dst, add []TimeSeries) []TimeSeries {
 	for _, s := range add {
-		dup := false
-		for _, d := range dst {
-			if sameLabels(d.Labels, s.Labels) {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if !slices.ContainsFunc(dst, func(d TimeSeries) bool { return maps.Equal(d.Labels, s.Labels) }) {
 			dst = append(dst, s)
 		}
 	}
 	return dst
-}
-
-func sameLabels(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }

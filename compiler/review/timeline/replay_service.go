@@ -394,9 +394,7 @@ func (r *serviceReplay) run() error {
 			break
 		}
 	}
-	if t > end {
-		t = end
-	}
+	t = min(t, end)
 	if !recorded {
 		if err := r.recordHistory(t+step, order); err != nil {
 			return err

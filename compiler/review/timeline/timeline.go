@@ -145,11 +145,7 @@ func (tl Timeline) Describe() string {
 // goroutine, concurrently for different services.
 func RunServiceTimelines(set model.Set, queries func(service string) []string, opts TimelineOptions, each func(i int, service string, tl Timeline) error) error {
 	opts = opts.withDefaults()
-	services := servicesOf(set)
-	bySvc := map[string][]model.SLO{}
-	for _, s := range set.SLOs {
-		bySvc[s.Service.Name] = append(bySvc[s.Service.Name], s)
-	}
+	services := set.InSpecOrder()
 	errs := make([]error, len(services))
 	var failed atomic.Bool
 	sem := make(chan struct{}, opts.Parallel)
@@ -163,39 +159,21 @@ func RunServiceTimelines(set model.Set, queries func(service string) []string, o
 			if failed.Load() {
 				return
 			}
-			tl, err := replayService(svc, bySvc[svc], queries(svc), opts)
+			tl, err := replayService(svc.Name, svc.SLOs, queries(svc.Name), opts)
 			if err == nil {
-				err = each(i, svc, tl)
+				err = each(i, svc.Name, tl)
 			}
 			if opts.Done != nil {
 				opts.Done()
 			}
 			if err != nil {
-				errs[i] = fmt.Errorf("service %s: %w", svc, err)
+				errs[i] = fmt.Errorf("service %s: %w", svc.Name, err)
 				failed.Store(true)
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// servicesOf lists the set's services in spec order.
-func servicesOf(set model.Set) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range set.SLOs {
-		if !seen[s.Service.Name] {
-			seen[s.Service.Name] = true
-			out = append(out, s.Service.Name)
-		}
-	}
-	return out
+	return cmp.Or(errs...)
 }
 
 // replayService compiles one service's rules and replays its scenario.

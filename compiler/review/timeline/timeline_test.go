@@ -436,7 +436,7 @@ func minOf(vs []float64) float64 {
 // runTimeline replays every service of set, evaluating queries in each, and
 // merges the timelines in service order.
 func runTimeline(set model.Set, queries []string, opts TimelineOptions) (Timeline, error) {
-	tls := make([]Timeline, len(servicesOf(set)))
+	tls := make([]Timeline, len(set.InSpecOrder()))
 	err := RunServiceTimelines(set, func(string) []string { return queries }, opts, func(i int, _ string, tl Timeline) error {
 		tls[i] = tl
 		return nil
