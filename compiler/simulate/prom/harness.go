@@ -283,6 +283,27 @@ func reads(expr parser.Expr, rule *rules.RecordingRule) bool {
 	return found
 }
 
+// Reads returns whether some selector of h's rules matches a series:
+// samples of a series it rejects change no rule's answer.
+func (h *Harness) Reads() func(labels.Labels) bool {
+	var sels [][]*labels.Matcher
+	for _, g := range h.Groups {
+		for _, r := range g.Rules() {
+			parser.Inspect(r.Query(), func(n parser.Node, _ []parser.Node) error {
+				if vs, ok := n.(*parser.VectorSelector); ok {
+					sels = append(sels, vs.LabelMatchers)
+				}
+				return nil
+			})
+		}
+	}
+	return func(ls labels.Labels) bool {
+		return slices.ContainsFunc(sels, func(ms []*labels.Matcher) bool {
+			return !slices.ContainsFunc(ms, func(m *labels.Matcher) bool { return !m.Matches(ls.Get(m.Name)) })
+		})
+	}
+}
+
 // selects tells whether vs may select what rule records. Labels a rule
 // inherits from its input are unknown here and match any matcher, so
 // callers err on the side of keeping rules.

@@ -29,6 +29,9 @@ type Driver struct {
 	intN, intK     []float64
 	resetN, resetK []float64
 	refs           []storage.SeriesRef
+	// unread marks the series no rule of the harness reads: they are
+	// counted, never stored.
+	unread []bool
 	// truth: whole requests and bad requests over all pods, per scrape.
 	ledger []ledgerPoint
 }
@@ -56,6 +59,11 @@ func NewDriver(h *prom.Harness, w *synth.Workload, budget float64, scrape, prehi
 	d.resetN = make([]float64, w.Pods)
 	d.resetK = make([]float64, w.Pods)
 	d.refs = make([]storage.SeriesRef, len(w.Series))
+	d.unread = make([]bool, len(w.Series))
+	reads := h.Reads()
+	for i, s := range w.Series {
+		d.unread[i] = !reads(s.Labels)
+	}
 	return d
 }
 
@@ -95,7 +103,7 @@ func (d *Driver) Advance(t time.Duration, load Traffic, restarts Restart) error 
 		app := d.h.DB.Appender(context.Background())
 		ms := prom.Epoch().Add(now).UnixMilli()
 		for i, s := range d.Workload.Series {
-			if down[s.Pod] {
+			if down[s.Pod] || d.unread[i] {
 				continue
 			}
 			n := d.intN[s.Pod] - d.resetN[s.Pod]
