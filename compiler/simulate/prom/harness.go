@@ -283,19 +283,23 @@ func reads(expr parser.Expr, rule *rules.RecordingRule) bool {
 	return found
 }
 
-// Reads returns whether some selector of h's rules matches a series:
-// samples of a series it rejects change no rule's answer.
-func (h *Harness) Reads() func(labels.Labels) bool {
+// Reads returns whether some selector of h's rules, or of the other
+// expressions, matches a series: samples of a series it rejects change
+// none of their answers.
+func (h *Harness) Reads(others ...parser.Expr) func(labels.Labels) bool {
 	var sels [][]*labels.Matcher
 	for _, g := range h.Groups {
 		for _, r := range g.Rules() {
-			parser.Inspect(r.Query(), func(n parser.Node, _ []parser.Node) error {
-				if vs, ok := n.(*parser.VectorSelector); ok {
-					sels = append(sels, vs.LabelMatchers)
-				}
-				return nil
-			})
+			others = append(others, r.Query())
 		}
+	}
+	for _, e := range others {
+		parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+			if vs, ok := n.(*parser.VectorSelector); ok {
+				sels = append(sels, vs.LabelMatchers)
+			}
+			return nil
+		})
 	}
 	return func(ls labels.Labels) bool {
 		return slices.ContainsFunc(sels, func(ms []*labels.Matcher) bool {
