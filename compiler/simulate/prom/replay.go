@@ -192,10 +192,12 @@ type recording struct {
 	relabel func(*labels.Builder)
 	live    map[uint64]int64
 	lsets   map[uint64]labels.Labels
+	// refs are the series' references in the storage appended to.
+	refs map[uint64]storage.SeriesRef
 }
 
 func newRecording(relabel func(*labels.Builder)) *recording {
-	return &recording{relabel: relabel, live: map[uint64]int64{}, lsets: map[uint64]labels.Labels{}}
+	return &recording{relabel: relabel, live: map[uint64]int64{}, lsets: map[uint64]labels.Labels{}, refs: map[uint64]storage.SeriesRef{}}
 }
 
 // recordingOf records what rr records: its name and labels over the
@@ -207,9 +209,9 @@ func recordingOf(rr *rules.RecordingRule) *recording {
 	})
 }
 
-// clone is an independent copy of rec.
+// clone is an independent copy of rec, for another storage.
 func (rec *recording) clone() *recording {
-	return &recording{relabel: rec.relabel, live: maps.Clone(rec.live), lsets: maps.Clone(rec.lsets)}
+	return &recording{relabel: rec.relabel, live: maps.Clone(rec.live), lsets: maps.Clone(rec.lsets), refs: map[uint64]storage.SeriesRef{}}
 }
 
 // errSameLabelset is the rules manager's error for a recording whose
@@ -264,7 +266,7 @@ func (rec *recording) add(h *Harness, m promql.Matrix, to, ms int64) error {
 	}
 	app := h.DB.Appender(context.Background())
 	stale := func(k uint64, t int64) error {
-		_, err := app.Append(0, rec.lsets[k], t, math.Float64frombits(value.StaleNaN))
+		_, err := app.Append(rec.refs[k], rec.lsets[k], t, math.Float64frombits(value.StaleNaN))
 		return err
 	}
 	for _, k := range keys {
@@ -276,16 +278,18 @@ func (rec *recording) add(h *Harness, m promql.Matrix, to, ms int64) error {
 					return err
 				}
 			}
+			var ref storage.SeriesRef
 			var err error
 			if p.h != nil {
-				_, err = app.AppendHistogram(0, lset, p.t, nil, p.h)
+				ref, err = app.AppendHistogram(rec.refs[k], lset, p.t, nil, p.h)
 			} else {
-				_, err = app.Append(0, lset, p.t, p.f)
+				ref, err = app.Append(rec.refs[k], lset, p.t, p.f)
 			}
 			if err != nil {
 				app.Rollback()
 				return err
 			}
+			rec.refs[k] = ref
 			rec.live[k] = p.t
 		}
 	}
