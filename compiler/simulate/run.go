@@ -12,8 +12,10 @@ import (
 )
 
 // run replays one timeline from 0 to end in evaluation steps; each sees the
-// alert states after every evaluation and may stop the run early when
-// after is nil; after sees the Prometheus at the last evaluation. Steps
+// alert states after every evaluation and may stop the run early (when
+// after is set, not at the steps it shares with the trunk, where no
+// Prometheus of its own holds the state); after sees the Prometheus and
+// driver at the last evaluation. Steps
 // whose scrapes all match the trunk's (healthy traffic, no restarts) are
 // the trunk's, not replayed again.
 func (s *sloSim) run(load workload.Traffic, restarts workload.Restart, end time.Duration,
@@ -117,7 +119,7 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 func (s *sloSim) steps(h *prom.Harness, d *workload.Driver, load workload.Traffic, restarts workload.Restart, start, end time.Duration,
 	each func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool, after func(*prom.Harness, *workload.Driver, time.Duration) error) error {
 	last, err := h.EvalSpan(start, end, func(t time.Duration) error { return d.Advance(t, load, restarts) },
-		func(t time.Duration) bool { return each(t, h.AlertStates()) && after == nil })
+		func(t time.Duration) bool { return each(t, h.AlertStates()) })
 	if err != nil {
 		return evalError(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb/chunkenc"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 )
@@ -209,9 +210,48 @@ func recordingOf(rr *rules.RecordingRule) *recording {
 	})
 }
 
-// clone is an independent copy of rec, for another storage.
-func (rec *recording) clone() *recording {
-	return &recording{relabel: rec.relabel, live: maps.Clone(rec.live), lsets: maps.Clone(rec.lsets), refs: map[uint64]storage.SeriesRef{}}
+// cloneAt is an independent copy of rec, for another storage, as rec
+// stood after its step at maxt (math.MaxInt64: its last), reading the
+// series it recorded in q: those answered at maxt are live.
+func (rec *recording) cloneAt(q storage.Queryable, maxt int64) (*recording, error) {
+	c := &recording{relabel: rec.relabel, live: maps.Clone(rec.live), lsets: maps.Clone(rec.lsets), refs: map[uint64]storage.SeriesRef{}}
+	if maxt == math.MaxInt64 {
+		return c, nil
+	}
+	clear(c.live)
+	at, err := q.Querier(maxt, maxt)
+	if err != nil {
+		return nil, err
+	}
+	defer at.Close()
+	var it chunkenc.Iterator
+	for k, lset := range rec.lsets {
+		var ms []*labels.Matcher
+		lset.Range(func(l labels.Label) { ms = append(ms, labels.MustNewMatcher(labels.MatchEqual, l.Name, l.Value)) })
+		set := at.Select(context.Background(), false, nil, ms...)
+		for set.Next() {
+			if !labels.Equal(set.At().Labels(), lset) {
+				continue
+			}
+			it = set.At().Iterator(it)
+			live := false
+			switch it.Seek(maxt) {
+			case chunkenc.ValFloat:
+				t, v := it.At()
+				live = t == maxt && !value.IsStaleNaN(v)
+			case chunkenc.ValHistogram, chunkenc.ValFloatHistogram:
+				t, fh := it.AtFloatHistogram(nil)
+				live = t == maxt && !value.IsStaleNaN(fh.Sum)
+			}
+			if live {
+				c.live[k] = maxt
+			}
+		}
+		if err := set.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // errSameLabelset is the rules manager's error for a recording whose

@@ -373,8 +373,9 @@ func mayReadAlerts(vs *parser.VectorSelector) bool {
 }
 
 // copySpan carries the span state of h's rules over to n's, a copy
-// evaluating the same groups.
-func (h *Harness) copySpan(n *Harness) error {
+// evaluating the same groups from h's step at maxt on (math.MaxInt64:
+// from h's last).
+func (h *Harness) copySpan(n *Harness, maxt int64) error {
 	if h.span.recorded == nil {
 		return nil
 	}
@@ -392,7 +393,11 @@ func (h *Harness) copySpan(n *Harness) error {
 					return errors.New("copy of the rule groups holds other rules")
 				}
 				if rec := h.span.recorded[r]; rec != nil {
-					n.span.recorded[c] = rec.clone()
+					cl, err := rec.cloneAt(h.Queryable(), maxt)
+					if err != nil {
+						return err
+					}
+					n.span.recorded[c] = cl
 				}
 			case *rules.AlertingRule:
 				c, ok := theirs[j].(*rules.AlertingRule)
