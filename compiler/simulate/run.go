@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/prometheus/rules"
@@ -115,13 +116,25 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 	return s.steps(h, d, s.scaled(load), restarts, 0, end, each, after)
 }
 
-// steps evaluates from start to end in evaluation steps.
+// steps evaluates from start to end in evaluation steps, span by span
+// where the rules allow it: a span ends at each of s.likelyStops within,
+// so a run stopping there evaluates little past it.
 func (s *sloSim) steps(h *prom.Harness, d *workload.Driver, load workload.Traffic, restarts workload.Restart, start, end time.Duration,
 	each func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool, after func(*prom.Harness, *workload.Driver, time.Duration) error) error {
-	last, err := h.EvalSpan(start, end, func(t time.Duration) error { return d.Advance(t, load, restarts) },
-		func(t time.Duration) bool { return each(t, h.AlertStates()) })
-	if err != nil {
-		return evalError(err)
+	last, stopped := start-s.eval, false
+	for _, to := range append(slices.Sorted(slices.Values(s.likelyStops)), end) {
+		if stopped || to < last+s.eval || to > end {
+			continue
+		}
+		l, err := h.EvalSpan(last+s.eval, to, func(t time.Duration) error { return d.Advance(t, load, restarts) },
+			func(t time.Duration) bool {
+				stopped = each(t, h.AlertStates())
+				return stopped
+			})
+		if err != nil {
+			return evalError(err)
+		}
+		last = l
 	}
 	s.simulated += last - start + s.eval
 	if after != nil {

@@ -178,6 +178,10 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 	fired, resolvedAt, recoverAt = -1, -1, math.MaxInt64
 	silentFired = map[prom.AlertKey]time.Duration{}
 	simulated := s.simulated
+	// The alert fires by the prediction, when it passes; it resolves
+	// within the bound, or the run stops a `for` after the fire.
+	s.likelyStops = []time.Duration{warm + predicted}
+	defer func() { s.likelyStops = nil }()
 	// The first run ends at the fire, or the deadline.
 	err := s.run(load, nil, min(end, deadline), each, func(h *prom.Harness, d *workload.Driver, last time.Duration) error {
 		if last != fired || !goesOn() {
@@ -189,6 +193,10 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 		}
 		defer c.Close()
 		probe, recoverAt, wentOn = false, fired, true
+		s.likelyStops = []time.Duration{fired + s.maxFor()}
+		if resolve {
+			s.likelyStops = []time.Duration{fired + bound}
+		}
 		scaled := s.scaled(load)
 		return s.steps(c, d.At(c, last, scaled, nil), scaled, nil, last+s.eval, end, each, nil)
 	})

@@ -241,6 +241,9 @@ type sloSim struct {
 	// only, when set, restricts the next run to the recordings it selects
 	// and what they read.
 	only func(*rules.RecordingRule) bool
+	// likelyStops are the steps the next run likely stops at: its spans
+	// end there.
+	likelyStops []time.Duration
 	// shared is the healthy history the scenarios start from.
 	shared *workload.Trunk
 	// planned, when set, makes runs only note the longest span asked for.
