@@ -143,26 +143,32 @@ func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 		return nil, err
 	}
 	defer h.Close()
-	if opts.TriggersOnly {
-		var qs []string
-		for _, f := range opts.Fleets {
-			for _, tr := range f.Autoscaler.Triggers {
-				qs = append(qs, tr.Query)
-			}
-		}
-		if err := h.RestrictToQueries(qs); err != nil {
-			return nil, err
-		}
-	}
-	// Only what the rules and the triggers read is written.
+	// Only what the steps read is evaluated and written: the recordings
+	// the triggers read and, unless TriggersOnly, the page and backlog
+	// alerts with the recordings they read.
 	var triggers []parser.Expr
 	p := query.NewParser()
+	restrict := true
 	for _, f := range opts.Fleets {
 		for _, tr := range f.Autoscaler.Triggers {
-			if e, err := p.ParseExpr(tr.Query); err == nil {
-				triggers = append(triggers, e)
+			e, err := p.ParseExpr(tr.Query)
+			if err != nil && opts.TriggersOnly {
+				return nil, fmt.Errorf("query %s: %w", tr.Query, err)
 			}
+			if err != nil {
+				// The trigger's query reports it.
+				restrict = false
+				continue
+			}
+			triggers = append(triggers, e)
 		}
+	}
+	if restrict {
+		var alerts func(*rules.AlertingRule) bool
+		if !opts.TriggersOnly {
+			alerts = func(ar *rules.AlertingRule) bool { return pages(ar) || ar.Name() == irules.AlertBacklog }
+		}
+		h.RestrictTo(triggers, alerts)
 	}
 	reads := h.Reads(triggers...)
 	sims := make([]*fleetSim, len(opts.Fleets))
@@ -248,13 +254,10 @@ func pageTier(h *prom.Harness, ls map[string]string) string {
 	for _, g := range h.Groups {
 		for _, r := range g.Rules() {
 			ar, ok := r.(*rules.AlertingRule)
-			tier := ""
-			if ok {
-				tier = ar.Labels().Get(model.LabelBurnTier)
-			}
-			if !ok || tier != model.PageTier && tier != model.OutageTier && ar.Labels().Get(model.LabelSeverity) != model.PageTier {
+			if !ok || !pages(ar) {
 				continue
 			}
+			tier := ar.Labels().Get(model.LabelBurnTier)
 			for _, a := range ar.ActiveAlerts() {
 				if a.State == rules.StateFiring && prom.Matches(a.Labels, ls) && (out == "" || tier == model.OutageTier) {
 					out = tier
@@ -264,6 +267,13 @@ func pageTier(h *prom.Harness, ls map[string]string) string {
 		}
 	}
 	return out
+}
+
+// pages tells whether ar is a page alert: of the page or outage tier, or
+// of page severity.
+func pages(ar *rules.AlertingRule) bool {
+	tier := ar.Labels().Get(model.LabelBurnTier)
+	return tier == model.PageTier || tier == model.OutageTier || ar.Labels().Get(model.LabelSeverity) == model.PageTier
 }
 
 // fleetSim is one fleet's engine and HPA state.

@@ -216,23 +216,20 @@ func (h *Harness) Restrict(target func(*rules.RecordingRule) bool) {
 	})
 }
 
-// RestrictToQueries keeps only the recording rules the queries read,
-// directly or not: a replay that reads nothing but those queries evaluates
+// RestrictTo keeps only the recording rules the expressions read, the
+// alerting rules alerts accepts (nil: none), and the recording rules
+// those read, directly or not: a replay that reads nothing else evaluates
 // no more.
-func (h *Harness) RestrictToQueries(qs []string) error {
-	p := query.NewParser()
-	exprs := make([]parser.Expr, len(qs))
-	for i, q := range qs {
-		e, err := p.ParseExpr(q)
-		if err != nil {
-			return fmt.Errorf("query %s: %w", q, err)
+func (h *Harness) RestrictTo(exprs []parser.Expr, alerts func(*rules.AlertingRule) bool) {
+	h.restrictRules(func(r rules.Rule) bool {
+		switch r := r.(type) {
+		case *rules.RecordingRule:
+			return slices.ContainsFunc(exprs, func(e parser.Expr) bool { return reads(e, r) })
+		case *rules.AlertingRule:
+			return alerts != nil && alerts(r)
 		}
-		exprs[i] = e
-	}
-	h.Restrict(func(rr *rules.RecordingRule) bool {
-		return slices.ContainsFunc(exprs, func(e parser.Expr) bool { return reads(e, rr) })
+		return false
 	})
-	return nil
 }
 
 // restrictRules is restrict for any rule, alerting ones included.
