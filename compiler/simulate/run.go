@@ -116,31 +116,40 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 	return s.steps(h, d, s.scaled(load), restarts, 0, end, each, after)
 }
 
-// steps evaluates from start to end in evaluation steps, span by span
-// where the rules allow it: a span ends at each of s.likelyStops within,
-// so a run stopping there evaluates little past it.
+// steps evaluates from start to end in evaluation steps.
 func (s *sloSim) steps(h *prom.Harness, d *workload.Driver, load workload.Traffic, restarts workload.Restart, start, end time.Duration,
 	each func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool, after func(*prom.Harness, *workload.Driver, time.Duration) error) error {
-	last, stopped := start-s.eval, false
-	for _, to := range append(slices.Sorted(slices.Values(s.likelyStops)), end) {
-		if stopped || to < last+s.eval || to > end {
-			continue
-		}
-		l, err := h.EvalSpan(last+s.eval, to, func(t time.Duration) error { return d.Advance(t, load, restarts) },
-			func(t time.Duration) bool {
-				stopped = each(t, h.AlertStates())
-				return stopped
-			})
-		if err != nil {
-			return evalError(err)
-		}
-		last = l
+	last, err := s.evalSpans(h, start, end, func(t time.Duration) error { return d.Advance(t, load, restarts) },
+		func(t time.Duration) bool { return each(t, h.AlertStates()) })
+	if err != nil {
+		return evalError(err)
 	}
 	s.simulated += last - start + s.eval
 	if after != nil {
 		return after(h, d, last)
 	}
 	return nil
+}
+
+// evalSpans is h.EvalSpan from start to end, span by span where the
+// rules allow it, a span ending at each of s.likelyStops within too: a run
+// that stops there evaluates little past it.
+func (s *sloSim) evalSpans(h *prom.Harness, start, end time.Duration, advance func(time.Duration) error, each func(time.Duration) bool) (time.Duration, error) {
+	last, stopped := start-s.eval, false
+	for _, to := range append(slices.Sorted(slices.Values(s.likelyStops)), end) {
+		if stopped || to < last+s.eval || to > end {
+			continue
+		}
+		l, err := h.EvalSpan(last+s.eval, to, advance, func(t time.Duration) bool {
+			stopped = each(t)
+			return stopped
+		})
+		if err != nil {
+			return l, err
+		}
+		last = l
+	}
+	return last, nil
 }
 
 // The intervals CheckBudget may name.
