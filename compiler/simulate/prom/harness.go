@@ -172,6 +172,10 @@ func NewIndexedHarness(x RuleIndex, count bool, scratch string) (*Harness, error
 	// and the walk took most of a month's replay.
 	opts.IsolationDisabled = true
 	opts.HeadChunksWriteBufferSize = chunks.MinWriteBufferSize
+	// A query decodes a series' chunk from its start: short chunks spare
+	// the autoscaler's instant queries, every 15s over a 2m window, most
+	// of a 120-sample chunk (half an hour of 15s scrapes).
+	opts.SamplesPerChunk = 32
 	db, err := tsdb.Open(dir, promslog.NewNopLogger(), nil, opts, nil)
 	if err != nil {
 		os.RemoveAll(dir)
