@@ -112,7 +112,7 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 	if err != nil {
 		return err
 	}
-	d := workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory())
+	d := workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory()).OnlyRead()
 	return s.steps(h, d, s.scaled(load), restarts, 0, end, each, after)
 }
 

@@ -30,8 +30,8 @@ type Driver struct {
 	intN, intK     []float64
 	resetN, resetK []float64
 	refs           []storage.SeriesRef
-	// unread marks the series no rule of the harness reads: they are
-	// counted, never stored.
+	// unread, when set, marks the series no rule of the harness reads:
+	// they are counted, never stored.
 	unread []bool
 	// truth: whole requests and bad requests over all pods, per scrape.
 	ledger []ledgerPoint
@@ -60,11 +60,6 @@ func NewDriver(h *prom.Harness, w *synth.Workload, budget float64, scrape, prehi
 	d.resetN = make([]float64, w.Pods)
 	d.resetK = make([]float64, w.Pods)
 	d.refs = make([]storage.SeriesRef, len(w.Series))
-	d.unread = make([]bool, len(w.Series))
-	reads := h.Reads()
-	for i, s := range w.Series {
-		d.unread[i] = !reads(s.Labels)
-	}
 	return d
 }
 
@@ -82,12 +77,25 @@ func (d *Driver) Advance(t time.Duration, load Traffic, restarts Restart) error 
 	return d.advance(t, load, restarts, true)
 }
 
+// OnlyRead makes d store only the series some rule of its harness reads
+// (a threshold SLI's histogram has dozens of buckets, its rules read two):
+// for runs that read nothing else.
+func (d *Driver) OnlyRead() *Driver {
+	reads := d.h.Reads()
+	d.unread = make([]bool, len(d.Workload.Series))
+	for i, s := range d.Workload.Series {
+		d.unread[i] = !reads(s.Labels)
+	}
+	return d
+}
+
 // At is a driver in h, a Prometheus holding d's scrapes up to t (see
 // prom.Harness.CopyAt), at its state after them: it counts the scrapes
 // from the first again under load and restarts, which must be d's up to t,
 // and appends the next ones.
 func (d *Driver) At(h *prom.Harness, t time.Duration, load Traffic, restarts Restart) *Driver {
 	nd := NewDriver(h, d.Workload, d.budget, d.scrape, d.prehistory)
+	nd.unread = d.unread
 	// Counting alone never fails.
 	_ = nd.advance(t, load, restarts, false)
 	return nd
@@ -138,7 +146,7 @@ func (d *Driver) store(now time.Duration, down []bool) error {
 	app := d.h.DB.Appender(context.Background())
 	ms := prom.Epoch().Add(now).UnixMilli()
 	for i, s := range d.Workload.Series {
-		if down[s.Pod] || d.unread[i] {
+		if down[s.Pod] || d.unread != nil && d.unread[i] {
 			continue
 		}
 		n := d.intN[s.Pod] - d.resetN[s.Pod]
