@@ -250,18 +250,6 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 	return out, nil
 }
 
-// observeFire records when an alert fired (fired < 0: it did not by the
-// deadline) after a burn that started at warm, against c.Predicted.
-func (c *Check) observeFire(fired, warm, deadline time.Duration) {
-	if fired < 0 {
-		c.Observed = fmt.Sprintf("did not fire within %s", dur(deadline-warm))
-		return
-	}
-	c.Delay = fired - warm
-	c.Pass = c.Delay <= c.Predicted
-	c.Observed = "fired after " + dur(c.Delay)
-}
-
 func (s *sloSim) maxFor() time.Duration {
 	var out time.Duration
 	for _, t := range s.slo.Alerting.Tiers {
