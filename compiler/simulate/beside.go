@@ -103,7 +103,10 @@ func (s *sloSim) replayBeside(p burnPlan, x prom.RuleIndex, feeds func(h *prom.H
 		}
 		return nil
 	}
-	last, err := h.EvalSpan(0, end, advance, func(t time.Duration) bool {
+	// The alert fires by the prediction, when it passes.
+	s.likelyStops = []time.Duration{p.warm + p.predicted + p.hold}
+	defer func() { s.likelyStops = nil }()
+	last, err := s.evalSpans(h, 0, end, advance, func(t time.Duration) bool {
 		for g, st := range prom.GroupAlertStates(h, by) {
 			for k, v := range st {
 				if _, seen := first[g][k]; !seen && v == rules.StateFiring && keep(k) {

@@ -41,7 +41,7 @@ func (s *sloSim) groupBurn() ([]Check, error) {
 		return []Check{c}, nil
 	}
 	feeds := func(h *prom.Harness, burning workload.Traffic) ([]*workload.Driver, []workload.Traffic) {
-		return []*workload.Driver{workload.NewDriver(h, groups[0].Workload, s.budget(), s.scrape(), s.prehistory()), workload.NewDriver(h, groups[1].Workload, s.budget(), s.scrape(), s.prehistory())},
+		return []*workload.Driver{workload.NewDriver(h, groups[0].Workload, s.budget(), s.scrape(), s.prehistory()).OnlyRead(), workload.NewDriver(h, groups[1].Workload, s.budget(), s.scrape(), s.prehistory()).OnlyRead()},
 			[]workload.Traffic{burning, s.scaled(workload.Constant(1, workload.HealthyBurn))}
 	}
 	first, fired, err := s.replayBeside(p, s.rules, feeds, s.slo.GroupBy, groups[0].Name, func(k prom.AlertKey) bool { return k.Name == model.AlertBurn }, nil)

@@ -84,7 +84,7 @@ func (s *sloSim) oneIncident() ([]Check, error) {
 		return nil, err
 	}
 	feeds := func(h *prom.Harness, burning workload.Traffic) ([]*workload.Driver, []workload.Traffic) {
-		return []*workload.Driver{workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory())}, []workload.Traffic{burning}
+		return []*workload.Driver{workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory()).OnlyRead()}, []workload.Traffic{burning}
 	}
 	// Whether each onlooker counted the burn's requests, read at the end.
 	counted := map[string]bool{}

@@ -179,3 +179,15 @@ func (r Result) Error() error {
 	}
 	return fmt.Errorf("%d of %d simulation checks failed: %s", len(fails), len(r.Checks), strings.Join(msgs, "; "))
 }
+
+// observeFire records when an alert fired (fired < 0: it did not by the
+// deadline) after a burn that started at warm, against c.Predicted.
+func (c *Check) observeFire(fired, warm, deadline time.Duration) {
+	if fired < 0 {
+		c.Observed = fmt.Sprintf("did not fire within %s", dur(deadline-warm))
+		return
+	}
+	c.Delay = fired - warm
+	c.Pass = c.Delay <= c.Predicted
+	c.Observed = "fired after " + dur(c.Delay)
+}

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/prometheus/rules"
@@ -12,8 +13,10 @@ import (
 )
 
 // run replays one timeline from 0 to end in evaluation steps; each sees the
-// alert states after every evaluation and may stop the run early when
-// after is nil; after sees the Prometheus at the last evaluation. Steps
+// alert states after every evaluation and may stop the run early (when
+// after is set, not at the steps it shares with the trunk, where no
+// Prometheus of its own holds the state); after sees the Prometheus and
+// driver at the last evaluation. Steps
 // whose scrapes all match the trunk's (healthy traffic, no restarts) are
 // the trunk's, not replayed again.
 func (s *sloSim) run(load workload.Traffic, restarts workload.Restart, end time.Duration,
@@ -109,15 +112,15 @@ func (s *sloSim) replay(load workload.Traffic, restarts workload.Restart, end ti
 	if err != nil {
 		return err
 	}
-	d := workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory())
+	d := workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory()).OnlyRead()
 	return s.steps(h, d, s.scaled(load), restarts, 0, end, each, after)
 }
 
 // steps evaluates from start to end in evaluation steps.
 func (s *sloSim) steps(h *prom.Harness, d *workload.Driver, load workload.Traffic, restarts workload.Restart, start, end time.Duration,
 	each func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool, after func(*prom.Harness, *workload.Driver, time.Duration) error) error {
-	last, err := h.EvalSpan(start, end, func(t time.Duration) error { return d.Advance(t, load, restarts) },
-		func(t time.Duration) bool { return each(t, h.AlertStates()) && after == nil })
+	last, err := s.evalSpans(h, start, end, func(t time.Duration) error { return d.Advance(t, load, restarts) },
+		func(t time.Duration) bool { return each(t, h.AlertStates()) })
 	if err != nil {
 		return evalError(err)
 	}
@@ -126,6 +129,27 @@ func (s *sloSim) steps(h *prom.Harness, d *workload.Driver, load workload.Traffi
 		return after(h, d, last)
 	}
 	return nil
+}
+
+// evalSpans is h.EvalSpan from start to end, span by span where the
+// rules allow it, a span ending at each of s.likelyStops within too: a run
+// that stops there evaluates little past it.
+func (s *sloSim) evalSpans(h *prom.Harness, start, end time.Duration, advance func(time.Duration) error, each func(time.Duration) bool) (time.Duration, error) {
+	last, stopped := start-s.eval, false
+	for _, to := range append(slices.Sorted(slices.Values(s.likelyStops)), end) {
+		if stopped || to < last+s.eval || to > end {
+			continue
+		}
+		l, err := h.EvalSpan(last+s.eval, to, advance, func(t time.Duration) bool {
+			stopped = each(t)
+			return stopped
+		})
+		if err != nil {
+			return l, err
+		}
+		last = l
+	}
+	return last, nil
 }
 
 // The intervals CheckBudget may name.

@@ -141,52 +141,74 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 		end += 2 * bound
 	}
 	// The traffic recovers when the alert fires. A run may store its
-	// scrapes ahead of its evaluations (prom.Harness.EvalSpan), so a first
-	// run, burning on, finds when; a second, when the run goes on after
-	// the fire, knows its traffic ahead: the same up to the fire, healthy
-	// after it.
-	runs := func(recover time.Duration, probe bool) error {
-		fired, resolvedAt, recoverAt = -1, -1, recover
-		silentFired = map[prom.AlertKey]time.Duration{}
-		until := end
-		if probe {
-			// The first run ends at the fire, or the deadline.
-			until = min(end, deadline)
+	// scrapes ahead of its evaluations (prom.Harness.EvalSpan), so a run
+	// burning on finds when; the run then goes on from a copy of its
+	// Prometheus at the fire (prom.Harness.CopyAt), the same traffic up to
+	// the fire, healthy after it.
+	probe := true
+	each := func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool {
+		for _, k := range silent {
+			if _, seen := silentFired[k]; !seen && st[k] == rules.StateFiring {
+				silentFired[k] = t
+			}
 		}
-		return s.run(load, nil, until, func(t time.Duration, st map[prom.AlertKey]rules.AlertState) bool {
-			for _, k := range silent {
-				if _, seen := silentFired[k]; !seen && st[k] == rules.StateFiring {
-					silentFired[k] = t
-				}
-			}
-			switch {
-			case fired < 0 && st[key] == rules.StateFiring:
-				fired = t
-				if probe {
-					return true
-				}
-				if !resolve {
-					// Keep burning one `for` of the silent alerts, so a pending
-					// one would have time to fire.
-					return len(silent) == 0
-				}
-			case fired < 0 && t >= deadline:
-				return true
-			case fired >= 0 && resolve && st[key] != rules.StateFiring:
-				resolvedAt = t
-				return true
-			case fired >= 0 && !resolve && t >= fired+s.maxFor():
+		switch {
+		case fired < 0 && st[key] == rules.StateFiring:
+			fired = t
+			if probe {
 				return true
 			}
-			return false
-		}, nil)
+			if !resolve {
+				// Keep burning one `for` of the silent alerts, so a pending
+				// one would have time to fire.
+				return len(silent) == 0
+			}
+		case fired < 0 && t >= deadline:
+			return true
+		case fired >= 0 && resolve && st[key] != rules.StateFiring:
+			resolvedAt = t
+			return true
+		case fired >= 0 && !resolve && t >= fired+s.maxFor():
+			return true
+		}
+		return false
 	}
+	goesOn := func() bool { return fired >= 0 && (resolve || len(silent) > 0) }
+	wentOn := false
+	fired, resolvedAt, recoverAt = -1, -1, math.MaxInt64
+	silentFired = map[prom.AlertKey]time.Duration{}
 	simulated := s.simulated
-	err := runs(math.MaxInt64, true)
-	// A plan (s.planned) runs nothing, and asks for the longer run.
-	if err == nil && (s.planned != nil || fired >= 0 && (resolve || len(silent) > 0)) {
+	// The alert fires by the prediction, when it passes; it resolves
+	// within the bound, or the run stops a `for` after the fire.
+	s.likelyStops = []time.Duration{warm + predicted}
+	defer func() { s.likelyStops = nil }()
+	// The first run ends at the fire, or the deadline.
+	err := s.run(load, nil, min(end, deadline), each, func(h *prom.Harness, d *workload.Driver, last time.Duration) error {
+		if last != fired || !goesOn() {
+			return nil
+		}
+		c, err := h.CopyAt(s.rules, last)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		probe, recoverAt, wentOn = false, fired, true
+		s.likelyStops = []time.Duration{fired + s.maxFor()}
+		if resolve {
+			s.likelyStops = []time.Duration{fired + bound}
+		}
+		scaled := s.scaled(load)
+		return s.steps(c, d.At(c, last, scaled, nil), scaled, nil, last+s.eval, end, each, nil)
+	})
+	// A plan (s.planned) runs nothing, and asks for the longer run; a
+	// run that saw the fire before its own steps (in the healthy history
+	// it shares) goes on from the start.
+	if err == nil && !wentOn && (s.planned != nil || goesOn()) {
 		s.simulated = simulated
-		err = runs(fired, false)
+		probe, recoverAt = false, fired
+		fired, resolvedAt = -1, -1
+		silentFired = map[prom.AlertKey]time.Duration{}
+		err = s.run(load, nil, end, each, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -226,18 +248,6 @@ func (s *sloSim) burnScenario(scenario string, tier model.Tier, b float64, resol
 		out = append(out, s.check(scenario, k.String(), "silent", obs, pass))
 	}
 	return out, nil
-}
-
-// observeFire records when an alert fired (fired < 0: it did not by the
-// deadline) after a burn that started at warm, against c.Predicted.
-func (c *Check) observeFire(fired, warm, deadline time.Duration) {
-	if fired < 0 {
-		c.Observed = fmt.Sprintf("did not fire within %s", dur(deadline-warm))
-		return
-	}
-	c.Delay = fired - warm
-	c.Pass = c.Delay <= c.Predicted
-	c.Observed = "fired after " + dur(c.Delay)
 }
 
 func (s *sloSim) maxFor() time.Duration {

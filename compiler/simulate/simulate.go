@@ -32,7 +32,9 @@
 // Scenarios share what they can without changing what they see: the
 // healthy history every scenario but day/night starts with is replayed
 // once per SLO and copied where a scenario's traffic departs from it
-// (trunk.go; a copy reads the frozen history beneath its own samples).
+// (trunk.go; a copy reads the frozen history beneath its own samples),
+// and a burn goes on from a copy of its own run's Prometheus at the fire
+// (prom.Harness.CopyAt). Only the series some rule reads are stored.
 // Rules are evaluated span by span where they allow it
 // (prom.Harness.EvalSpan: one range query per recording rule and span,
 // the alerts step by step on those answers); where they do not, the
@@ -241,6 +243,9 @@ type sloSim struct {
 	// only, when set, restricts the next run to the recordings it selects
 	// and what they read.
 	only func(*rules.RecordingRule) bool
+	// likelyStops are the steps the next run likely stops at: its spans
+	// end there.
+	likelyStops []time.Duration
 	// shared is the healthy history the scenarios start from.
 	shared *workload.Trunk
 	// planned, when set, makes runs only note the longest span asked for.

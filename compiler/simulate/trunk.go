@@ -60,7 +60,7 @@ func (s *sloSim) trunk() (*workload.Trunk, error) {
 		tr.Err = err
 		return tr, nil
 	}
-	d := workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory())
+	d := workload.NewDriver(h, w, s.budget(), s.scrape(), s.prehistory()).OnlyRead()
 	load := s.scaled(workload.Constant(1, workload.HealthyBurn))
 	recorded := func(t time.Duration) (float64, float64) {
 		rps, burn := load(t)

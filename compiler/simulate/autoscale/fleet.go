@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
+	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
 
@@ -142,20 +143,38 @@ func RunIndexed(x prom.RuleIndex, opts FleetOptions) ([]FleetStep, error) {
 		return nil, err
 	}
 	defer h.Close()
-	if opts.TriggersOnly {
-		var qs []string
-		for _, f := range opts.Fleets {
-			for _, tr := range f.Autoscaler.Triggers {
-				qs = append(qs, tr.Query)
+	// Only what the steps read is evaluated and written: the recordings
+	// the triggers read and, unless TriggersOnly, the page and backlog
+	// alerts with the recordings they read.
+	var triggers []parser.Expr
+	p := query.NewParser()
+	restrict := true
+	for _, f := range opts.Fleets {
+		for _, tr := range f.Autoscaler.Triggers {
+			e, err := p.ParseExpr(tr.Query)
+			if err != nil && opts.TriggersOnly {
+				return nil, fmt.Errorf("query %s: %w", tr.Query, err)
 			}
-		}
-		if err := h.RestrictToQueries(qs); err != nil {
-			return nil, err
+			if err != nil {
+				// The trigger's query reports it.
+				restrict = false
+				continue
+			}
+			triggers = append(triggers, e)
 		}
 	}
+	if restrict {
+		var alerts func(*rules.AlertingRule) bool
+		if !opts.TriggersOnly {
+			alerts = func(ar *rules.AlertingRule) bool { return pages(ar) || ar.Name() == irules.AlertBacklog }
+		}
+		h.RestrictTo(triggers, alerts)
+	}
+	reads := h.Reads(triggers...)
 	sims := make([]*fleetSim, len(opts.Fleets))
 	for i, f := range opts.Fleets {
 		sims[i] = newFleetSim(f, opts.SLO)
+		sims[i].reads = reads
 	}
 	eval := opts.SLO.Evaluation
 	if eval <= 0 {
@@ -235,13 +254,10 @@ func pageTier(h *prom.Harness, ls map[string]string) string {
 	for _, g := range h.Groups {
 		for _, r := range g.Rules() {
 			ar, ok := r.(*rules.AlertingRule)
-			tier := ""
-			if ok {
-				tier = ar.Labels().Get(model.LabelBurnTier)
-			}
-			if !ok || tier != model.PageTier && tier != model.OutageTier && ar.Labels().Get(model.LabelSeverity) != model.PageTier {
+			if !ok || !pages(ar) {
 				continue
 			}
+			tier := ar.Labels().Get(model.LabelBurnTier)
 			for _, a := range ar.ActiveAlerts() {
 				if a.State == rules.StateFiring && prom.Matches(a.Labels, ls) && (out == "" || tier == model.OutageTier) {
 					out = tier
@@ -251,6 +267,13 @@ func pageTier(h *prom.Harness, ls map[string]string) string {
 		}
 	}
 	return out
+}
+
+// pages tells whether ar is a page alert: of the page or outage tier, or
+// of page severity.
+func pages(ar *rules.AlertingRule) bool {
+	tier := ar.Labels().Get(model.LabelBurnTier)
+	return tier == model.PageTier || tier == model.OutageTier || ar.Labels().Get(model.LabelSeverity) == model.PageTier
 }
 
 // fleetSim is one fleet's engine and HPA state.
@@ -287,10 +310,26 @@ type fleetSim struct {
 	// events are the scale changes (replicas: the change) the rate
 	// policies count over their periods.
 	events []recommendation
-	refs   map[string]storage.SeriesRef
+	series map[seriesKey]*fleetSeries
+	// reads tells whether a query reads a series (nil: write them all).
+	reads func(labels.Labels) bool
 	// pods is how many pods' queue gauges were ever written: those of
 	// replicas that stopped are marked stale.
 	pods int
+}
+
+// seriesKey names a series a fleet writes: its metric, its own label
+// (le, pod) if any, and whether the fleet's labels are renamed.
+type seriesKey struct {
+	name, label, value string
+	renamed            bool
+}
+
+// fleetSeries is a series a fleet writes, and whether a query reads it.
+type fleetSeries struct {
+	lset labels.Labels
+	ref  storage.SeriesRef
+	read bool
 }
 
 type recommendation struct {
@@ -301,7 +340,7 @@ type recommendation struct {
 func newFleetSim(f Fleet, slo model.SLO) *fleetSim {
 	inf := slo.Inference
 	s := &fleetSim{f: f, hist: inf.Histogram, queue: inf.Signals.QueueDepth, bounds: slices.Concat(inf.Buckets, []float64{math.Inf(1)}),
-		replicas: f.Replicas, failures: make([]int, len(f.Autoscaler.Triggers)), refs: map[string]storage.SeriesRef{},
+		replicas: f.Replicas, failures: make([]int, len(f.Autoscaler.Triggers)), series: map[seriesKey]*fleetSeries{},
 		unit: float64(model.UnitsPerSecond(inf.Unit)), threshold: inf.NativeThreshold().Float(), objective: slo.Objective.Float()}
 	for _, b := range s.bounds {
 		s.les = append(s.les, labels.FormatOpenMetricsFloat(b))
@@ -409,29 +448,35 @@ func (s *fleetSim) queues(t time.Duration) (n, slots int) {
 func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
 	lq := s.advance(t)
 
-	ls := s.f.Labels
-	if s.f.VanishAt > 0 && t >= s.f.VanishAt {
-		ls = map[string]string{}
-		for k, v := range s.f.Labels {
-			ls[k] = v + "-renamed"
-		}
-	}
+	renamed := s.f.VanishAt > 0 && t >= s.f.VanishAt
 	ms := prom.Epoch().Add(t).UnixMilli()
-	add := func(name string, v float64, extra ...string) error {
-		b := labels.NewBuilder(labels.EmptyLabels())
-		b.Set(query.MetricNameLabel, name)
-		for k, v := range ls {
-			b.Set(k, v)
+	add := func(name string, v float64, label, value string) error {
+		k := seriesKey{name, label, value, renamed}
+		x := s.series[k]
+		if x == nil {
+			b := labels.NewBuilder(labels.EmptyLabels())
+			b.Set(query.MetricNameLabel, name)
+			for k, v := range s.f.Labels {
+				if renamed {
+					v += "-renamed"
+				}
+				b.Set(k, v)
+			}
+			if label != "" {
+				b.Set(label, value)
+			}
+			x = &fleetSeries{lset: b.Labels()}
+			x.read = s.reads == nil || s.reads(x.lset)
+			s.series[k] = x
 		}
-		for i := 0; i+1 < len(extra); i += 2 {
-			b.Set(extra[i], extra[i+1])
+		if !x.read {
+			return nil
 		}
-		l := b.Labels()
-		ref, err := app.Append(s.refs[l.String()], l, ms, v)
+		ref, err := app.Append(x.ref, x.lset, ms, v)
 		if err != nil {
 			return fmt.Errorf("append synthetic sample: %w", err)
 		}
-		s.refs[l.String()] = ref
+		x.ref = ref
 		return nil
 	}
 	for i, le := range s.les {
@@ -439,7 +484,7 @@ func (s *fleetSim) scrape(app storage.Appender, t time.Duration) error {
 			return err
 		}
 	}
-	if err := add(s.hist+"_count", s.cum[len(s.cum)-1]); err != nil {
+	if err := add(s.hist+"_count", s.cum[len(s.cum)-1], "", ""); err != nil {
 		return err
 	}
 	if s.queue == "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"time"
 
 	"github.com/inferslo/inferslo/compiler/query"
 	"github.com/prometheus/prometheus/model/labels"
@@ -24,29 +25,85 @@ func (h *Harness) Copy(x RuleIndex, frozen bool) (n *Harness, ok bool, err error
 			return nil, false, nil
 		}
 	}
-	n, err = NewIndexedHarness(x, h.Counted != nil, filepath.Dir(h.dir))
-	if err != nil {
-		return nil, false, err
-	}
+	var under storage.Queryable
 	if frozen {
-		n.under = h.Queryable()
+		under = h.Queryable()
+	}
+	n, err = h.copy(x, under, math.MaxInt64)
+	return n, err == nil, err
+}
+
+// CopyAt starts a Prometheus carrying on from h's evaluation at step at,
+// the last h ran: it reads h's samples up to at beneath its own (a span
+// stores its scrapes and records its rules ahead of its alerts: what h
+// holds past at is not read) and takes over h's group state, pending and
+// firing alerts included. h is neither evaluated nor appended to again,
+// and is closed after the copy.
+func (h *Harness) CopyAt(x RuleIndex, at time.Duration) (*Harness, error) {
+	maxt := Epoch().Add(at).UnixMilli()
+	return h.copy(x, upTo{h.Queryable(), maxt}, maxt)
+}
+
+// copy starts a Prometheus evaluating x with h's group state, reading
+// under beneath its own samples, or holding a copy of h's when under is
+// nil; its spans carry on from h's step at maxt (math.MaxInt64: h's last).
+func (h *Harness) copy(x RuleIndex, under storage.Queryable, maxt int64) (*Harness, error) {
+	n, err := NewIndexedHarness(x, h.Counted != nil, filepath.Dir(h.dir))
+	if err != nil {
+		return nil, err
+	}
+	if under != nil {
+		n.under = under
 	} else if err := copySamples(h, n); err != nil {
 		n.Close()
-		return nil, false, err
+		return nil, err
 	}
 	if len(n.Groups) != len(h.Groups) {
 		n.Close()
-		return nil, false, fmt.Errorf("copy of the rule groups has %d groups, not %d", len(n.Groups), len(h.Groups))
+		return nil, fmt.Errorf("copy of the rule groups has %d groups, not %d", len(n.Groups), len(h.Groups))
 	}
 	for i, g := range n.Groups {
 		g.CopyState(h.Groups[i])
 	}
 	n.Stepwise = h.Stepwise
-	if err := h.copySpan(n); err != nil {
+	if err := h.copySpan(n, maxt); err != nil {
 		n.Close()
-		return nil, false, err
+		return nil, err
 	}
-	return n, true, nil
+	return n, nil
+}
+
+// upTo reads a storage's samples up to maxt only.
+type upTo struct {
+	q    storage.Queryable
+	maxt int64
+}
+
+func (u upTo) Querier(mint, maxt int64) (storage.Querier, error) {
+	if mint > u.maxt {
+		return storage.NoopQuerier(), nil
+	}
+	q, err := u.q.Querier(mint, min(maxt, u.maxt))
+	if err != nil {
+		return nil, err
+	}
+	return upToQuerier{q, u.maxt}, nil
+}
+
+// upToQuerier is a querier of upTo: the engine's hints bound what a
+// selection reads, over the querier's own range.
+type upToQuerier struct {
+	storage.Querier
+	maxt int64
+}
+
+func (q upToQuerier) Select(ctx context.Context, sorted bool, hints *storage.SelectHints, ms ...*labels.Matcher) storage.SeriesSet {
+	if hints != nil && hints.End > q.maxt {
+		bounded := *hints
+		bounded.End = q.maxt
+		hints = &bounded
+	}
+	return q.Querier.Select(ctx, sorted, hints, ms...)
 }
 
 // copySamples appends every sample of from's storage to to's.

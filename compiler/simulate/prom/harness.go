@@ -172,6 +172,10 @@ func NewIndexedHarness(x RuleIndex, count bool, scratch string) (*Harness, error
 	// and the walk took most of a month's replay.
 	opts.IsolationDisabled = true
 	opts.HeadChunksWriteBufferSize = chunks.MinWriteBufferSize
+	// A query decodes a series' chunk from its start: short chunks spare
+	// the autoscaler's instant queries, every 15s over a 2m window, most
+	// of a 120-sample chunk (half an hour of 15s scrapes).
+	opts.SamplesPerChunk = 32
 	db, err := tsdb.Open(dir, promslog.NewNopLogger(), nil, opts, nil)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -216,23 +220,20 @@ func (h *Harness) Restrict(target func(*rules.RecordingRule) bool) {
 	})
 }
 
-// RestrictToQueries keeps only the recording rules the queries read,
-// directly or not: a replay that reads nothing but those queries evaluates
+// RestrictTo keeps only the recording rules the expressions read, the
+// alerting rules alerts accepts (nil: none), and the recording rules
+// those read, directly or not: a replay that reads nothing else evaluates
 // no more.
-func (h *Harness) RestrictToQueries(qs []string) error {
-	p := query.NewParser()
-	exprs := make([]parser.Expr, len(qs))
-	for i, q := range qs {
-		e, err := p.ParseExpr(q)
-		if err != nil {
-			return fmt.Errorf("query %s: %w", q, err)
+func (h *Harness) RestrictTo(exprs []parser.Expr, alerts func(*rules.AlertingRule) bool) {
+	h.restrictRules(func(r rules.Rule) bool {
+		switch r := r.(type) {
+		case *rules.RecordingRule:
+			return slices.ContainsFunc(exprs, func(e parser.Expr) bool { return reads(e, r) })
+		case *rules.AlertingRule:
+			return alerts != nil && alerts(r)
 		}
-		exprs[i] = e
-	}
-	h.Restrict(func(rr *rules.RecordingRule) bool {
-		return slices.ContainsFunc(exprs, func(e parser.Expr) bool { return reads(e, rr) })
+		return false
 	})
-	return nil
 }
 
 // restrictRules is restrict for any rule, alerting ones included.
@@ -281,6 +282,31 @@ func reads(expr parser.Expr, rule *rules.RecordingRule) bool {
 		return nil
 	})
 	return found
+}
+
+// Reads returns whether some selector of h's rules, or of the other
+// expressions, matches a series: samples of a series it rejects change
+// none of their answers.
+func (h *Harness) Reads(others ...parser.Expr) func(labels.Labels) bool {
+	var sels [][]*labels.Matcher
+	for _, g := range h.Groups {
+		for _, r := range g.Rules() {
+			others = append(others, r.Query())
+		}
+	}
+	for _, e := range others {
+		parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+			if vs, ok := n.(*parser.VectorSelector); ok {
+				sels = append(sels, vs.LabelMatchers)
+			}
+			return nil
+		})
+	}
+	return func(ls labels.Labels) bool {
+		return slices.ContainsFunc(sels, func(ms []*labels.Matcher) bool {
+			return !slices.ContainsFunc(ms, func(m *labels.Matcher) bool { return !m.Matches(ls.Get(m.Name)) })
+		})
+	}
 }
 
 // selects tells whether vs may select what rule records. Labels a rule

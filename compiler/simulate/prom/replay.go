@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb/chunkenc"
 
 	"github.com/inferslo/inferslo/compiler/artifact"
 )
@@ -192,10 +193,12 @@ type recording struct {
 	relabel func(*labels.Builder)
 	live    map[uint64]int64
 	lsets   map[uint64]labels.Labels
+	// refs are the series' references in the storage appended to.
+	refs map[uint64]storage.SeriesRef
 }
 
 func newRecording(relabel func(*labels.Builder)) *recording {
-	return &recording{relabel: relabel, live: map[uint64]int64{}, lsets: map[uint64]labels.Labels{}}
+	return &recording{relabel: relabel, live: map[uint64]int64{}, lsets: map[uint64]labels.Labels{}, refs: map[uint64]storage.SeriesRef{}}
 }
 
 // recordingOf records what rr records: its name and labels over the
@@ -207,9 +210,48 @@ func recordingOf(rr *rules.RecordingRule) *recording {
 	})
 }
 
-// clone is an independent copy of rec.
-func (rec *recording) clone() *recording {
-	return &recording{relabel: rec.relabel, live: maps.Clone(rec.live), lsets: maps.Clone(rec.lsets)}
+// cloneAt is an independent copy of rec, for another storage, as rec
+// stood after its step at maxt (math.MaxInt64: its last), reading the
+// series it recorded in q: those answered at maxt are live.
+func (rec *recording) cloneAt(q storage.Queryable, maxt int64) (*recording, error) {
+	c := &recording{relabel: rec.relabel, live: maps.Clone(rec.live), lsets: maps.Clone(rec.lsets), refs: map[uint64]storage.SeriesRef{}}
+	if maxt == math.MaxInt64 {
+		return c, nil
+	}
+	clear(c.live)
+	at, err := q.Querier(maxt, maxt)
+	if err != nil {
+		return nil, err
+	}
+	defer at.Close()
+	var it chunkenc.Iterator
+	for k, lset := range rec.lsets {
+		var ms []*labels.Matcher
+		lset.Range(func(l labels.Label) { ms = append(ms, labels.MustNewMatcher(labels.MatchEqual, l.Name, l.Value)) })
+		set := at.Select(context.Background(), false, nil, ms...)
+		for set.Next() {
+			if !labels.Equal(set.At().Labels(), lset) {
+				continue
+			}
+			it = set.At().Iterator(it)
+			live := false
+			switch it.Seek(maxt) {
+			case chunkenc.ValFloat:
+				t, v := it.At()
+				live = t == maxt && !value.IsStaleNaN(v)
+			case chunkenc.ValHistogram, chunkenc.ValFloatHistogram:
+				t, fh := it.AtFloatHistogram(nil)
+				live = t == maxt && !value.IsStaleNaN(fh.Sum)
+			}
+			if live {
+				c.live[k] = maxt
+			}
+		}
+		if err := set.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // errSameLabelset is the rules manager's error for a recording whose
@@ -264,7 +306,7 @@ func (rec *recording) add(h *Harness, m promql.Matrix, to, ms int64) error {
 	}
 	app := h.DB.Appender(context.Background())
 	stale := func(k uint64, t int64) error {
-		_, err := app.Append(0, rec.lsets[k], t, math.Float64frombits(value.StaleNaN))
+		_, err := app.Append(rec.refs[k], rec.lsets[k], t, math.Float64frombits(value.StaleNaN))
 		return err
 	}
 	for _, k := range keys {
@@ -276,16 +318,18 @@ func (rec *recording) add(h *Harness, m promql.Matrix, to, ms int64) error {
 					return err
 				}
 			}
+			var ref storage.SeriesRef
 			var err error
 			if p.h != nil {
-				_, err = app.AppendHistogram(0, lset, p.t, nil, p.h)
+				ref, err = app.AppendHistogram(rec.refs[k], lset, p.t, nil, p.h)
 			} else {
-				_, err = app.Append(0, lset, p.t, p.f)
+				ref, err = app.Append(rec.refs[k], lset, p.t, p.f)
 			}
 			if err != nil {
 				app.Rollback()
 				return err
 			}
+			rec.refs[k] = ref
 			rec.live[k] = p.t
 		}
 	}

@@ -66,6 +66,9 @@ func (h *Harness) EvalSpan(from, to time.Duration, advance func(time.Duration) e
 	if to < from {
 		return last, nil
 	}
+	// The last step: a span recording up to to would mark a series
+	// answered at that step stale after it.
+	to -= (to - from) % eval
 	if !h.Spans() {
 		for t := from; t <= to; t += eval {
 			if err := advance(t); err != nil {
@@ -373,8 +376,9 @@ func mayReadAlerts(vs *parser.VectorSelector) bool {
 }
 
 // copySpan carries the span state of h's rules over to n's, a copy
-// evaluating the same groups.
-func (h *Harness) copySpan(n *Harness) error {
+// evaluating the same groups from h's step at maxt on (math.MaxInt64:
+// from h's last).
+func (h *Harness) copySpan(n *Harness, maxt int64) error {
 	if h.span.recorded == nil {
 		return nil
 	}
@@ -392,7 +396,11 @@ func (h *Harness) copySpan(n *Harness) error {
 					return errors.New("copy of the rule groups holds other rules")
 				}
 				if rec := h.span.recorded[r]; rec != nil {
-					n.span.recorded[c] = rec.clone()
+					cl, err := rec.cloneAt(h.Queryable(), maxt)
+					if err != nil {
+						return err
+					}
+					n.span.recorded[c] = cl
 				}
 			case *rules.AlertingRule:
 				c, ok := theirs[j].(*rules.AlertingRule)

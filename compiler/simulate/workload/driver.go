@@ -22,13 +22,17 @@ type Driver struct {
 	budget   float64
 	scrape   time.Duration
 	// Next is the next scrape time; scrapes run from -prehistory on.
-	Next time.Duration
+	Next       time.Duration
+	prehistory time.Duration
 	// cumulative (fractional) requests and bad requests per pod, the whole
 	// counts exposed, and the counts at each pod's last restart.
 	cumN, cumK     []float64
 	intN, intK     []float64
 	resetN, resetK []float64
 	refs           []storage.SeriesRef
+	// unread, when set, marks the series no rule of the harness reads:
+	// they are counted, never stored.
+	unread []bool
 	// truth: whole requests and bad requests over all pods, per scrape.
 	ledger []ledgerPoint
 }
@@ -48,7 +52,7 @@ type Traffic func(t time.Duration) (rps, burn float64)
 type Restart func(pod int, t time.Duration) bool
 
 func NewDriver(h *prom.Harness, w *synth.Workload, budget float64, scrape, prehistory time.Duration) *Driver {
-	d := &Driver{h: h, Workload: w, budget: budget, scrape: scrape, Next: -prehistory}
+	d := &Driver{h: h, Workload: w, budget: budget, scrape: scrape, Next: -prehistory, prehistory: prehistory}
 	d.cumN = make([]float64, w.Pods)
 	d.cumK = make([]float64, w.Pods)
 	d.intN = make([]float64, w.Pods)
@@ -70,6 +74,36 @@ func PodShare(pod, pods int) float64 {
 
 // Advance appends every scrape up to and including t.
 func (d *Driver) Advance(t time.Duration, load Traffic, restarts Restart) error {
+	return d.advance(t, load, restarts, true)
+}
+
+// OnlyRead makes d store only the series some rule of its harness reads
+// (a threshold SLI's histogram has dozens of buckets, its rules read two):
+// for runs that read nothing else.
+func (d *Driver) OnlyRead() *Driver {
+	reads := d.h.Reads()
+	d.unread = make([]bool, len(d.Workload.Series))
+	for i, s := range d.Workload.Series {
+		d.unread[i] = !reads(s.Labels)
+	}
+	return d
+}
+
+// At is a driver in h, a Prometheus holding d's scrapes up to t (see
+// prom.Harness.CopyAt), at its state after them: it counts the scrapes
+// from the first again under load and restarts, which must be d's up to t,
+// and appends the next ones.
+func (d *Driver) At(h *prom.Harness, t time.Duration, load Traffic, restarts Restart) *Driver {
+	nd := NewDriver(h, d.Workload, d.budget, d.scrape, d.prehistory)
+	nd.unread = d.unread
+	// Counting alone never fails.
+	_ = nd.advance(t, load, restarts, false)
+	return nd
+}
+
+// advance counts every scrape up to and including t and, when store is
+// set, appends it.
+func (d *Driver) advance(t time.Duration, load Traffic, restarts Restart, store bool) error {
 	for ; d.Next <= t; d.Next += d.scrape {
 		now := d.Next
 		rps, burn := load(now)
@@ -92,29 +126,10 @@ func (d *Driver) Advance(t time.Duration, load Traffic, restarts Restart) error 
 				down[p] = true
 			}
 		}
-		app := d.h.DB.Appender(context.Background())
-		ms := prom.Epoch().Add(now).UnixMilli()
-		for i, s := range d.Workload.Series {
-			if down[s.Pod] {
-				continue
+		if store {
+			if err := d.store(now, down); err != nil {
+				return err
 			}
-			n := d.intN[s.Pod] - d.resetN[s.Pod]
-			k := d.intK[s.Pod] - d.resetK[s.Pod]
-			var ref storage.SeriesRef
-			var err error
-			if v, hist := s.Sample(n, k); hist != nil {
-				ref, err = app.AppendHistogram(d.refs[i], s.Labels, ms, hist, nil)
-			} else {
-				ref, err = app.Append(d.refs[i], s.Labels, ms, v)
-			}
-			if err != nil {
-				app.Rollback()
-				return fmt.Errorf("append synthetic sample: %w", err)
-			}
-			d.refs[i] = ref
-		}
-		if err := app.Commit(); err != nil {
-			return fmt.Errorf("commit synthetic samples: %w", err)
 		}
 		var n, k float64
 		for p := range d.cumN {
@@ -122,6 +137,35 @@ func (d *Driver) Advance(t time.Duration, load Traffic, restarts Restart) error 
 			k += d.intK[p]
 		}
 		d.ledger = append(d.ledger, ledgerPoint{t: now, n: n, k: k})
+	}
+	return nil
+}
+
+// store appends the scrape at now, but for the pods down.
+func (d *Driver) store(now time.Duration, down []bool) error {
+	app := d.h.DB.Appender(context.Background())
+	ms := prom.Epoch().Add(now).UnixMilli()
+	for i, s := range d.Workload.Series {
+		if down[s.Pod] || d.unread != nil && d.unread[i] {
+			continue
+		}
+		n := d.intN[s.Pod] - d.resetN[s.Pod]
+		k := d.intK[s.Pod] - d.resetK[s.Pod]
+		var ref storage.SeriesRef
+		var err error
+		if v, hist := s.Sample(n, k); hist != nil {
+			ref, err = app.AppendHistogram(d.refs[i], s.Labels, ms, hist, nil)
+		} else {
+			ref, err = app.Append(d.refs[i], s.Labels, ms, v)
+		}
+		if err != nil {
+			app.Rollback()
+			return fmt.Errorf("append synthetic sample: %w", err)
+		}
+		d.refs[i] = ref
+	}
+	if err := app.Commit(); err != nil {
+		return fmt.Errorf("commit synthetic samples: %w", err)
 	}
 	return nil
 }
