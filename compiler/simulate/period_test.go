@@ -18,14 +18,7 @@ import (
 // a filter that drops the period's first tiles.
 func TestCalendarPeriodRatioIsChecked(t *testing.T) {
 	t.Parallel()
-	res, err := spec.Load("../../testdata/calendar/api-monthly.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Err(); err != nil {
-		t.Fatal(err)
-	}
-	utc := res.Set.SLOs[0]
+	utc := monthly(t)
 	kolkata := utc
 	cal := *utc.Calendar
 	cal.Offset = 19800
@@ -82,29 +75,14 @@ func TestCalendarPeriodRatioIsChecked(t *testing.T) {
 // ratio had no tile yet and the check missed one window.
 func TestTheZeroTrafficScenarioWaitsForAPeriodThatBeginsAtItsEnd(t *testing.T) {
 	t.Parallel()
-	res, err := spec.Load("../../testdata/calendar/api-monthly.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slo := res.Set.SLOs[0]
+	slo := monthly(t)
 	cal := *slo.Calendar
 	cal.Offset = -5 * 3600
 	slo.Calendar = &cal
 	if start, _ := cal.Bounds(prom.Epoch().Add(5 * time.Hour)); !start.Equal(prom.Epoch().Add(5 * time.Hour)) {
 		t.Fatalf("the period begins at %v, want the scenario's end", start)
 	}
-	files, err := irules.Build(model.Set{SLOs: []model.SLO{slo}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := prom.IndexRules(files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &sloSim{slo: slo, rules: x.ByName()[irules.GroupName(slo)], opts: Options{}.withDefaults()}
+	s := simOf(t, slo, slo)
 	defer s.close()
 	checks, err := s.zeroTraffic()
 	if err != nil {
@@ -115,4 +93,17 @@ func TestTheZeroTrafficScenarioWaitsForAPeriodThatBeginsAtItsEnd(t *testing.T) {
 			t.Errorf("%s: expected %s, observed %s", c.Subject, c.Expected, c.Observed)
 		}
 	}
+}
+
+// monthly is the calendar-month SLO of testdata/calendar, in UTC.
+func monthly(t *testing.T) model.SLO {
+	t.Helper()
+	res, err := spec.Load("../../testdata/calendar/api-monthly.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return res.Set.SLOs[0]
 }
