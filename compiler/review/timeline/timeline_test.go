@@ -175,24 +175,7 @@ func values(s TimeSeries) []float64 {
 // whole groups had been evaluated every interval.
 func TestTimelineShortcutChangesNoQueriedValue(t *testing.T) {
 	t.Parallel()
-	set := chatSet(t)
-	var queries []string
-	for _, slo := range set.SLOs {
-		for _, w := range slo.Windows() {
-			queries = append(queries, model.BurnRate(slo, w))
-		}
-		queries = append(queries, model.Selector(model.BudgetRemaining, slo, 0))
-	}
-	opts := TimelineOptions{Healthy: 4 * time.Hour, SkipBurn: true}
-	fast, err := runTimeline(set, queries, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.everyRule = true
-	exact, err := runTimeline(set, queries, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	queries, fast, exact := fastAndExact(t, TimelineOptions{Healthy: 4 * time.Hour, SkipBurn: true})
 	for _, q := range queries {
 		a, b := fast.Series[q], exact.Series[q]
 		if len(a) != 1 || len(b) != 1 || len(a[0].Points) != len(b[0].Points) || len(a[0].Points) < 40 {
@@ -206,20 +189,20 @@ func TestTimelineShortcutChangesNoQueriedValue(t *testing.T) {
 	}
 }
 
-// The hour before the burn and the tail after it are evaluated as spans,
-// where the traffic does not depend on the alerts; the series and the
-// alerts must come out as evaluating every step does.
-func TestTimelineSpansChangeNoSeriesNorAlert(t *testing.T) {
-	t.Parallel()
+// fastAndExact replays the chat SLOs' timeline twice, as the product does
+// and evaluating every rule at every step, querying each SLO's burn rates,
+// its budget left and the extra queries.
+func fastAndExact(t *testing.T, opts TimelineOptions, extra ...string) ([]string, Timeline, Timeline) {
+	t.Helper()
 	set := chatSet(t)
 	var queries []string
 	for _, slo := range set.SLOs {
 		for _, w := range slo.Windows() {
 			queries = append(queries, model.BurnRate(slo, w))
 		}
-		queries = append(queries, model.Selector(model.BudgetRemaining, slo, 0), `ALERTS`)
+		queries = append(queries, model.Selector(model.BudgetRemaining, slo, 0))
+		queries = append(queries, extra...)
 	}
-	opts := TimelineOptions{Healthy: 2 * time.Hour, Recovery: 2 * time.Hour}
 	fast, err := runTimeline(set, queries, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -229,6 +212,15 @@ func TestTimelineSpansChangeNoSeriesNorAlert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return queries, fast, exact
+}
+
+// The hour before the burn and the tail after it are evaluated as spans,
+// where the traffic does not depend on the alerts; the series and the
+// alerts must come out as evaluating every step does.
+func TestTimelineSpansChangeNoSeriesNorAlert(t *testing.T) {
+	t.Parallel()
+	queries, fast, exact := fastAndExact(t, TimelineOptions{Healthy: 2 * time.Hour, Recovery: 2 * time.Hour}, `ALERTS`)
 	if len(exact.Alerts) == 0 || !reflect.DeepEqual(fast.Alerts, exact.Alerts) {
 		t.Fatalf("alerts %v, step by step %v", fast.Alerts, exact.Alerts)
 	}
